@@ -1,0 +1,50 @@
+"""``metric-explorer``: the command line over the scoring core.
+
+Each subcommand lives in :mod:`explorer.commands` (``score``, ``serve``, ...). Bad input exits 2
+with one line naming the file, the location and the problem; bad options exit 2 with argparse's
+usage error. Never a traceback for a user's mistake.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from . import __version__
+from .core.errors import LoadError
+
+SUBCOMMANDS = ("score", "serve")
+"""Modules under ``explorer.commands``, in the order ``--help`` lists them."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser with every subcommand registered."""
+    parser = argparse.ArgumentParser(
+        prog="metric-explorer",
+        description="Metric Trade-off Explorer: how often does your agent scorer agree with a person, and why?",
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for name in SUBCOMMANDS:
+        importlib.import_module(f".commands.{name}", __package__).add_parser(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point; returns the exit status (0 ok, 2 bad input or options)."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    from .commands.common import CliError
+
+    try:
+        return int(args.func(args) or 0)
+    except (LoadError, CliError) as exc:
+        print(f"metric-explorer: error: {exc}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:  # pragma: no cover - e.g. piped into head
+        return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

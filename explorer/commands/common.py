@@ -1,0 +1,95 @@
+"""Options and helpers shared by the subcommands: loading runs, settings flags, output."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from pathlib import Path
+from typing import Any
+
+from ..core.casefile import load_case_set
+from ..core.errors import LoadError
+from ..core.model import CaseSet
+from ..core.settings import Settings
+from ..core.trajectory import TRAJECTORY_MODES
+
+BUNDLED_CASES = Path(__file__).resolve().parents[2] / "cases" / "booking_agent.json"
+"""The bundled booking-agent case set (seed 002), used when ``--cases`` is not given."""
+
+
+class CliError(Exception):
+    """A problem the user must fix; printed as one line, exit status 2."""
+
+
+def add_cases_option(p: argparse.ArgumentParser) -> None:
+    """``--cases PATH`` (default: the bundled booking-agent set)."""
+    p.add_argument("--cases", metavar="PATH", help="case-set file (default: the bundled booking-agent set)")
+
+
+def add_settings_options(p: argparse.ArgumentParser) -> None:
+    """The scorer settings flags; defaults are seed 002's opening run."""
+    g = p.add_argument_group("scorer settings (defaults: seed 002's opening run)")
+    g.add_argument("--trajectory", choices=TRAJECTORY_MODES, default=None, help="trajectory match (default exact)")
+    g.add_argument("--ignore-args", action="store_true", default=None, help="compare tool names only (ADK ignore_args)")
+    g.add_argument("--f1-threshold", type=_unit_float, default=None, metavar="X", help="F1 needed to pass, 0..1 (default 0.8)")
+    g.add_argument("--combine", choices=("all", "mean"), default=None, help="every check must pass, or mean >= 0.75 (default all)")
+    g.add_argument("--deny", nargs="+", metavar="TOOL", default=None, help="fail runs that call any of these tools")
+    g.add_argument("--key-fields", action="store_true", default=None, help="exact check on dates and booking ids")
+
+
+def _unit_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 0.0 <= value <= 1.0 or math.isnan(value):
+        raise argparse.ArgumentTypeError(f"must be between 0 and 1, got {text}")
+    return value
+
+
+def settings_from_args(args: argparse.Namespace, base: Settings | None = None) -> Settings:
+    """``base`` (default: ``Settings()``) with the flags the user gave applied on top."""
+    s = base or Settings()
+    changes: dict[str, Any] = {}
+    if args.trajectory is not None:
+        changes["trajectory"] = args.trajectory
+    if args.ignore_args:
+        changes["compare_args"] = False
+    if args.f1_threshold is not None:
+        changes["f1_threshold"] = args.f1_threshold
+    if args.combine is not None:
+        changes["combine"] = args.combine
+    if args.deny:
+        changes["deny_check"] = True
+        changes["deny_tools"] = tuple(args.deny)
+    if args.key_fields:
+        changes["key_fields"] = True
+    return s.with_(**changes) if changes else s
+
+
+def load_cases(path: str | None) -> CaseSet:
+    """The case set at ``path`` (bundled set when None); LoadError propagates."""
+    return load_case_set(path or BUNDLED_CASES)
+
+
+def clean_json(value: Any) -> Any:
+    """NaN -> None, numpy scalars -> Python, recursively, so ``json.dumps`` writes valid JSON."""
+    if isinstance(value, dict):
+        return {k: clean_json(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [clean_json(v) for v in value]
+    if hasattr(value, "item") and not isinstance(value, (str, bytes)):
+        value = value.item()
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    return value
+
+
+def print_json(data: Any) -> None:
+    """Pretty JSON to stdout."""
+    sys.stdout.write(json.dumps(clean_json(data), indent=2, ensure_ascii=False) + "\n")
+
+
+__all__ = ["CliError", "LoadError"]

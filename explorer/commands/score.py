@@ -1,0 +1,99 @@
+"""``metric-explorer score``: score a case set headless and print the agreement with people."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ..core.evaluation import evaluate, result_table
+from ..core.features import build_features
+from .common import add_cases_option, add_settings_options, load_cases, print_json, settings_from_args
+
+HELP = "score runs with the given settings and compare with the person's verdicts"
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    """Register ``score`` and its options."""
+    p = sub.add_parser("score", help=HELP, description=HELP)
+    add_cases_option(p)
+    add_settings_options(p)
+    p.add_argument("--format", choices=("table", "json", "csv"), default="table", help="output format (default table)")
+    p.set_defaults(func=run)
+
+
+def score_report(case_set, settings) -> dict:
+    """The JSON report: ``{"settings", "summary", "runs"}`` as documented in the README."""
+    features = build_features(case_set)
+    ev = evaluate(features, settings)
+    table = result_table(features, ev)
+    summary = ev.summary
+    runs = []
+    for row in table.to_dict(orient="records"):
+        item = {
+            "id": row["id"],
+            "trajectory_score": row["trajectory_score"],
+            "f1": round(float(row["f1"]), 6),
+            "verdict": row["verdict"],
+            "human_verdict": row["human_verdict"] or None,
+            "outcome": row["outcome"],
+            "decided_by": row["decided_by"],
+            "reason": row["reason"],
+        }
+        item.update({k: v for k, v in row.items() if k.startswith("adk_")})
+        runs.append(item)
+    return {
+        "cases": case_set.source,
+        "settings": settings.to_dict(),
+        "summary": {
+            "agree": summary.agree,
+            "labelled": summary.labelled,
+            "unlabelled": summary.unlabelled,
+            "false_pass": ev.ids_with(features, "false pass"),
+            "false_fail": ev.ids_with(features, "false fail"),
+            "confusion": {
+                "true_pass": summary.true_pass,
+                "false_pass": summary.false_pass,
+                "false_fail": summary.false_fail,
+                "true_fail": summary.true_fail,
+            },
+            "precision": summary.precision,
+            "recall": summary.recall,
+            "kappa": summary.kappa,
+        },
+        "runs": runs,
+    }, table
+
+
+def _fmt(x) -> str:
+    return "n/a" if x is None else f"{x:.2f}"
+
+
+def run(args: argparse.Namespace) -> int:
+    """Print the report in the chosen format; 0 on success."""
+    case_set = load_cases(args.cases)
+    settings = settings_from_args(args)
+    report, table = score_report(case_set, settings)
+    if args.format == "json":
+        print_json(report)
+        return 0
+    if args.format == "csv":
+        table.to_csv(sys.stdout, index=False)
+        return 0
+    s = report["summary"]
+    out = table[["id", "title", "trajectory_score", "f1", "verdict", "human_verdict", "outcome", "decided_by", "reason"]].copy()
+    out["trajectory_score"] = out["trajectory_score"].map(lambda v: "-" if v != v else f"{v:.2f}")
+    out["f1"] = out["f1"].map(lambda v: f"{v:.2f}")
+    print(f"cases: {case_set.name} ({case_set.source})")
+    st = settings
+    deny = ", ".join(st.deny_tools) if st.deny_check else "off"
+    print(
+        f"settings: trajectory {st.trajectory}{'' if st.compare_args else ' (ignore args)'}, "
+        f"F1 >= {st.f1_threshold:.2f}, combine {st.combine}, deny-list {deny}, key fields {'on' if st.key_fields else 'off'}"
+    )
+    print(out.to_string(index=False))
+    print()
+    print(f"agreement {s['agree']}/{s['labelled']}" + (f" ({s['unlabelled']} unlabelled)" if s["unlabelled"] else ""))
+    print(f"false passes: {', '.join(s['false_pass']) or 'none'}")
+    print(f"false fails: {', '.join(s['false_fail']) or 'none'}")
+    print(f"precision {_fmt(s['precision'])}  recall {_fmt(s['recall'])}  kappa {_fmt(s['kappa'])}")
+    return 0

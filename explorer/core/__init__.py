@@ -1,0 +1,1 @@
+"""The pure scoring core: data model, loaders, scorers, evaluation and metrics. No Panel import."""

@@ -1,0 +1,243 @@
+"""The case-set file format ``metric-explorer/cases@1`` (JSON): schema, validation, load, dump.
+
+::
+
+    {
+      "format": "metric-explorer/cases@1",
+      "name": "Booking agent",
+      "description": "...",
+      "key_fields": {"day_first": true, "id_pattern": "\\\\b[A-Z]{2,3}-\\\\d{3,6}\\\\b"},   # optional
+      "runs": [
+        {
+          "id": "E1", "title": "...", "user_input": "...",
+          "invocations": [
+            {"expected_calls": [{"name": "search_flights", "args": {"destination": "LIS"}}],
+             "actual_calls":   [{"name": "search_flights", "args": {"destination": "LIS"}}],
+             "answer": "...", "references": ["...", "..."]}
+          ],
+          "human_verdict": "acceptable",          # or "unacceptable"; absent or null = unlabelled
+          "human_note": "why the person judged so"  # optional
+        }
+      ]
+    }
+
+Validation is pydantic's (strict types, unknown fields refused); its errors are turned into one
+line naming the file, the JSON path and the field, e.g.
+``cases.json: runs[3].invocations[0].actual_calls[1]: missing "name"``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from .errors import LoadError
+from .fields import DEFAULT_ID_PATTERN
+from .model import CaseSet, Invocation, Run, ToolCall
+from .reading import decode_text, parse_json, read_bytes
+
+FORMAT = "metric-explorer/cases@1"
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(strict=True, extra="forbid")
+
+
+class _CallSchema(_Strict):
+    name: str = Field(min_length=1)
+    args: dict[str, Any] = Field(default_factory=dict)
+
+
+class _InvocationSchema(_Strict):
+    expected_calls: list[_CallSchema]
+    actual_calls: list[_CallSchema]
+    answer: str
+    references: list[str] = Field(min_length=1)
+
+
+class _RunSchema(_Strict):
+    id: str = Field(min_length=1)
+    title: str = ""
+    user_input: str = ""
+    invocations: list[_InvocationSchema] = Field(min_length=1)
+    human_verdict: Literal["acceptable", "unacceptable"] | None = None
+    human_note: str = ""
+
+
+class _KeyFieldsSchema(_Strict):
+    day_first: bool = True
+    id_pattern: str = DEFAULT_ID_PATTERN
+
+
+class _CaseSetSchema(_Strict):
+    format: Literal["metric-explorer/cases@1"]
+    name: str
+    description: str = ""
+    key_fields: _KeyFieldsSchema = Field(default_factory=_KeyFieldsSchema)
+    runs: list[_RunSchema]
+
+
+def json_path(loc: tuple[int | str, ...]) -> str:
+    """``("runs", 3, "invocations", 0)`` -> ``"runs[3].invocations[0]"``."""
+    out = ""
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            out += f".{part}" if out else str(part)
+    return out
+
+
+_TYPE_WORDS = {
+    "string_type": "expected a string",
+    "list_type": "expected a list",
+    "dict_type": "expected an object",
+    "model_type": "expected an object",
+    "bool_type": "expected true or false",
+    "int_type": "expected an integer",
+}
+
+
+def describe_validation_error(err: dict[str, Any]) -> tuple[str, str]:
+    """One pydantic error dict -> (JSON path, problem) in our wording.
+
+    A missing field names the field in the problem and its parent in the path, so the line reads
+    ``runs[3].invocations[0].actual_calls[1]: missing "name"``.
+    """
+    loc = tuple(p for p in err["loc"] if not (isinstance(p, str) and p.startswith("function-")))
+    kind = err["type"]
+    if kind == "missing":
+        return json_path(loc[:-1]) or "(top level)", f'missing "{loc[-1]}"'
+    if kind == "extra_forbidden":
+        return json_path(loc[:-1]) or "(top level)", f'unknown field "{loc[-1]}"'
+    path = json_path(loc) or "(top level)"
+    if kind == "literal_error" and loc and loc[-1] == "format":
+        return path, f'expected "{FORMAT}"'
+    if kind == "literal_error" and loc and loc[-1] == "human_verdict":
+        return path, 'expected "acceptable", "unacceptable" or null'
+    if kind == "too_short":
+        return path, "must not be empty"
+    if kind in _TYPE_WORDS:
+        return path, f"{_TYPE_WORDS[kind]}, got {_json_type(err.get('input'))}"
+    return path, err.get("msg", kind)
+
+
+def _json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    return {bool: "a boolean", int: "a number", float: "a number", str: "a string", list: "a list", dict: "an object"}.get(
+        type(value), type(value).__name__
+    )
+
+
+def case_set_from_data(data: Any, name: str) -> CaseSet:
+    """Validate parsed JSON ``data`` as ``metric-explorer/cases@1`` and build a CaseSet.
+
+    Raises LoadError ``"<name>: <json path>: <problem>"`` for the first problem found: a schema
+    error, an empty ``runs`` list, duplicate run ids or an invalid ``id_pattern`` regex.
+    """
+    if not isinstance(data, dict):
+        raise LoadError(name, "(top level)", f"expected an object with \"format\": \"{FORMAT}\", got {_json_type(data)}")
+    try:
+        parsed = _CaseSetSchema.model_validate(data)
+    except ValidationError as exc:
+        path, problem = describe_validation_error(exc.errors()[0])
+        raise LoadError(name, path, problem) from None
+    if not parsed.runs:
+        raise LoadError(name, "runs", "no runs (a case set needs at least one run)")
+    first_at: dict[str, int] = {}
+    for i, run in enumerate(parsed.runs):
+        if run.id in first_at:
+            raise LoadError(name, f"runs[{i}].id", f'duplicate run id "{run.id}" (first at runs[{first_at[run.id]}])')
+        first_at[run.id] = i
+    try:
+        re.compile(parsed.key_fields.id_pattern)
+    except re.error as exc:
+        raise LoadError(name, "key_fields.id_pattern", f"invalid regex: {exc}") from None
+    runs = tuple(
+        Run(
+            id=r.id,
+            title=r.title,
+            user_input=r.user_input,
+            invocations=tuple(
+                Invocation(
+                    expected_calls=tuple(ToolCall(c.name, c.args) for c in inv.expected_calls),
+                    actual_calls=tuple(ToolCall(c.name, c.args) for c in inv.actual_calls),
+                    answer=inv.answer,
+                    references=tuple(inv.references),
+                )
+                for inv in r.invocations
+            ),
+            human_verdict=r.human_verdict,
+            human_note=r.human_note,
+        )
+        for r in parsed.runs
+    )
+    return CaseSet(
+        name=parsed.name,
+        description=parsed.description,
+        runs=runs,
+        source=name,
+        day_first=parsed.key_fields.day_first,
+        id_pattern=parsed.key_fields.id_pattern,
+    )
+
+
+def loads_case_set(data: bytes | str, name: str) -> CaseSet:
+    """Parse and validate case-set JSON given as bytes or text; ``name`` labels errors."""
+    text = decode_text(data, name) if isinstance(data, bytes) else data
+    if not text.strip():
+        raise LoadError(name, "", "file is empty")
+    return case_set_from_data(parse_json(text, name), name)
+
+
+def load_case_set(path: str | os.PathLike[str]) -> CaseSet:
+    """Load a ``metric-explorer/cases@1`` file. Raises LoadError (file, JSON path, problem)."""
+    name = str(path)
+    return loads_case_set(read_bytes(path), name)
+
+
+def case_set_to_data(case_set: CaseSet) -> dict[str, Any]:
+    """The JSON-ready dict of ``case_set`` in ``metric-explorer/cases@1`` (inverse of loading)."""
+
+    def call(c: ToolCall) -> dict[str, Any]:
+        return {"name": c.name, "args": dict(c.args)}
+
+    runs = []
+    for r in case_set.runs:
+        item: dict[str, Any] = {
+            "id": r.id,
+            "title": r.title,
+            "user_input": r.user_input,
+            "invocations": [
+                {
+                    "expected_calls": [call(c) for c in inv.expected_calls],
+                    "actual_calls": [call(c) for c in inv.actual_calls],
+                    "answer": inv.answer,
+                    "references": list(inv.references),
+                }
+                for inv in r.invocations
+            ],
+        }
+        if r.human_verdict is not None:
+            item["human_verdict"] = r.human_verdict
+        if r.human_note:
+            item["human_note"] = r.human_note
+        runs.append(item)
+    return {
+        "format": FORMAT,
+        "name": case_set.name,
+        "description": case_set.description,
+        "key_fields": {"day_first": case_set.day_first, "id_pattern": case_set.id_pattern},
+        "runs": runs,
+    }
+
+
+def dumps_case_set(case_set: CaseSet) -> str:
+    """``case_set`` as pretty JSON text in ``metric-explorer/cases@1``."""
+    return json.dumps(case_set_to_data(case_set), indent=2, ensure_ascii=False) + "\n"

@@ -1,0 +1,19 @@
+"""Errors raised by loaders: one readable line naming the file, the location and the problem."""
+
+from __future__ import annotations
+
+
+class LoadError(ValueError):
+    """A file could not be loaded as runs.
+
+    ``str(err)`` is one line: ``"<file>: <location>: <problem>"`` where location is a JSON path
+    (``runs[3].invocations[0].actual_calls[1]``), a line (``line 12``) or a line and column
+    (``line 12, column 4`` for JSON syntax errors). Location is omitted when it is the whole file.
+    """
+
+    def __init__(self, file: str, location: str, problem: str):
+        self.file = file
+        self.location = location
+        self.problem = problem
+        parts = [p for p in (file, location, problem) if p]
+        super().__init__(": ".join(parts))

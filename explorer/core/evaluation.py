@@ -1,0 +1,187 @@
+"""Applying settings to features: vectorised verdicts, outcomes, reasons and a summary.
+
+:func:`evaluate` is numpy work over the arrays of :class:`~explorer.core.features.Features`
+(no Python loop over runs). Reasons are text, so :func:`reasons` builds them only for the rows
+asked for (a table page, the CLI's output).
+
+Check order (the first failing check *decides* the verdict): the hard checks first, deny-list
+then key fields, then trajectory, then F1 (``combine="all"``) or the mean (``combine="mean"``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable, Sequence
+
+import numpy as np
+import pandas as pd
+
+from .features import Features
+from .metrics import Agreement, agreement
+from .settings import Settings
+from .trajectory import MATCH_MODES, explain_trajectory
+
+DECIDED_BY = ("deny-list", "key fields", "trajectory", "F1", "mean", "all checks")
+"""Names of ``Evaluation.decided_by`` codes 0..5."""
+OUTCOMES = ("agree", "false pass", "false fail", "unlabelled")
+"""Names of ``Evaluation.outcome`` codes 0..3."""
+_DENY, _KEY, _TRAJ, _F1, _MEAN, _ALL = range(6)
+
+
+@dataclass(frozen=True, eq=False)
+class Evaluation:
+    """The evaluator's result for every run under one ``settings``.
+
+    Arrays have shape (N,). ``trajectory_score`` and ``mean_score`` are NaN where not used
+    (trajectory ``none``; combine ``all``). ``decided_by`` and ``outcome`` are int8 codes into
+    ``DECIDED_BY`` and ``OUTCOMES``.
+    """
+
+    settings: Settings
+    trajectory_score: np.ndarray
+    trajectory_pass: np.ndarray
+    f1: np.ndarray
+    f1_pass: np.ndarray
+    deny_pass: np.ndarray
+    key_pass: np.ndarray
+    mean_score: np.ndarray
+    passed: np.ndarray
+    decided_by: np.ndarray
+    outcome: np.ndarray
+    summary: Agreement
+
+    def ids_with(self, features: Features, outcome: str) -> list[str]:
+        """Run ids whose outcome is ``outcome`` (one of ``OUTCOMES``), in run order."""
+        return list(features.run_ids[self.outcome == OUTCOMES.index(outcome)])
+
+
+def outcome_codes(passed: np.ndarray, human: np.ndarray) -> np.ndarray:
+    """int8 (N,) codes into ``OUTCOMES``: agree, false pass, false fail, unlabelled."""
+    out = np.zeros(passed.shape, dtype=np.int8)
+    out[passed & (human == 0)] = 1
+    out[~passed & (human == 1)] = 2
+    out[human < 0] = 3
+    return out
+
+
+def evaluate(features: Features, settings: Settings) -> Evaluation:
+    """Verdict per run for ``settings``; O(N) numpy work, no loop over runs.
+
+    ``combine="all"``: pass iff deny-list and key fields pass (when enabled), trajectory score
+    >= 1.0 (unless ``none``) and F1 >= ``f1_threshold``. ``combine="mean"``: deny-list and key
+    fields first, then mean(trajectory score, F1) >= ``mean_threshold`` (F1 alone with ``none``).
+    """
+    n = features.n
+    true = np.ones(n, dtype=bool)
+    if settings.trajectory == "none":
+        traj = np.full(n, np.nan)
+        traj_pass = true
+    else:
+        traj = features.trajectory[MATCH_MODES.index(settings.trajectory), int(settings.compare_args)]
+        traj_pass = traj >= 1.0
+    f1 = features.f1
+    f1_pass = f1 >= settings.f1_threshold
+    deny_pass = ~features.tool_mask(sorted(settings.active_deny)) if settings.deny_check else true
+    key_pass = features.key_ok if settings.key_fields else true
+    hard_pass = deny_pass & key_pass
+    if settings.combine == "all":
+        mean = np.full(n, np.nan)
+        passed = hard_pass & traj_pass & f1_pass
+        decided = np.select(
+            [~deny_pass, ~key_pass, ~traj_pass, ~f1_pass], [_DENY, _KEY, _TRAJ, _F1], _ALL
+        ).astype(np.int8)
+    else:
+        mean = f1 if settings.trajectory == "none" else (traj + f1) / 2.0
+        mean_pass = mean >= settings.mean_threshold
+        passed = hard_pass & mean_pass
+        decided = np.select([~deny_pass, ~key_pass], [_DENY, _KEY], _MEAN).astype(np.int8)
+    return Evaluation(
+        settings=settings,
+        trajectory_score=traj,
+        trajectory_pass=traj_pass,
+        f1=f1,
+        f1_pass=f1_pass,
+        deny_pass=deny_pass,
+        key_pass=key_pass,
+        mean_score=mean,
+        passed=passed,
+        decided_by=decided,
+        outcome=outcome_codes(passed, features.human),
+        summary=agreement(passed, features.human),
+    )
+
+
+def reason(features: Features, ev: Evaluation, i: int) -> str:
+    """One-line reason for run ``i``'s verdict, e.g. ``"missing call confirm_booking"``,
+    ``"extra call get_weather at position 2"``, ``"denied tool delete_booking"``,
+    ``"date 21 March differs from 12 March"``, ``"F1 0.62 < 0.80"``."""
+    s = ev.settings
+    code = int(ev.decided_by[i])
+    run = features.runs[i]
+    if code == _DENY:
+        for inv in run.invocations:
+            for call in inv.actual_calls:
+                if call.name in s.active_deny:
+                    return f"denied tool {call.name}"
+    if code == _KEY:
+        return str(features.key_reason[i])
+    if code == _TRAJ:
+        why = explain_trajectory(run.invocations, s.trajectory, s.compare_args)  # type: ignore[arg-type]
+        score = ev.trajectory_score[i]
+        if features.n_invocations[i] > 1:
+            return f"trajectory {score:.2f} < 1.00: {why}"
+        return why
+    if code == _F1:
+        return f"F1 {ev.f1[i]:.2f} < {s.f1_threshold:.2f}"
+    if code == _MEAN:
+        parts = f"F1 {ev.f1[i]:.2f}" if s.trajectory == "none" else f"trajectory {ev.trajectory_score[i]:.2f}, F1 {ev.f1[i]:.2f}"
+        sign = ">=" if ev.passed[i] else "<"
+        return f"mean {ev.mean_score[i]:.2f} {sign} {s.mean_threshold:.2f} ({parts})"
+    if s.trajectory == "none":
+        return f"all checks pass (F1 {ev.f1[i]:.2f} >= {s.f1_threshold:.2f})"
+    return f"all checks pass (trajectory {ev.trajectory_score[i]:.2f}, F1 {ev.f1[i]:.2f} >= {s.f1_threshold:.2f})"
+
+
+def reasons(features: Features, ev: Evaluation, rows: Iterable[int] | None = None) -> list[str]:
+    """Reasons for ``rows`` (default: every run)."""
+    idx = range(features.n) if rows is None else rows
+    return [reason(features, ev, int(i)) for i in idx]
+
+
+TABLE_COLUMNS = (
+    "id", "title", "trajectory_score", "trajectory_pass", "f1", "f1_pass", "deny_pass", "key_pass",
+    "mean_score", "verdict", "human_verdict", "outcome", "decided_by", "reason",
+)
+
+
+def result_table(features: Features, ev: Evaluation, rows: Sequence[int] | np.ndarray | None = None) -> pd.DataFrame:
+    """The scored table for ``rows`` (default: all): one row per run, ``TABLE_COLUMNS``.
+
+    ``verdict`` is ``"pass"``/``"fail"``; ``human_verdict`` is ``"acceptable"``,
+    ``"unacceptable"`` or ``""``; check columns are bool; scores float (NaN where not used).
+    Extra loader columns (e.g. ``adk_*``) follow when the runs carry them.
+    """
+    idx = np.arange(features.n) if rows is None else np.asarray(rows, dtype=np.int64)
+    human_names = np.array(["unacceptable", "acceptable", ""], dtype=object)
+    df = pd.DataFrame(
+        {
+            "id": features.run_ids[idx],
+            "title": [features.runs[i].title for i in idx],
+            "trajectory_score": ev.trajectory_score[idx],
+            "trajectory_pass": ev.trajectory_pass[idx],
+            "f1": ev.f1[idx],
+            "f1_pass": ev.f1_pass[idx],
+            "deny_pass": ev.deny_pass[idx],
+            "key_pass": ev.key_pass[idx],
+            "mean_score": ev.mean_score[idx],
+            "verdict": np.where(ev.passed[idx], "pass", "fail"),
+            "human_verdict": human_names[features.human[idx]],
+            "outcome": np.array(OUTCOMES, dtype=object)[ev.outcome[idx]],
+            "decided_by": np.array(DECIDED_BY, dtype=object)[ev.decided_by[idx]],
+            "reason": reasons(features, ev, idx),
+        }
+    )
+    extra_keys = sorted({k for i in idx for k in features.runs[i].extra})
+    for key in extra_keys:
+        df[key] = [features.runs[i].extra.get(key) for i in idx]
+    return df

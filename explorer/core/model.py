@@ -1,0 +1,91 @@
+"""The run model every loader returns and every scorer reads.
+
+A *case set* holds *runs*; a run holds one or more *invocations* (one user turn each); an
+invocation holds the *expected* tool-call trajectory, the *actual* calls the agent made, the
+agent's final *answer* and one or more acceptable *references*. A person's *verdict* on the run
+is ``"acceptable"``, ``"unacceptable"`` or ``None`` (unlabelled).
+
+Vocabulary follows Google ADK's eval schema (``Invocation``, ``intermediate_data.tool_uses``,
+``final_response``) and the usual evaluation words (reference, candidate, verdict).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal, Mapping
+
+Verdict = Literal["acceptable", "unacceptable"]
+VERDICTS: tuple[str, str] = ("acceptable", "unacceptable")
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCall:
+    """One tool call: a tool ``name`` and its ``args`` dict (JSON values).
+
+    Two calls match when ``name`` and ``args`` are equal under Python ``==`` (ADK
+    trajectory_evaluator): key order is free, ``1 == 1.0``, ``1 != "1"``.
+    """
+
+    name: str
+    args: Mapping[str, Any] = field(default_factory=dict)
+
+    def label(self) -> str:
+        """Short human label, e.g. ``search_flights(destination='LIS', date='2026-03-12')``."""
+        inner = ", ".join(f"{k}={v!r}" for k, v in self.args.items())
+        return f"{self.name}({inner})"
+
+
+@dataclass(frozen=True, slots=True)
+class Invocation:
+    """One user turn: expected and actual calls, the agent's answer, acceptable references.
+
+    ``references`` holds one or more acceptable answers; scorers take the best match over them.
+    """
+
+    expected_calls: tuple[ToolCall, ...]
+    actual_calls: tuple[ToolCall, ...]
+    answer: str
+    references: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Run:
+    """One judged (or not yet judged) agent run.
+
+    ``invocations`` has length >= 1. ``human_verdict`` is ``"acceptable"``, ``"unacceptable"``
+    or ``None`` (unlabelled). ``extra`` holds loader-specific columns (e.g. ADK's own scores as
+    ``adk_tool_trajectory_avg_score``) shown beside ours but never used for scoring.
+    """
+
+    id: str
+    title: str
+    user_input: str
+    invocations: tuple[Invocation, ...]
+    human_verdict: Verdict | None = None
+    human_note: str = ""
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class CaseSet:
+    """A named collection of runs, with the file it came from (``source``, may be empty).
+
+    ``day_first`` and ``id_pattern`` configure the key-field check for this set: how numeric
+    dates such as ``03/04/2026`` read, and the regex that finds booking ids.
+    """
+
+    name: str
+    description: str
+    runs: tuple[Run, ...]
+    source: str = ""
+    day_first: bool = True
+    id_pattern: str = r"\b[A-Z]{2,3}-\d{3,6}\b"
+
+    def tool_names(self) -> list[str]:
+        """Every tool name seen in expected or actual calls, sorted."""
+        names: set[str] = set()
+        for run in self.runs:
+            for inv in run.invocations:
+                names.update(c.name for c in inv.expected_calls)
+                names.update(c.name for c in inv.actual_calls)
+        return sorted(names)

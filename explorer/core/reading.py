@@ -1,0 +1,64 @@
+"""Reading an untrusted file into text, with the size and encoding checks every loader shares."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from .errors import LoadError
+
+DEFAULT_MAX_BYTES = 200 * 1024 * 1024
+"""Largest file a loader accepts (200 MB), overridable by ``METRIC_EXPLORER_MAX_BYTES``."""
+
+
+def max_bytes() -> int:
+    """The size limit in bytes: ``METRIC_EXPLORER_MAX_BYTES`` if set, else 200 MB."""
+    raw = os.environ.get("METRIC_EXPLORER_MAX_BYTES")
+    return int(raw) if raw else DEFAULT_MAX_BYTES
+
+
+def decode_text(data: bytes, name: str) -> str:
+    """UTF-8 text of ``data`` (a BOM is dropped). Raises LoadError naming ``name`` for an empty
+    file, a file over the size limit, or binary / non-UTF-8 content."""
+    limit = max_bytes()
+    if len(data) > limit:
+        raise LoadError(name, "", f"file is {len(data) / 1e6:.1f} MB, over the {limit / 1e6:.0f} MB limit")
+    if not data.strip():
+        raise LoadError(name, "", "file is empty")
+    if b"\x00" in data[:8192]:
+        raise LoadError(name, "", "binary file (NUL bytes), not JSON or CSV text")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise LoadError(name, f"byte {exc.start}", "not UTF-8 text (binary or another encoding)") from None
+    return text
+
+
+def read_bytes(path: str | os.PathLike[str]) -> bytes:
+    """The bytes of ``path``, checking the size limit before reading. Raises LoadError."""
+    p = Path(path)
+    try:
+        size = p.stat().st_size
+    except OSError as exc:
+        raise LoadError(str(path), "", f"cannot read: {exc.strerror or exc}") from None
+    if p.is_dir():
+        raise LoadError(str(path), "", "is a folder, not a file")
+    limit = max_bytes()
+    if size > limit:
+        raise LoadError(str(path), "", f"file is {size / 1e6:.1f} MB, over the {limit / 1e6:.0f} MB limit")
+    try:
+        return p.read_bytes()
+    except OSError as exc:
+        raise LoadError(str(path), "", f"cannot read: {exc.strerror or exc}") from None
+
+
+def parse_json(text: str, name: str) -> Any:
+    """``json.loads`` with errors as LoadError ``"<name>: line L, column C: invalid JSON: ..."``."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise LoadError(name, f"line {exc.lineno}, column {exc.colno}", f"invalid JSON: {exc.msg}") from None
+    except RecursionError:
+        raise LoadError(name, "", "invalid JSON: nested too deeply") from None
