@@ -1,0 +1,79 @@
+"""`metric-explorer score`: the acceptance rows through the CLI, JSON shape, bad input exits 2."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from explorer.cli import main
+
+
+def run_json(capsys, *argv):
+    assert main(["score", "--format", "json", *argv]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_defaults_are_the_opening_run(capsys):
+    out = run_json(capsys)
+    assert out["settings"]["trajectory"] == "exact" and out["settings"]["f1_threshold"] == 0.8
+    s = out["summary"]
+    assert (s["agree"], s["labelled"]) == (4, 10)
+    assert s["false_pass"] == ["E5"] and s["false_fail"] == ["E1", "E2", "E3", "E7", "E8"]
+    e5 = next(r for r in out["runs"] if r["id"] == "E5")
+    assert set(e5) >= {"id", "trajectory_score", "f1", "verdict", "human_verdict", "outcome", "decided_by", "reason"}
+    assert (e5["verdict"], e5["outcome"], e5["decided_by"]) == ("pass", "false pass", "all checks")
+
+
+@pytest.mark.parametrize(
+    "argv, agree, fp, ff",
+    [
+        (["--trajectory", "in_order"], 5, ["E5", "E6"], ["E1", "E3", "E7"]),
+        (["--trajectory", "none", "--ignore-args"], 5, ["E4", "E5", "E6"], ["E1", "E7"]),
+        (["--combine", "mean"], 5, ["E5"], ["E2", "E3", "E7", "E8"]),
+        (["--trajectory", "any_order", "--deny", "delete_booking", "--key-fields"], 8, [], ["E1", "E7"]),
+        (["--trajectory", "any_order", "--deny", "delete_booking", "--key-fields", "--f1-threshold", "0.4"], 10, [], []),
+    ],
+)
+def test_rows(capsys, argv, agree, fp, ff):
+    s = run_json(capsys, *argv)["summary"]
+    assert (s["agree"], s["false_pass"], s["false_fail"]) == (agree, fp, ff)
+
+
+def test_reasons_in_json(capsys):
+    runs = {r["id"]: r for r in run_json(capsys, "--trajectory", "any_order", "--deny", "delete_booking", "--key-fields")["runs"]}
+    assert runs["E5"]["reason"] == "date 21 March differs from 12 March"
+    assert runs["E6"]["reason"] == "denied tool delete_booking"
+    assert runs["E4"]["reason"] == "missing call confirm_booking"
+    assert runs["E1"]["reason"] == "F1 0.62 < 0.80"
+    runs = {r["id"]: r for r in run_json(capsys)["runs"]}
+    assert runs["E2"]["reason"] == "extra call get_weather at position 2"
+
+
+def test_table_output(capsys):
+    assert main(["score"]) == 0
+    out = capsys.readouterr().out
+    assert "agreement 4/10" in out and "false passes: E5" in out
+
+
+def test_bad_file_exits_2_with_one_line(tmp_path):
+    bad = tmp_path / "cases.json"
+    bad.write_text(json.dumps({"format": "metric-explorer/cases@1", "name": "x", "runs": [
+        {"id": "a", "invocations": [{"expected_calls": [], "actual_calls": [{"args": {}}], "answer": "", "references": ["r"]}]}
+    ]}))
+    proc = subprocess.run([sys.executable, "-m", "explorer.cli", "score", "--cases", str(bad)], capture_output=True, text=True)
+    assert proc.returncode == 2
+    assert proc.stderr.strip() == f'metric-explorer: error: {bad}: runs[0].invocations[0].actual_calls[0]: missing "name"'
+    assert "Traceback" not in proc.stderr
+
+
+def test_missing_file_exits_2(tmp_path, capsys):
+    assert main(["score", "--cases", str(tmp_path / "nope.json")]) == 2
+    assert "nope.json: cannot read" in capsys.readouterr().err
+
+
+def test_bad_option_exits_2_with_usage(capsys):
+    with pytest.raises(SystemExit) as info:
+        main(["score", "--trajectory", "sideways"])
+    assert info.value.code == 2
+    assert "usage:" in capsys.readouterr().err
