@@ -14,7 +14,7 @@ import sys
 from . import __version__
 from .core.errors import LoadError
 
-SUBCOMMANDS = ("score", "serve")
+SUBCOMMANDS = ("score", "serve", "sweep")
 """Modules under ``explorer.commands``, in the order ``--help`` lists them."""
 
 

@@ -1,0 +1,115 @@
+"""``metric-explorer sweep``: agreement with people for every setting of the grid, best first.
+
+The grid and its order are :func:`explorer.core.sweep.sweep`'s: 4 trajectory modes × compare args ×
+combine rule × deny-list on/off × key fields on/off × 101 F1 thresholds = 6,464 settings. The tools
+the deny-list denies when on come from ``--deny``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+import pandas as pd
+
+from ..core.features import build_features
+from ..core.settings import Settings
+from ..core.sweep import best, sweep
+from .common import add_cases_option, load_cases, print_json
+
+HELP = "score every setting (trajectory x args x combine x deny-list x key fields x F1 threshold) and list the best"
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    """Register ``sweep`` and its options."""
+    p = sub.add_parser("sweep", help=HELP, description=HELP)
+    add_cases_option(p)
+    p.add_argument("--deny", nargs="+", metavar="TOOL", default=(), help="tools the deny-list denies when it is on")
+    p.add_argument("--format", choices=("table", "json", "csv"), default="table", help="output format (default table)")
+    p.add_argument(
+        "--top", type=_positive_int, default=None, metavar="N",
+        help="list only the N best settings (default: table 20, json and csv every setting)",
+    )
+    p.set_defaults(func=run)
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {text}")
+    return value
+
+
+def threshold_ranges(table: pd.DataFrame) -> list[dict]:
+    """Rows of a sweep table grouped by setting other than the F1 threshold, each with the
+    thresholds it holds as ``"0.00-0.41"`` ranges of consecutive 0.01 steps (grid order)."""
+    keys = ["trajectory", "compare_args", "combine", "deny_check", "key_fields"]
+    out = []
+    for values, group in table.groupby(keys, sort=False):
+        steps = sorted(int(round(t * 100)) for t in group["f1_threshold"])
+        spans, start, prev = [], steps[0], steps[0]
+        for s in steps[1:] + [None]:
+            if s is not None and s == prev + 1:
+                prev = s
+                continue
+            spans.append(f"{start / 100:.2f}" if start == prev else f"{start / 100:.2f}-{prev / 100:.2f}")
+            if s is not None:
+                start = prev = s
+        out.append({**dict(zip(keys, values)), "f1_thresholds": ", ".join(spans)})
+    return out
+
+
+def run(args: argparse.Namespace) -> int:
+    """Print the sweep in the chosen format; 0 on success."""
+    case_set = load_cases(args.cases)
+    base = Settings(deny_tools=tuple(args.deny or ()))
+    features = build_features(case_set)
+    table = sweep(features, base)
+    top = best(table)
+    shown = table if args.top is None and args.format != "table" else table.head(args.top or 20)
+    if args.format == "json":
+        first = table.iloc[0]
+        print_json(
+            {
+                "cases": case_set.source,
+                "deny_tools": list(base.deny_tools),
+                "mean_threshold": base.mean_threshold,
+                "n_settings": len(table),
+                "labelled": int(first["labelled"]),
+                "best": {
+                    "agree": int(first["agree"]),
+                    "false_pass": int(first["false_pass"]),
+                    "false_fail": int(first["false_fail"]),
+                    "n_settings": len(top),
+                },
+                "settings": shown.drop(columns=["true_pass", "true_fail"]).to_dict(orient="records"),
+            }
+        )
+        return 0
+    if args.format == "csv":
+        shown.to_csv(sys.stdout, index=False)
+        return 0
+    first = table.iloc[0]
+    print(f"cases: {case_set.name} ({case_set.source})")
+    print(
+        f"{len(table)} settings scored; deny-list: {', '.join(base.deny_tools) or '(no tools given, --deny)'}; "
+        f"mean threshold {base.mean_threshold:.2f}"
+    )
+    print(
+        f"best: agreement {first['agree']}/{first['labelled']}, {first['false_pass']} false passes, "
+        f"{first['false_fail']} false fails, reached by {len(top)} settings:"
+    )
+    for group in threshold_ranges(top):
+        print(
+            f"  trajectory {group['trajectory']}{'' if group['compare_args'] else ' (ignore args)'}, "
+            f"combine {group['combine']}, deny-list {'on' if group['deny_check'] else 'off'}, "
+            f"key fields {'on' if group['key_fields'] else 'off'}, F1 threshold {group['f1_thresholds']}"
+        )
+    print()
+    out = shown.drop(columns=["true_pass", "true_fail"]).copy()
+    out["f1_threshold"] = out["f1_threshold"].map(lambda v: f"{v:.2f}")
+    print(out.to_string(index=False))
+    return 0

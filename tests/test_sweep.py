@@ -1,0 +1,162 @@
+"""Settings sweep: the grid, its order and ties, equality with `evaluate`, the bundled set's 10/10,
+and `metric-explorer sweep`."""
+
+import json
+import random
+
+import numpy as np
+import pytest
+
+from explorer.cli import main
+from explorer.commands.common import load_cases
+from explorer.core.evaluation import evaluate
+from explorer.core.features import build_features
+from explorer.core.model import CaseSet, Invocation, Run, ToolCall
+from explorer.core.settings import Settings
+from explorer.core.sweep import SETTING_COLUMNS, THRESHOLDS, best, row_settings, sweep, sweep_plain
+
+DENY = Settings(deny_tools=("delete_booking",))
+
+
+@pytest.fixture(scope="module")
+def bundled():
+    return build_features(load_cases(None))
+
+
+def _key(table):
+    return table.sort_values(list(SETTING_COLUMNS)).reset_index(drop=True)
+
+
+def test_grid_is_complete(bundled):
+    table = sweep(bundled, DENY)
+    assert len(table) == 4 * 2 * 2 * 2 * 2 * 101 == 6464
+    assert not table.duplicated(list(SETTING_COLUMNS)).any()
+    assert THRESHOLDS[0] == 0.0 and THRESHOLDS[41] == 0.41 and THRESHOLDS[-1] == 1.0 and len(THRESHOLDS) == 101
+    assert (table["labelled"] == 10).all()
+    assert (table["agree"] + table["false_pass"] + table["false_fail"] == 10).all()
+
+
+def test_bundled_finds_ten_of_ten(bundled):
+    # Seed 002: ANY_ORDER + deny-list (delete_booking) + key fields fail every bad run (E4 misses
+    # confirm_booking, E5 wrong date, E6 denied tool, E9/E10 missing calls); the good runs then
+    # pass iff the threshold is <= the lowest good F1, E7's heavy paraphrase 16/39 = 0.4103, so
+    # thresholds 0.00..0.41. IN_ORDER fails E3 (reordered profile read), EXACT more, none passes E4,
+    # and compare-args changes nothing here.
+    table = sweep(bundled, DENY)
+    top = best(table)
+    assert (top[["agree", "false_pass", "false_fail"]].to_numpy() == [10, 0, 0]).all()
+    got = {(r.trajectory, r.compare_args, r.combine, r.deny_check, r.key_fields, r.f1_threshold) for r in top.itertuples()}
+    want = {("any_order", a, "all", True, True, k / 100) for a in (False, True) for k in range(42)}
+    assert got == want
+    assert table.iloc[len(top)]["agree"] < 10
+
+
+def test_bundled_rows_from_the_seed(bundled):
+    table = sweep(bundled, DENY).set_index(list(SETTING_COLUMNS))
+    # the opening run: 4/10, false pass E5, five false fails
+    row = table.loc[("exact", True, "all", False, False, 0.8)]
+    assert (row["agree"], row["false_pass"], row["false_fail"]) == (4, 1, 5)
+    # ANY_ORDER + deny + key fields at 0.8: 8/10, E1 and E7 fail on F1
+    row = table.loc[("any_order", True, "all", True, True, 0.8)]
+    assert (row["agree"], row["false_pass"], row["false_fail"]) == (8, 0, 2)
+    # mean >= 0.75 ignores the F1 threshold: 5/10 at every threshold with EXACT
+    rows = table.xs(("exact", True, "mean", False, False), level=[0, 1, 2, 3, 4])
+    assert len(rows) == 101 and (rows["agree"] == 5).all()
+
+
+def test_order_and_ties(bundled):
+    table = sweep(bundled, DENY)
+    key = list(zip(-table["agree"], table["false_pass"], table["false_fail"]))
+    assert key == sorted(key)
+    # rank: 1 + number of rows strictly better; equal keys share a rank
+    for i in (0, 83, 84, 500, 3000, 6463):
+        better = sum(k < key[i] for k in key)
+        assert table.iloc[i]["rank"] == better + 1
+    # within a tie, grid order: any_order args off before args on, thresholds ascending
+    top = best(table)
+    assert list(top["compare_args"][:42]) == [False] * 42 and list(top["f1_threshold"][:42]) == [k / 100 for k in range(42)]
+
+
+def test_equals_evaluate_for_every_setting_bundled(bundled):
+    assert _key(sweep(bundled, DENY)).drop(columns="rank").equals(_key(sweep_plain(bundled, DENY)))
+
+
+def _random_case_set(seed: int, n: int) -> CaseSet:
+    rng = random.Random(seed)
+    tools = ["a", "b", "c", "d"]
+
+    def calls():
+        return tuple(ToolCall(rng.choice(tools), {"x": rng.randint(0, 1)}) for _ in range(rng.randint(0, 3)))
+
+    words = "one two three four five six".split()
+    runs = []
+    for i in range(n):
+        invs = tuple(
+            Invocation(calls(), calls(), " ".join(rng.choices(words, k=rng.randint(0, 6))), (" ".join(rng.choices(words, k=rng.randint(1, 6))),))
+            for _ in range(rng.randint(1, 3))
+        )
+        runs.append(Run(f"r{i}", "", "", invs, rng.choice(["acceptable", "unacceptable", None])))
+    return CaseSet("random", "", tuple(runs))
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_equals_evaluate_for_every_setting_random(seed):
+    features = build_features(_random_case_set(seed, 60))
+    base = Settings(deny_tools=("b",), mean_threshold=0.5)
+    assert _key(sweep(features, base)).drop(columns="rank").equals(_key(sweep_plain(features, base)))
+
+
+def test_row_settings_reproduce_the_row(bundled):
+    table = sweep(bundled, DENY)
+    for i in (0, 100, 4000):
+        row = table.iloc[i]
+        s = row_settings(row, DENY)
+        assert evaluate(bundled, s).summary.agree == row["agree"]
+
+
+def test_unlabelled_runs_are_left_out():
+    features = build_features(_random_case_set(7, 40))
+    human = np.full(features.n, -1, dtype=np.int8)
+    human[:3] = [1, 0, 1]
+    table = sweep(features.with_human(human))
+    assert (table["labelled"] == 3).all()
+
+
+def test_bad_thresholds(bundled):
+    with pytest.raises(ValueError):
+        sweep(bundled, thresholds=[0.5, 0.4])
+    with pytest.raises(ValueError):
+        sweep(bundled, thresholds=[])
+
+
+def test_cli_json_lists_every_setting_best_first(capsys):
+    assert main(["sweep", "--deny", "delete_booking", "--format", "json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["n_settings"] == 6464 and len(out["settings"]) == 6464
+    assert out["best"] == {"agree": 10, "false_pass": 0, "false_fail": 0, "n_settings": 84}
+    first = out["settings"][0]
+    assert set(first) >= {"trajectory", "compare_args", "combine", "deny_check", "key_fields", "f1_threshold",
+                          "agree", "false_pass", "false_fail", "rank"}
+    agrees = [s["agree"] for s in out["settings"]]
+    assert agrees == sorted(agrees, reverse=True)
+
+
+def test_cli_table_names_the_best_settings(capsys):
+    assert main(["sweep", "--deny", "delete_booking", "--top", "3"]) == 0
+    out = capsys.readouterr().out
+    assert "best: agreement 10/10, 0 false passes, 0 false fails, reached by 84 settings" in out
+    assert "trajectory any_order, combine all, deny-list on, key fields on, F1 threshold 0.00-0.41" in out
+
+
+def test_cli_csv_top(capsys):
+    assert main(["sweep", "--format", "csv", "--top", "5"]) == 0
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert len(lines) == 6 and lines[0].startswith("rank,trajectory")
+
+
+def test_cli_bad_file_exits_2(tmp_path, capsys):
+    bad = tmp_path / "cases.json"
+    bad.write_text("{not json")
+    assert main(["sweep", "--cases", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert str(bad) in err and "line 1" in err
