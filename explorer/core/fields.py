@@ -73,7 +73,18 @@ def extract_dates(text: str, day_first: bool = True) -> list[DateValue]:
     ``day_first`` decides ``03/04/2026`` (True: 3 April; False: 4 March). Impossible dates
     (``31/02/2026``) are ignored.
     """
-    found: list[tuple[int, DateValue]] = []
+    out: list[DateValue] = []
+    for _, _, v in date_spans(text, day_first):
+        if not any(v == o for o in out):
+            out.append(v)
+    return out
+
+
+def date_spans(text: str, day_first: bool = True) -> list[tuple[int, int, DateValue]]:
+    """Every date stated in ``text`` as ``(start, end, value)`` character spans, in text order
+    (duplicates kept, spans never overlap). Same patterns and ``day_first`` rule as
+    :func:`extract_dates`; used by the normalisation ladder to rewrite dates in place."""
+    found: list[tuple[int, int, DateValue]] = []
     taken: list[tuple[int, int]] = []
     for kind, pattern in _DATE_PATTERNS:
         for m in pattern.finditer(text):
@@ -92,12 +103,8 @@ def extract_dates(text: str, day_first: bool = True) -> list[DateValue]:
             if value is None:
                 continue
             taken.append((m.start(), m.end()))
-            found.append((m.start(), value))
-    out: list[DateValue] = []
-    for _, v in sorted(found, key=lambda p: p[0]):
-        if not any(v == o for o in out):
-            out.append(v)
-    return out
+            found.append((m.start(), m.end(), value))
+    return sorted(found, key=lambda p: p[0])
 
 
 def extract_ids(text: str, pattern: str | re.Pattern[str] = DEFAULT_ID_PATTERN) -> list[str]:
