@@ -1,0 +1,179 @@
+"""The normalisation ladder (seed 000): one pipeline applied to both sides before exact match.
+
+Each rung removes one more class of difference that does not change meaning; rung N includes
+every rung below it:
+
+1. Unicode NFKC, strip, collapse every run of whitespace to one space;
+2. + case-fold (``str.casefold``);
+3. + strip leading and trailing punctuation (Unicode category ``P*``) and spaces;
+4. + canonical dates and numbers: every date :func:`explorer.core.fields.date_spans` finds
+   becomes ISO ``YYYY-MM-DD`` (``--MM-DD`` without a year), read with an explicit ``day_first``
+   (``03/04/2026`` is 3 April day-first, 4 March month-first); every number becomes its plain
+   decimal form (``1,000,000`` / ``1 000 000`` / ``1000000`` -> ``1000000``;
+   ``1.000.000,50`` in ``de`` -> ``1000000.5``; ``10.0`` -> ``10``). Group and decimal symbols
+   come from the locale's CLDR data (Babel, offline); a space is accepted as a thousands
+   separator in every locale (SI style). Integers written with a leading zero (``007``) are
+   codes, kept verbatim.
+
+Source: seed 000 ("Exact match and the normalization ladder"); its Java ``normalize`` uses
+``\\p{Punct}`` (ASCII punctuation) on rung 3, we use Unicode punctuation so ``«»``, ``…`` and
+``¿`` strip too, while currency and other symbols (``€``, ``$``, ``%``) are kept.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from decimal import Decimal, InvalidOperation
+from functools import lru_cache
+from typing import Sequence
+
+from .fields import date_spans
+
+RUNGS: tuple[int, ...] = (1, 2, 3, 4)
+"""Valid rung numbers."""
+
+_WS = re.compile(r"\s+")
+
+
+def _is_edge(ch: str) -> bool:
+    return ch.isspace() or unicodedata.category(ch).startswith("P")
+
+
+@lru_cache(maxsize=64)
+def locale_symbols(locale: str) -> tuple[str, str]:
+    """``(group, decimal)`` symbols of ``locale`` (e.g. ``"en"`` -> ``(",", ".")``,
+    ``"de"`` -> ``(".", ",")``, ``"fr"`` -> ``(" ", ",")``), NFKC-normalised so a no-break space
+    group reads as a space. Raises ValueError naming an unknown locale."""
+    from babel import Locale, UnknownLocaleError
+    from babel.numbers import get_decimal_symbol, get_group_symbol
+
+    try:
+        loc = Locale.parse(locale.replace("-", "_"))
+    except (UnknownLocaleError, ValueError, TypeError):
+        raise ValueError(f"unknown locale {locale!r} (use a CLDR code such as en, en_GB, de, fr)") from None
+    group = unicodedata.normalize("NFKC", get_group_symbol(loc))
+    decimal = unicodedata.normalize("NFKC", get_decimal_symbol(loc))
+    return group, decimal
+
+
+@lru_cache(maxsize=64)
+def _number_pattern(locale: str) -> re.Pattern[str]:
+    group, decimal = locale_symbols(locale)
+    groups = sorted({re.escape(group), " "} - {re.escape(decimal)})
+    g = "(?:" + "|".join(groups) + ")"
+    d = re.escape(decimal)
+    grouped = rf"\d{{1,3}}(?:{g}\d{{3}})+"
+    return re.compile(rf"(?<![\w.,]){grouped}(?:{d}\d+)?(?![\w]|[.,]\d)|(?<![\w.,])\d+(?:{d}\d+)?(?![\w]|[.,]\d)")
+
+
+def number_spans(text: str, locale: str = "en") -> list[tuple[int, int, Decimal]]:
+    """Numbers written in ``text`` as ``(start, end, value)`` spans, per ``locale``'s symbols.
+
+    ``"1,000,000"`` (en), ``"1 000 000"``, ``"1000000"`` all read 1000000; ``"1.000.000,50"``
+    reads 1000000.5 in ``de``; digits inside words or ids (``TP1351``) are not numbers.
+    Raises ValueError for an unknown locale.
+    """
+    group, decimal = locale_symbols(locale)
+    out: list[tuple[int, int, Decimal]] = []
+    for m in _number_pattern(locale).finditer(text):
+        raw = m[0]
+        digits = raw.replace(" ", "")
+        if group != " ":
+            digits = digits.replace(group, "")
+        digits = digits.replace(decimal, ".")
+        try:
+            out.append((m.start(), m.end(), Decimal(digits)))
+        except InvalidOperation:  # pragma: no cover - the pattern admits only digits
+            continue
+    return out
+
+
+def canonical_number(value: Decimal) -> str:
+    """Plain decimal text without exponent or trailing zeros: ``Decimal("10.0")`` -> ``"10"``,
+    ``Decimal("1000000.50")`` -> ``"1000000.5"``."""
+    text = format(value.normalize(), "f")
+    return "0" if text in ("-0", "") else text
+
+
+def _canonical_numbers(text: str, locale: str) -> str:
+    parts: list[str] = []
+    last = 0
+    for start, end, value in number_spans(text, locale):
+        raw = text[start:end]
+        keep = len(raw) > 1 and raw[0] == "0" and raw[1].isdigit()
+        parts.append(text[last:start])
+        parts.append(raw if keep else canonical_number(value))
+        last = end
+    parts.append(text[last:])
+    return "".join(parts)
+
+
+def _canonical_dates(text: str, day_first: bool) -> str:
+    parts: list[str] = []
+    last = 0
+    for start, end, value in date_spans(text, day_first):
+        iso = f"{value.month:02d}-{value.day:02d}"
+        parts.append(text[last:start])
+        parts.append(f"{value.year:04d}-{iso}" if value.year is not None else f"--{iso}")
+        last = end
+    parts.append(text[last:])
+    return "".join(parts)
+
+
+def normalise(text: str, rung: int, *, locale: str = "en", day_first: bool = True) -> str:
+    """``text`` normalised up to ``rung`` (1..4, see the module docstring).
+
+    ``normalise("Order A-1042 ships on 12 March 2026.", 4) == "order a-1042 ships on 2026-03-12"``.
+    ``locale`` and ``day_first`` matter on rung 4 only. Raises ValueError for a rung outside
+    1..4 or an unknown locale.
+    """
+    if rung not in RUNGS:
+        raise ValueError(f"rung must be 1, 2, 3 or 4, got {rung!r}")
+    out = _WS.sub(" ", unicodedata.normalize("NFKC", text)).strip()
+    if rung >= 2:
+        out = out.casefold()
+    if rung >= 3:
+        start, end = 0, len(out)
+        while start < end and _is_edge(out[start]):
+            start += 1
+        while end > start and _is_edge(out[end - 1]):
+            end -= 1
+        out = out[start:end]
+    if rung >= 4:
+        out = _canonical_numbers(_canonical_dates(out, day_first), locale)
+    return out
+
+
+def exact_at(
+    candidate: str,
+    references: str | Sequence[str],
+    rung: int,
+    *,
+    locale: str = "en",
+    day_first: bool = True,
+) -> bool:
+    """True when ``candidate`` equals ANY of ``references`` once both are normalised to ``rung``
+    (seed 000: "pass when the candidate matches any of them at the chosen rung").
+
+    A single string is one reference; an empty list never matches. Raises ValueError as
+    :func:`normalise`.
+    """
+    refs = [references] if isinstance(references, str) else list(references)
+    cand = normalise(candidate, rung, locale=locale, day_first=day_first)
+    return any(cand == normalise(r, rung, locale=locale, day_first=day_first) for r in refs)
+
+
+def first_rung(
+    candidate: str,
+    references: str | Sequence[str],
+    *,
+    locale: str = "en",
+    day_first: bool = True,
+) -> int | None:
+    """The lowest rung (1..4) at which ``candidate`` matches a reference, or None when it matches
+    at none. Raw equality (rung 0) is reported as rung 1."""
+    for rung in RUNGS:
+        if exact_at(candidate, references, rung, locale=locale, day_first=day_first):
+            return rung
+    return None
