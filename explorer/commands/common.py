@@ -10,6 +10,9 @@ from pathlib import Path
 from typing import Any
 
 from ..core.casefile import load_case_set
+from ..core.exports import load_settings
+from ..core.loaders import INPUT_FORMATS, load_many
+from ..core.loaders.labels import apply_labels, load_labels
 from ..core.errors import LoadError
 from ..core.model import CaseSet
 from ..core.settings import Settings
@@ -26,6 +29,18 @@ class CliError(Exception):
 def add_cases_option(p: argparse.ArgumentParser) -> None:
     """``--cases PATH`` (default: the bundled booking-agent set)."""
     p.add_argument("--cases", metavar="PATH", help="case-set file (default: the bundled booking-agent set)")
+
+
+def add_run_input_options(p: argparse.ArgumentParser) -> None:
+    """``--cases PATH`` (repeatable: runs of several files joined), ``--input-format``,
+    ``--labels PATH`` and ``--settings PATH`` (read with :func:`load_cases_from_args` and
+    :func:`base_settings_from_args`)."""
+    p.add_argument("--cases", metavar="PATH", action="append",
+                   help="run file (repeatable; default: the bundled booking-agent set); see docs/formats.md")
+    p.add_argument("--input-format", choices=INPUT_FORMATS, default="auto",
+                   help="format of the --cases files (default auto: detected from each file)")
+    p.add_argument("--labels", metavar="PATH", help="labels CSV run_id,human_verdict,note applied over the runs' own verdicts")
+    p.add_argument("--settings", metavar="PATH", help="settings JSON (metric-explorer/settings@1); flags given override it")
 
 
 def add_settings_options(p: argparse.ArgumentParser) -> None:
@@ -69,9 +84,35 @@ def settings_from_args(args: argparse.Namespace, base: Settings | None = None) -
     return s.with_(**changes) if changes else s
 
 
-def load_cases(path: str | None) -> CaseSet:
-    """The case set at ``path`` (bundled set when None); LoadError propagates."""
-    return load_case_set(path or BUNDLED_CASES)
+def load_cases(path: str | list[str] | None, input_format: str = "auto") -> CaseSet:
+    """The runs at ``path`` (one path or a list, joined; bundled set when None or empty), each
+    file in ``input_format`` (``auto`` detects); LoadError propagates."""
+    if not path:
+        return load_case_set(BUNDLED_CASES)
+    return load_many([path] if isinstance(path, (str, Path)) else list(path), input_format)
+
+
+def load_cases_from_args(args: argparse.Namespace) -> CaseSet:
+    """Runs from ``--cases``/``--input-format``, with ``--labels`` applied. Label ids that name
+    no run are reported on stderr; a labels file none of whose ids name a run is an error."""
+    case_set = load_cases(args.cases, getattr(args, "input_format", "auto"))
+    labels_path = getattr(args, "labels", None)
+    if labels_path:
+        labels = load_labels(labels_path)
+        case_set, unknown = apply_labels(case_set, labels)
+        if unknown and len(unknown) == len(labels):
+            raise LoadError(labels_path, "", f"none of the {len(labels)} run ids names a loaded run (first: {unknown[0]})")
+        if unknown:
+            shown = ", ".join(unknown[:10]) + (f" (+{len(unknown) - 10} more)" if len(unknown) > 10 else "")
+            print(f"metric-explorer: warning: {labels_path}: {len(unknown)} run ids name no loaded run: {shown}", file=sys.stderr)
+    return case_set
+
+
+def base_settings_from_args(args: argparse.Namespace) -> Settings:
+    """Settings from ``--settings PATH`` (defaults when absent); the settings flags go on top
+    with :func:`settings_from_args`. LoadError for a bad file."""
+    path = getattr(args, "settings", None)
+    return load_settings(path) if path else Settings()
 
 
 def clean_json(value: Any) -> Any:

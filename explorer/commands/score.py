@@ -7,7 +7,10 @@ import sys
 
 from ..core.evaluation import evaluate, result_table
 from ..core.features import build_features
-from .common import add_cases_option, add_settings_options, load_cases, print_json, settings_from_args
+from .common import (
+    add_run_input_options, add_settings_options, base_settings_from_args, load_cases_from_args, print_json,
+    settings_from_args,
+)
 
 HELP = "score runs with the given settings and compare with the person's verdicts"
 
@@ -15,7 +18,7 @@ HELP = "score runs with the given settings and compare with the person's verdict
 def add_parser(sub: argparse._SubParsersAction) -> None:
     """Register ``score`` and its options."""
     p = sub.add_parser("score", help=HELP, description=HELP)
-    add_cases_option(p)
+    add_run_input_options(p)
     add_settings_options(p)
     p.add_argument("--format", choices=("table", "json", "csv"), default="table", help="output format (default table)")
     p.set_defaults(func=run)
@@ -70,8 +73,8 @@ def _fmt(x) -> str:
 
 def run(args: argparse.Namespace) -> int:
     """Print the report in the chosen format; 0 on success."""
-    case_set = load_cases(args.cases)
-    settings = settings_from_args(args)
+    case_set = load_cases_from_args(args)
+    settings = settings_from_args(args, base_settings_from_args(args))
     report, table = score_report(case_set, settings)
     if args.format == "json":
         print_json(report)

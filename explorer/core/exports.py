@@ -1,0 +1,167 @@
+"""What the explorer writes out: settings JSON, an ADK ``test_config.json``, the scored table
+CSV and the labels CSV. Pure functions from values to text (the app offers them as downloads,
+the CLI reads the settings JSON back with ``--settings``).
+
+Settings JSON (``metric-explorer/settings@1``)::
+
+    {"format": "metric-explorer/settings@1",
+     "settings": {"trajectory": "any_order", "compare_args": true, "f1_threshold": 0.4,
+                  "combine": "all", "deny_check": true, "deny_tools": ["delete_booking"],
+                  "key_fields": true, "mean_threshold": 0.75}}
+
+``settings`` may hold any subset of :class:`~explorer.core.settings.Settings` fields; the rest
+take their defaults.
+
+ADK ``test_config.json``: google-adk ``evaluation/eval_config.py`` (``EvalConfig.criteria``: a
+metric name -> a threshold or a criterion object) and ``eval_metrics.py``
+(``ToolTrajectoryCriterion``: ``threshold``, ``match_type`` EXACT / IN_ORDER / ANY_ORDER,
+``ignore_args`` in the versions whose ``trajectory_evaluator.py`` reads it). What ADK cannot
+express is listed in ``"_metric_explorer_notes"``, a top-level key ADK's ``EvalConfig`` ignores
+(pydantic's default ``extra="ignore"``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any
+
+import pandas as pd
+
+from .errors import LoadError
+from .evaluation import Evaluation, result_table
+from .features import Features
+from .loaders.labels import Label, dumps_labels
+from .reading import decode_text, parse_json, read_bytes
+from .settings import Settings
+
+SETTINGS_FORMAT = "metric-explorer/settings@1"
+ADK_MATCH_TYPES = {"exact": "EXACT", "in_order": "IN_ORDER", "any_order": "ANY_ORDER"}
+"""Our trajectory modes -> ADK ``ToolTrajectoryCriterion.MatchType`` names."""
+ADK_NOTES_KEY = "_metric_explorer_notes"
+
+
+# --- settings JSON ---------------------------------------------------------------------------
+
+
+def settings_to_data(settings: Settings) -> dict[str, Any]:
+    """``{"format": "metric-explorer/settings@1", "settings": Settings.to_dict()}``."""
+    return {"format": SETTINGS_FORMAT, "settings": settings.to_dict()}
+
+
+def dumps_settings(settings: Settings) -> str:
+    """Settings JSON text (pretty, trailing newline)."""
+    return json.dumps(settings_to_data(settings), indent=2) + "\n"
+
+
+def settings_from_data(data: Any, name: str) -> Settings:
+    """Settings from parsed settings JSON. Raises LoadError ``"<name>: settings.<field>: ..."``
+    for a wrong format tag, a missing ``settings`` object, an unknown field or a bad value."""
+    if not isinstance(data, dict):
+        raise LoadError(name, "(top level)", f'expected an object with "format": "{SETTINGS_FORMAT}"')
+    if data.get("format") != SETTINGS_FORMAT:
+        got = "missing" if "format" not in data else f"got {data['format']!r}"
+        raise LoadError(name, "format", f'expected "{SETTINGS_FORMAT}", {got}')
+    unknown = sorted(set(data) - {"format", "settings"})
+    if unknown:
+        raise LoadError(name, unknown[0], f'unknown field "{unknown[0]}"')
+    if "settings" not in data:
+        raise LoadError(name, "(top level)", 'missing "settings"')
+    values = data["settings"]
+    if not isinstance(values, dict):
+        raise LoadError(name, "settings", "expected an object")
+    known = set(Settings.__dataclass_fields__)
+    for key in values:
+        if key not in known:
+            raise LoadError(name, f"settings.{key}", f'unknown setting "{key}" (known: {", ".join(sorted(known))})')
+    for key, value in values.items():
+        try:
+            Settings.from_dict({key: value})
+        except (ValueError, TypeError) as exc:
+            raise LoadError(name, f"settings.{key}", str(exc)) from None
+    try:
+        return Settings.from_dict(values)
+    except (ValueError, TypeError) as exc:
+        raise LoadError(name, "settings", str(exc)) from None
+
+
+def loads_settings(data: bytes | str, name: str) -> Settings:
+    """Settings from settings JSON bytes or text; ``name`` labels errors."""
+    text = decode_text(data, name) if isinstance(data, bytes) else data
+    if not text.strip():
+        raise LoadError(name, "", "file is empty")
+    return settings_from_data(parse_json(text, name), name)
+
+
+def load_settings(path: str | os.PathLike[str]) -> Settings:
+    """Read a settings JSON file. Raises LoadError."""
+    return loads_settings(read_bytes(path), str(path))
+
+
+# --- ADK test_config.json --------------------------------------------------------------------
+
+
+def adk_unsupported(settings: Settings) -> list[str]:
+    """One sentence per part of ``settings`` an ADK ``test_config.json`` cannot express."""
+    notes = []
+    if settings.trajectory == "none":
+        notes.append("Trajectory not scored: tool_trajectory_avg_score is left out of the criteria.")
+    if settings.deny_check and settings.deny_tools:
+        notes.append(f"ADK has no deny-list: runs calling {', '.join(settings.deny_tools)} are not failed by ADK.")
+    if settings.key_fields:
+        notes.append("ADK has no key-field check: dates and booking ids are not compared exactly.")
+    if settings.combine == "mean":
+        notes.append(
+            f"ADK has no mean combine: each criterion passes on its own threshold; our rule was "
+            f"mean(trajectory, F1) >= {settings.mean_threshold:.2f}."
+        )
+    if not settings.compare_args and settings.trajectory != "none":
+        notes.append("ignore_args is read only by google-adk versions whose ToolTrajectoryCriterion has it; older ones compare args.")
+    notes.append(
+        "response_match_score is ROUGE-1 with Porter stemming; it equals our unigram F1 on plain English "
+        "without stemmable words and can differ slightly otherwise."
+    )
+    return notes
+
+
+def adk_test_config(settings: Settings, with_notes: bool = True) -> dict[str, Any]:
+    """ADK ``test_config.json`` content for ``settings``: ``criteria`` with
+    ``tool_trajectory_avg_score`` ``{"threshold": 1.0, "match_type": ..., "ignore_args": ...}``
+    (left out for trajectory ``none``; threshold 1.0 because our trajectory check passes only at
+    1.0) and ``response_match_score`` = the F1 threshold; plus the notes of
+    :func:`adk_unsupported` under ``_metric_explorer_notes`` when ``with_notes``."""
+    criteria: dict[str, Any] = {}
+    if settings.trajectory != "none":
+        criteria["tool_trajectory_avg_score"] = {
+            "threshold": 1.0,
+            "match_type": ADK_MATCH_TYPES[settings.trajectory],
+            "ignore_args": not settings.compare_args,
+        }
+    criteria["response_match_score"] = settings.f1_threshold
+    out: dict[str, Any] = {"criteria": criteria}
+    if with_notes:
+        out[ADK_NOTES_KEY] = adk_unsupported(settings)
+    return out
+
+
+def dumps_adk_test_config(settings: Settings, with_notes: bool = True) -> str:
+    """:func:`adk_test_config` as pretty JSON text."""
+    return json.dumps(adk_test_config(settings, with_notes), indent=2) + "\n"
+
+
+# --- tables ----------------------------------------------------------------------------------
+
+
+def scored_table(features: Features, ev: Evaluation) -> pd.DataFrame:
+    """The scored table of every run (``evaluation.TABLE_COLUMNS`` plus ``adk_*`` extras)."""
+    return result_table(features, ev)
+
+
+def dumps_scored_table(features: Features, ev: Evaluation) -> str:
+    """The scored table as CSV text (header row; booleans ``True``/``False``; empty for NaN)."""
+    return scored_table(features, ev).to_csv(index=False, lineterminator="\n")
+
+
+def dumps_labels_csv(labels: dict[str, Label]) -> str:
+    """Labels CSV text ``run_id,human_verdict,note`` (see :mod:`.loaders.labels`)."""
+    return dumps_labels(labels)

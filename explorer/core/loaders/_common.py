@@ -1,0 +1,143 @@
+"""Helpers the run-export loaders share: typed field access with JSON paths, call lists, verdicts.
+
+Loaders walk untrusted parsed JSON (or CSV cells) by hand so every problem can name its place.
+A helper that finds a problem raises :class:`Problem` (path inside one record + what is wrong);
+the loader adds the file name and the record's place (``line 7``, ``row 3``) and raises
+:class:`~explorer.core.errors.LoadError`.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Iterable, Mapping
+
+from ..errors import LoadError
+from ..model import CaseSet, Run, ToolCall
+
+
+class Problem(Exception):
+    """A problem inside one record: ``path`` (JSON path such as ``actual_calls[1]``, may be
+    empty) and ``message`` (e.g. ``missing "name"``)."""
+
+    def __init__(self, path: str, message: str):
+        super().__init__(f"{path}: {message}" if path else message)
+        self.path = path
+        self.message = message
+
+
+def join_path(base: str, key: str | int) -> str:
+    """``join_path("runs[3]", "name") == "runs[3].name"``; ints give ``[i]``."""
+    if isinstance(key, int):
+        return f"{base}[{key}]"
+    return f"{base}.{key}" if base else key
+
+
+def json_type(value: Any) -> str:
+    """Our word for the JSON type of ``value``: ``a string``, ``a number``, ``null`` ..."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    return {str: "a string", list: "a list", dict: "an object"}.get(type(value), type(value).__name__)
+
+
+def expect_object(value: Any, path: str) -> dict[str, Any]:
+    """``value`` if it is a JSON object, else Problem ``expected an object, got ...``."""
+    if not isinstance(value, dict):
+        raise Problem(path, f"expected an object, got {json_type(value)}")
+    return value
+
+
+def expect_list(value: Any, path: str) -> list[Any]:
+    """``value`` if it is a JSON list, else Problem ``expected a list, got ...``."""
+    if not isinstance(value, list):
+        raise Problem(path, f"expected a list, got {json_type(value)}")
+    return value
+
+
+def expect_str(value: Any, path: str) -> str:
+    """``value`` if it is a string, else Problem ``expected a string, got ...``."""
+    if not isinstance(value, str):
+        raise Problem(path, f"expected a string, got {json_type(value)}")
+    return value
+
+
+def require(obj: Mapping[str, Any], key: str, path: str) -> Any:
+    """``obj[key]``; Problem ``missing "key"`` at ``path`` (the parent) when absent."""
+    if key not in obj:
+        raise Problem(path, f'missing "{key}"')
+    return obj[key]
+
+
+def parse_call_object(value: Any, path: str) -> ToolCall:
+    """``{"name": str, "args": object}`` (``args`` optional, null = {}) -> ToolCall."""
+    obj = expect_object(value, path)
+    name = expect_str(require(obj, "name", path), join_path(path, "name"))
+    if not name.strip():
+        raise Problem(join_path(path, "name"), "empty tool name")
+    args = obj.get("args")
+    if args is None:
+        args = {}
+    if not isinstance(args, dict):
+        raise Problem(join_path(path, "args"), f"expected an object, got {json_type(args)}")
+    return ToolCall(name, args)
+
+
+def parse_arrow_names(text: str, path: str) -> tuple[ToolCall, ...]:
+    """``"search>book"`` -> calls named ``search`` then ``book`` with empty args; ``""`` -> ()."""
+    if not text.strip():
+        return ()
+    names = [part.strip() for part in text.split(">")]
+    for k, name in enumerate(names):
+        if not name:
+            raise Problem(path, f'empty tool name at position {k + 1} in "{text}" (write names as a>b>c)')
+    return tuple(ToolCall(n, {}) for n in names)
+
+
+def parse_calls(value: Any, path: str) -> tuple[ToolCall, ...]:
+    """A call list given as a JSON list of ``{name, args}`` objects, or an ``a>b>c`` string of
+    names (args empty). A string starting with ``[`` is read as JSON (a CSV cell)."""
+    if isinstance(value, str):
+        text = value.strip()
+        if text.startswith("["):
+            try:
+                value = json.loads(text)
+            except json.JSONDecodeError as exc:
+                raise Problem(path, f"invalid JSON list of calls: {exc.msg} at character {exc.pos + 1}") from None
+        else:
+            return parse_arrow_names(text, path)
+    calls = expect_list(value, path)
+    return tuple(parse_call_object(c, join_path(path, i)) for i, c in enumerate(calls))
+
+
+def parse_verdict(value: Any, path: str) -> str | None:
+    """``"acceptable"``/``"unacceptable"`` (case and spaces ignored); ``""``/null -> None."""
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise Problem(path, f'expected "acceptable", "unacceptable" or empty, got {json_type(value)}')
+    text = value.strip().lower()
+    if not text:
+        return None
+    if text not in ("acceptable", "unacceptable"):
+        raise Problem(path, f'expected "acceptable", "unacceptable" or empty, got "{value}"')
+    return text
+
+
+def check_unique_ids(runs: Iterable[Run], name: str, where: Iterable[str]) -> None:
+    """LoadError naming the second place when two runs share an id (``where[i]`` is run i's place,
+    e.g. ``line 7``)."""
+    first: dict[str, str] = {}
+    for run, place in zip(runs, where):
+        if run.id in first:
+            raise LoadError(name, place, f'duplicate run id "{run.id}" (first at {first[run.id]})')
+        first[run.id] = place
+
+
+def make_case_set(runs: list[Run], name: str, title: str, description: str) -> CaseSet:
+    """A CaseSet of ``runs`` read from file ``name``; LoadError ``no runs`` when empty."""
+    if not runs:
+        raise LoadError(name, "", "no runs in the file (0 runs)")
+    return CaseSet(name=title, description=description, runs=tuple(runs), source=name)

@@ -1,0 +1,286 @@
+"""Google ADK eval set results (``*.evalset_result.json``) -> runs.
+
+Source of the schema: google-adk ``evaluation/eval_result.py`` (``EvalSetResult``,
+``EvalCaseResult``), ``eval_metrics.py`` (``EvalMetricResult``, ``EvalMetricResultPerInvocation``,
+``EvalStatus``), ``eval_case.py`` (``Invocation``, ``IntermediateData``, ``InvocationEvents``,
+``get_all_tool_calls``) and ``local_eval_set_results_manager.py`` (files under
+``.adk/eval_history/``). Every model there uses a camelCase alias generator with
+``populate_by_name``, so both ``eval_case_results`` and ``evalCaseResults`` are read.
+
+Mapping, per case (one run) and per invocation (``eval_metric_result_per_invocation[i]``):
+
+* expected calls and reference answer from ``expected_invocation``, actual calls and answer from
+  ``actual_invocation``;
+* calls: ``intermediate_data.tool_uses`` (older files) or every ``function_call`` part of
+  ``intermediate_data.invocation_events[*].content.parts`` (newer files), as ADK's
+  ``get_all_tool_calls`` reads them; null args read as ``{}``;
+* answer: the text parts of ``final_response`` joined by ``"\\n"``;
+* ``Run.extra``: ``adk_tool_trajectory_avg_score``, ``adk_response_match_score`` (the case's
+  ``overall_eval_metric_results`` scores, None when absent), ``adk_final_eval_status``
+  (``PASSED``/``FAILED``/``NOT_EVALUATED``/``INFORMATIONAL``), ``adk_expected_invocations``,
+  ``adk_actual_invocations`` and ``adk_invocation_count_mismatch`` (True when an invocation has
+  no expected or no actual side; such runs are kept, the missing side read as no calls and an
+  empty answer). A case with no invocations at all (ADK's failed inference) is kept as one empty
+  invocation with both counts 0.
+
+Files written by ADK up to 1.21 are a JSON *string* holding the JSON; that is unwrapped. An ADK
+eval set (``*.evalset.json``, or the older list form ``*.test.json``) holds expected runs only and
+raises one LoadError saying so.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ..errors import LoadError
+from ..model import CaseSet, Invocation, Run, ToolCall
+from ..reading import decode_text, parse_json, read_bytes
+from ._common import Problem, expect_list, expect_object, join_path, json_type, make_case_set, parse_call_object
+
+EVAL_STATUS_NAMES = {1: "PASSED", 2: "FAILED", 3: "NOT_EVALUATED", 4: "INFORMATIONAL"}
+"""ADK ``EvalStatus`` values as written on disk (``model_dump_json`` writes the int)."""
+
+ADK_RESULTS_HINT = (
+    "load the eval set results that `adk eval` and the ADK web UI write under "
+    "<agent>/.adk/eval_history/ (*.evalset_result.json)"
+)
+EVALSET_MESSAGE = "this is an ADK eval set: it holds expected runs only, no agent answers; " + ADK_RESULTS_HINT
+
+
+def _camel(snake: str) -> str:
+    head, *rest = snake.split("_")
+    return head + "".join(p.title() for p in rest)
+
+
+def get(obj: dict[str, Any], key: str, default: Any = None) -> Any:
+    """``obj[key]`` under its snake_case or camelCase name (ADK writes both), else ``default``."""
+    if key in obj:
+        return obj[key]
+    return obj.get(_camel(key), default)
+
+
+def has(obj: dict[str, Any], key: str) -> bool:
+    """True when ``obj`` holds ``key`` in snake_case or camelCase."""
+    return key in obj or _camel(key) in obj
+
+
+def is_eval_set(data: Any) -> bool:
+    """True for an ADK EvalSet (object with ``eval_cases``) or the older list form of
+    ``*.test.json`` (a list of objects with ``query`` / ``expected_tool_use``)."""
+    if isinstance(data, dict):
+        return has(data, "eval_cases") and not has(data, "eval_case_results")
+    if isinstance(data, list) and data and isinstance(data[0], dict):
+        return "query" in data[0] or "expected_tool_use" in data[0]
+    return False
+
+
+def is_eval_results(data: Any) -> bool:
+    """True for an ADK EvalSetResult object (has ``eval_case_results``)."""
+    return isinstance(data, dict) and has(data, "eval_case_results")
+
+
+def unwrap(data: Any, name: str) -> Any:
+    """A file that is a JSON string holding the JSON (ADK <= 1.21) -> the inner value."""
+    if isinstance(data, str):
+        try:
+            return json.loads(data)
+        except ValueError as exc:
+            line, col = getattr(exc, "lineno", "?"), getattr(exc, "colno", "?")
+            raise LoadError(
+                name, f"(JSON string) line {line}, column {col}",
+                f"the file is a JSON string but its text is not JSON: {getattr(exc, 'msg', exc)}",
+            ) from None
+    return data
+
+
+def _text_of(content: Any, path: str) -> str:
+    """Text parts of a genai ``Content`` joined by newline ("" for null)."""
+    if content is None:
+        return ""
+    obj = expect_object(content, path)
+    parts = get(obj, "parts") or []
+    parts = expect_list(parts, join_path(path, "parts"))
+    texts = []
+    for k, part in enumerate(parts):
+        part = expect_object(part, join_path(join_path(path, "parts"), k))
+        text = part.get("text")
+        if text is None:
+            continue
+        if not isinstance(text, str):
+            raise Problem(join_path(join_path(join_path(path, "parts"), k), "text"), f"expected a string, got {json_type(text)}")
+        if text:  # ADK: "\n".join(part.text for part in parts if part.text)
+            texts.append(text)
+    return "\n".join(texts)
+
+
+def _calls_of(intermediate: Any, path: str) -> tuple[ToolCall, ...]:
+    """Calls of ``intermediate_data``: ``tool_uses`` or ``function_call`` parts of
+    ``invocation_events`` (ADK ``get_all_tool_calls``)."""
+    if intermediate is None:
+        return ()
+    obj = expect_object(intermediate, path)
+    calls: list[ToolCall] = []
+    if has(obj, "invocation_events"):
+        key = "invocation_events" if "invocation_events" in obj else "invocationEvents"
+        events = expect_list(obj[key] or [], join_path(path, key))
+        for e, event in enumerate(events):
+            epath = join_path(join_path(path, key), e)
+            event = expect_object(event, epath)
+            content = event.get("content")
+            if content is None:
+                continue
+            content = expect_object(content, join_path(epath, "content"))
+            parts = expect_list(content.get("parts") or [], join_path(join_path(epath, "content"), "parts"))
+            for k, part in enumerate(parts):
+                ppath = join_path(join_path(join_path(epath, "content"), "parts"), k)
+                part = expect_object(part, ppath)
+                fc_key = "function_call" if "function_call" in part else "functionCall"
+                if part.get(fc_key) is not None:
+                    calls.append(parse_call_object(part[fc_key], join_path(ppath, fc_key)))
+        return tuple(calls)
+    key = "tool_uses" if "tool_uses" in obj else "toolUses"
+    uses = expect_list(obj.get(key) or [], join_path(path, key))
+    return tuple(parse_call_object(c, join_path(join_path(path, key), i)) for i, c in enumerate(uses))
+
+
+def _side(inv: Any, path: str) -> tuple[str, tuple[ToolCall, ...], str] | None:
+    """(user text, calls, answer) of one ADK ``Invocation``; None when it is null/absent."""
+    if inv is None:
+        return None
+    obj = expect_object(inv, path)
+    user = _text_of(get(obj, "user_content"), join_path(path, "user_content"))
+    answer = _text_of(get(obj, "final_response"), join_path(path, "final_response"))
+    calls = _calls_of(get(obj, "intermediate_data"), join_path(path, "intermediate_data"))
+    return user, calls, answer
+
+
+def _status_name(value: Any, path: str) -> str | None:
+    if value is None:
+        return None
+    if isinstance(value, int) and not isinstance(value, bool) and value in EVAL_STATUS_NAMES:
+        return EVAL_STATUS_NAMES[value]
+    if isinstance(value, str) and value.strip().upper() in EVAL_STATUS_NAMES.values():
+        return value.strip().upper()
+    raise Problem(path, f"expected an ADK eval status (1 PASSED, 2 FAILED, 3 NOT_EVALUATED, 4 INFORMATIONAL), got {value!r}")
+
+
+def _metric_scores(case: dict[str, Any], path: str) -> dict[str, float | None]:
+    """``{metric_name: score}`` from ``overall_eval_metric_results`` (or the deprecated
+    ``eval_metric_results`` list of ``[metric, result]`` pairs)."""
+    scores: dict[str, float | None] = {}
+    if has(case, "overall_eval_metric_results"):
+        key = "overall_eval_metric_results" if "overall_eval_metric_results" in case else "overallEvalMetricResults"
+        items = expect_list(case[key] or [], join_path(path, key))
+        pairs = [(join_path(join_path(path, key), i), item) for i, item in enumerate(items)]
+    else:
+        key = "eval_metric_results" if "eval_metric_results" in case else "evalMetricResults"
+        items = expect_list(case.get(key) or [], join_path(path, key))
+        pairs = []
+        for i, item in enumerate(items):
+            ipath = join_path(join_path(path, key), i)
+            if isinstance(item, list) and len(item) == 2:
+                pairs.append((join_path(ipath, 1), item[1]))
+            else:
+                pairs.append((ipath, item))
+    for ipath, item in pairs:
+        item = expect_object(item, ipath)
+        metric = get(item, "metric_name")
+        if not isinstance(metric, str):
+            raise Problem(join_path(ipath, "metric_name"), f"expected a string, got {json_type(metric)}")
+        score = item.get("score")
+        if score is not None and (isinstance(score, bool) or not isinstance(score, (int, float))):
+            raise Problem(join_path(ipath, "score"), f"expected a number or null, got {json_type(score)}")
+        scores[metric] = None if score is None else float(score)
+    return scores
+
+
+def _case_to_run(case: Any, path: str, run_id: str) -> Run:
+    case = expect_object(case, path)
+    if not has(case, "eval_metric_result_per_invocation"):
+        raise Problem(path, 'missing "eval_metric_result_per_invocation"')
+    key = "eval_metric_result_per_invocation" if "eval_metric_result_per_invocation" in case else "evalMetricResultPerInvocation"
+    per_inv = expect_list(case[key] or [], join_path(path, key))
+    status = _status_name(get(case, "final_eval_status"), join_path(path, "final_eval_status"))
+    scores = _metric_scores(case, path)
+    invocations: list[Invocation] = []
+    users: list[str] = []
+    n_expected = n_actual = 0
+    for i, entry in enumerate(per_inv):
+        ipath = join_path(join_path(path, key), i)
+        entry = expect_object(entry, ipath)
+        actual = _side(get(entry, "actual_invocation"), join_path(ipath, "actual_invocation"))
+        expected = _side(get(entry, "expected_invocation"), join_path(ipath, "expected_invocation"))
+        if actual is None and expected is None:
+            raise Problem(ipath, 'missing "actual_invocation" and "expected_invocation"')
+        n_actual += actual is not None
+        n_expected += expected is not None
+        a_user, a_calls, a_answer = actual or ("", (), "")
+        e_user, e_calls, e_answer = expected or ("", (), "")
+        users.append(a_user or e_user)
+        invocations.append(Invocation(expected_calls=e_calls, actual_calls=a_calls, answer=a_answer, references=(e_answer,)))
+    if not invocations:
+        invocations.append(Invocation(expected_calls=(), actual_calls=(), answer="", references=("",)))
+    eval_id = get(case, "eval_id", "")
+    return Run(
+        id=run_id,
+        title=eval_id or run_id,
+        user_input="\n".join(u for u in users if u),
+        invocations=tuple(invocations),
+        extra={
+            "adk_tool_trajectory_avg_score": scores.get("tool_trajectory_avg_score"),
+            "adk_response_match_score": scores.get("response_match_score"),
+            "adk_final_eval_status": status,
+            "adk_expected_invocations": n_expected,
+            "adk_actual_invocations": n_actual,
+            "adk_invocation_count_mismatch": n_expected != n_actual,
+        },
+    )
+
+
+def adk_results_from_data(data: Any, name: str) -> CaseSet:
+    """Build a CaseSet from parsed ADK EvalSetResult JSON ``data`` (already unwrapped or a JSON
+    string holding it). Run ids are the cases' ``eval_id`` (``case-<k>`` when empty; a repeated id
+    gets ``#2``, ``#3``). Raises LoadError ``"<name>: <JSON path>: <problem>"``."""
+    data = unwrap(data, name)
+    if is_eval_set(data):
+        raise LoadError(name, "", EVALSET_MESSAGE)
+    if not isinstance(data, dict):
+        raise LoadError(name, "(top level)", f'expected an ADK eval set result object with "eval_case_results", got {json_type(data)}')
+    if not has(data, "eval_case_results"):
+        raise LoadError(name, "(top level)", f'missing "eval_case_results" (not an ADK eval set result; {ADK_RESULTS_HINT})')
+    key = "eval_case_results" if "eval_case_results" in data else "evalCaseResults"
+    cases = data[key]
+    if not isinstance(cases, list):
+        raise LoadError(name, key, f"expected a list, got {json_type(cases)}")
+    if not cases:
+        raise LoadError(name, key, "no eval case results (0 runs)")
+    runs: list[Run] = []
+    seen: dict[str, int] = {}
+    for k, case in enumerate(cases):
+        path = f"{key}[{k}]"
+        try:
+            raw_id = get(case, "eval_id", "") if isinstance(case, dict) else ""
+            if not isinstance(raw_id, str):
+                raise Problem(join_path(path, "eval_id"), f"expected a string, got {json_type(raw_id)}")
+            base = raw_id or f"case-{k + 1}"
+            seen[base] = seen.get(base, 0) + 1
+            run_id = base if seen[base] == 1 else f"{base}#{seen[base]}"
+            runs.append(_case_to_run(case, path, run_id))
+        except Problem as p:
+            raise LoadError(name, p.path, p.message) from None
+    title = get(data, "eval_set_result_name") or get(data, "eval_set_id") or "ADK eval results"
+    return make_case_set(runs, name, str(title), f"ADK eval set results of eval set {get(data, 'eval_set_id', '')!s}")
+
+
+def loads_adk_results(data: bytes | str, name: str) -> CaseSet:
+    """Parse ADK EvalSetResult JSON given as bytes or text; ``name`` labels errors."""
+    text = decode_text(data, name) if isinstance(data, bytes) else data
+    if not text.strip():
+        raise LoadError(name, "", "file is empty")
+    return adk_results_from_data(parse_json(text, name), name)
+
+
+def load_adk_results(path: str) -> CaseSet:
+    """Load an ``*.evalset_result.json`` file. Raises LoadError (file, JSON path, problem)."""
+    return loads_adk_results(read_bytes(path), str(path))

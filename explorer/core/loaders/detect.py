@@ -1,0 +1,154 @@
+"""``load_runs``: read any supported run file, detecting its format, into one CaseSet.
+
+Formats: ``cases`` (``metric-explorer/cases@1`` JSON), ``adk`` (ADK ``*.evalset_result.json``),
+``jsonl`` and ``csv`` (the flat schema of :mod:`.flat`), ``messages`` (OpenAI-style message
+trajectories, :mod:`.messages`). ``auto`` decides from the content, then the file name:
+
+1. text that parses as one JSON document: an object with ``"format": "metric-explorer/cases@1"``
+   -> cases; with ``eval_case_results`` (or a JSON string holding such an object) -> adk; an ADK
+   eval set (``eval_cases``, or the list form of ``*.test.json``) -> the eval-set LoadError;
+   records with ``outputs`` / ``reference_outputs`` (a list, or ``{"runs": [...]}``) -> messages;
+2. otherwise lines of JSON objects -> messages when the first has ``outputs``, else jsonl;
+3. otherwise a ``.csv`` name, or a first line with an ``id`` column -> csv.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import replace
+from typing import Any, Sequence
+
+from ..casefile import case_set_from_data, loads_case_set
+from ..errors import LoadError
+from ..model import CaseSet
+from ..reading import decode_text, parse_json, read_bytes
+from . import adk, flat, messages
+
+INPUT_FORMATS = ("auto", "cases", "adk", "jsonl", "csv", "messages")
+"""Values of ``--input-format``."""
+
+
+def _is_messages_record(value: Any) -> bool:
+    return isinstance(value, dict) and ("outputs" in value or "reference_outputs" in value)
+
+
+def _detect_json(data: Any, name: str) -> str | None:
+    if isinstance(data, str):
+        try:
+            data = json.loads(data)
+        except ValueError:
+            return None
+        return "adk" if adk.is_eval_results(data) or adk.is_eval_set(data) else None
+    if isinstance(data, dict):
+        if "format" in data and str(data["format"]).startswith("metric-explorer/cases"):
+            return "cases"
+        if adk.is_eval_results(data) or adk.is_eval_set(data):
+            return "adk"
+        runs = data.get("runs")
+        if isinstance(runs, list) and runs and _is_messages_record(runs[0]):
+            return "messages"
+        if _is_messages_record(data):
+            return "messages"
+        if "runs" in data:
+            return "cases"
+        return None
+    if isinstance(data, list):
+        if adk.is_eval_set(data):
+            return "adk"
+        if data and _is_messages_record(data[0]):
+            return "messages"
+    return None
+
+
+def detect_format(text: str, name: str) -> str:
+    """The format of file ``name`` holding ``text`` (one of ``INPUT_FORMATS`` but ``auto``).
+    Raises LoadError when it cannot be told, naming what was seen."""
+    stripped = text.lstrip()
+    lower = name.lower()
+    if stripped[:1] in ("{", "[", '"'):
+        try:
+            data = json.loads(text)
+        except (ValueError, RecursionError):
+            data = None
+            if not stripped.startswith("{") or lower.endswith(".json"):
+                parse_json(text, name)  # raises the JSON error with line and column
+        if data is not None:
+            found = _detect_json(data, name)
+            if found:
+                return found
+            if isinstance(data, dict) and (stripped.strip().count("\n") == 0 or lower.endswith(".jsonl")):
+                return "messages" if _is_messages_record(data) else "jsonl"
+            raise LoadError(
+                name, "(top level)",
+                "cannot tell the format: not a metric-explorer case set, an ADK eval set result or message "
+                "trajectories; give --input-format (cases, adk, jsonl, csv, messages)",
+            )
+        first = next((ln for ln in text.splitlines() if ln.strip()), "")
+        try:
+            record = json.loads(first)
+        except ValueError:
+            record = None
+        return "messages" if _is_messages_record(record) else "jsonl"
+    if lower.endswith(".csv") or lower.endswith(".tsv"):
+        return "csv"
+    first = next((ln for ln in text.splitlines() if ln.strip()), "")
+    if "," in first and "id" in [c.strip().strip('"') for c in first.split(",")]:
+        return "csv"
+    raise LoadError(name, "line 1", "not JSON, JSONL or CSV with an \"id\" column (cannot tell the format)")
+
+
+def loads_runs(data: bytes | str, name: str, input_format: str = "auto") -> CaseSet:
+    """Runs from file content ``data`` named ``name``, in ``input_format`` (``auto`` detects).
+    Raises LoadError (empty, binary, over the size limit, not JSON/CSV, schema problems) and
+    ValueError for an unknown ``input_format``."""
+    if input_format not in INPUT_FORMATS:
+        raise ValueError(f"input format must be one of {', '.join(INPUT_FORMATS)}, got {input_format!r}")
+    text = decode_text(data, name) if isinstance(data, bytes) else data
+    if not text.strip():
+        raise LoadError(name, "", "file is empty")
+    fmt = detect_format(text, name) if input_format == "auto" else input_format
+    if fmt == "cases":
+        return loads_case_set(text, name)
+    if fmt == "adk":
+        return adk.loads_adk_results(text, name)
+    if fmt == "jsonl":
+        return flat.loads_jsonl(text, name)
+    if fmt == "csv":
+        return flat.loads_csv(text, name)
+    return messages.loads_messages(text, name)
+
+
+def load_runs(path: str | os.PathLike[str], input_format: str = "auto") -> CaseSet:
+    """Load one run file of any supported format (see module doc). Raises LoadError."""
+    return loads_runs(read_bytes(path), str(path), input_format)
+
+
+def concat_case_sets(case_sets: Sequence[CaseSet]) -> CaseSet:
+    """One CaseSet holding the runs of ``case_sets`` in order. The key-field settings come from
+    the first set; ``source`` joins the sources with ``", "``. Raises LoadError naming both
+    files when a run id appears in two of them."""
+    if not case_sets:
+        raise ValueError("no case sets to join")
+    if len(case_sets) == 1:
+        return case_sets[0]
+    owner: dict[str, str] = {}
+    for cs in case_sets:
+        for run in cs.runs:
+            if run.id in owner:
+                raise LoadError(cs.source, f'run "{run.id}"', f'duplicate run id: also in {owner[run.id]}')
+            owner[run.id] = cs.source
+    first = case_sets[0]
+    return replace(
+        first,
+        name=" + ".join(cs.name for cs in case_sets),
+        description="; ".join(cs.description for cs in case_sets if cs.description),
+        runs=tuple(r for cs in case_sets for r in cs.runs),
+        source=", ".join(cs.source for cs in case_sets),
+    )
+
+
+def load_many(paths: Sequence[str | os.PathLike[str]], input_format: str = "auto") -> CaseSet:
+    """Load every file of ``paths`` (each detected on its own under ``auto``) and join them with
+    :func:`concat_case_sets`. Raises LoadError."""
+    return concat_case_sets([load_runs(p, input_format) for p in paths])

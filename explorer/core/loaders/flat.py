@@ -1,0 +1,310 @@
+"""The flat run format, one run per JSONL line or CSV row (documented in ``docs/formats.md``).
+
+Fields (JSONL keys / CSV columns):
+
+* ``id`` (required; string, or an integer in JSONL), ``title``, ``user_input`` (optional text);
+* ``expected_calls``, ``actual_calls`` (required): a JSON list of ``{"name", "args"}`` objects
+  (in CSV: that JSON in the cell), or ``a>b>c`` tool names (args empty); empty = no calls;
+* ``answer`` (required text) and the reference answer(s): ``reference`` (one text) or
+  ``references`` (a JSON list of texts, in CSV the JSON in the cell); exactly one of the two;
+* ``human_verdict`` (``acceptable`` / ``unacceptable`` / empty = unlabelled), ``human_note``;
+* ``adk_*`` fields are kept as extra columns (``Run.extra``); any other field is an error.
+
+A JSONL run with several invocations gives ``invocations``: a list of objects with the
+per-invocation fields (``expected_calls``, ``actual_calls``, ``answer``, ``reference(s)``) instead
+of those fields at the top. CSV holds one invocation per run.
+
+Errors name the file, the place (``line 7, actual_calls[1]`` for JSONL; ``row 3, column answer``
+for CSV, counting the header as row 1 as a spreadsheet does) and the field.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from typing import Any, Iterable
+
+from ..errors import LoadError
+from ..model import CaseSet, Invocation, Run
+from ..reading import decode_text, read_bytes
+from ._common import (
+    Problem, check_unique_ids, expect_list, expect_object, expect_str, join_path, json_type,
+    make_case_set, parse_calls, parse_verdict,
+)
+
+RUN_FIELDS = ("id", "title", "user_input", "human_verdict", "human_note", "invocations")
+INVOCATION_FIELDS = ("expected_calls", "actual_calls", "answer", "reference", "references")
+REQUIRED_INVOCATION_FIELDS = ("expected_calls", "actual_calls", "answer")
+
+
+def _references(obj: dict[str, Any], path: str) -> tuple[str, ...]:
+    has_one, has_many = "reference" in obj, "references" in obj
+    if has_one and has_many:
+        raise Problem(path, 'give "reference" or "references", not both')
+    if has_one:
+        return (expect_str(obj["reference"], join_path(path, "reference")),)
+    if not has_many:
+        raise Problem(path, 'missing "reference" (or "references")')
+    value = obj["references"]
+    rpath = join_path(path, "references")
+    if isinstance(value, str):
+        if not value.strip().startswith("["):
+            raise Problem(rpath, 'expected a JSON list of texts such as ["..."] (use "reference" for one text)')
+        try:
+            value = json.loads(value)
+        except json.JSONDecodeError as exc:
+            raise Problem(rpath, f"invalid JSON list of texts: {exc.msg} at character {exc.pos + 1}") from None
+    items = expect_list(value, rpath)
+    if not items:
+        raise Problem(rpath, "must not be empty")
+    return tuple(expect_str(r, join_path(rpath, i)) for i, r in enumerate(items))
+
+
+def invocation_from_fields(obj: dict[str, Any], path: str = "") -> Invocation:
+    """One Invocation from the per-invocation fields of ``obj``; raises Problem."""
+    for key in REQUIRED_INVOCATION_FIELDS:
+        if key not in obj:
+            raise Problem(path, f'missing "{key}"')
+    return Invocation(
+        expected_calls=parse_calls(obj["expected_calls"], join_path(path, "expected_calls")),
+        actual_calls=parse_calls(obj["actual_calls"], join_path(path, "actual_calls")),
+        answer=expect_str(obj["answer"], join_path(path, "answer")),
+        references=_references(obj, path),
+    )
+
+
+def _run_id(value: Any) -> str:
+    if isinstance(value, int) and not isinstance(value, bool):
+        value = str(value)
+    if not isinstance(value, str):
+        raise Problem("id", f"expected a string, got {json_type(value)}")
+    if not value.strip():
+        raise Problem("id", "empty run id")
+    return value.strip()
+
+
+def _optional_text(obj: dict[str, Any], key: str) -> str:
+    value = obj.get(key)
+    return "" if value is None else expect_str(value, key)
+
+
+def run_from_record(obj: Any) -> Run:
+    """A Run from one flat record (a parsed JSONL object or a CSV row dict); raises Problem."""
+    obj = expect_object(obj, "")
+    unknown = [k for k in obj if k not in RUN_FIELDS + INVOCATION_FIELDS and not k.startswith("adk_")]
+    if unknown:
+        raise Problem(unknown[0], f'unknown field "{unknown[0]}" (known: {", ".join(RUN_FIELDS + INVOCATION_FIELDS)}, adk_*)')
+    if "id" not in obj:
+        raise Problem("", 'missing "id"')
+    run_id = _run_id(obj["id"])
+    if "invocations" in obj:
+        clash = [k for k in INVOCATION_FIELDS if k in obj]
+        if clash:
+            raise Problem(clash[0], f'"{clash[0]}" belongs inside "invocations" when "invocations" is given')
+        items = expect_list(obj["invocations"], "invocations")
+        if not items:
+            raise Problem("invocations", "must not be empty")
+        invocations = tuple(
+            invocation_from_fields(expect_object(item, f"invocations[{i}]"), f"invocations[{i}]") for i, item in enumerate(items)
+        )
+    else:
+        invocations = (invocation_from_fields(obj),)
+    return Run(
+        id=run_id,
+        title=_optional_text(obj, "title"),
+        user_input=_optional_text(obj, "user_input"),
+        invocations=invocations,
+        human_verdict=parse_verdict(obj.get("human_verdict"), "human_verdict"),  # type: ignore[arg-type]
+        human_note=_optional_text(obj, "human_note"),
+        extra={k: v for k, v in obj.items() if k.startswith("adk_")},
+    )
+
+
+def _title(name: str) -> str:
+    base = name.replace("\\", "/").rsplit("/", 1)[-1]
+    return base or name
+
+
+# --- JSONL -----------------------------------------------------------------------------------
+
+
+def jsonl_from_text(text: str, name: str) -> CaseSet:
+    """Runs from JSONL text (one JSON object per line; blank lines skipped). Raises LoadError
+    ``"<name>: line N[, <field path>]: <problem>"``."""
+    runs: list[Run] = []
+    places: list[str] = []
+    for n, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise LoadError(name, f"line {n}, column {exc.colno}", f"invalid JSON: {exc.msg}") from None
+        except RecursionError:
+            raise LoadError(name, f"line {n}", "invalid JSON: nested too deeply") from None
+        if not isinstance(record, dict):
+            raise LoadError(name, f"line {n}", f"expected a JSON object (one run per line), got {json_type(record)}")
+        try:
+            runs.append(run_from_record(record))
+        except Problem as p:
+            raise LoadError(name, f"line {n}, {p.path}" if p.path else f"line {n}", p.message) from None
+        places.append(f"line {n}")
+    check_unique_ids(runs, name, places)
+    return make_case_set(runs, name, _title(name), f"runs from {_title(name)} (JSONL)")
+
+
+def loads_jsonl(data: bytes | str, name: str) -> CaseSet:
+    """Runs from JSONL bytes or text; ``name`` labels errors."""
+    text = decode_text(data, name) if isinstance(data, bytes) else data
+    if not text.strip():
+        raise LoadError(name, "", "file is empty")
+    return jsonl_from_text(text, name)
+
+
+def load_jsonl(path: str) -> CaseSet:
+    """Load a flat JSONL file. Raises LoadError."""
+    return loads_jsonl(read_bytes(path), str(path))
+
+
+# --- CSV -------------------------------------------------------------------------------------
+
+
+def _cell_value(key: str, text: str) -> Any:
+    """CSV cell -> value: ``adk_*`` cells become numbers/booleans/None where they read so."""
+    if not key.startswith("adk_"):
+        return text
+    low = text.strip().lower()
+    if low == "":
+        return None
+    if low in ("true", "false"):
+        return low == "true"
+    try:
+        return float(low)
+    except ValueError:
+        return text
+
+
+def csv_from_text(text: str, name: str) -> CaseSet:
+    """Runs from CSV text with a header row (comma-separated, RFC 4180 quoting). Raises LoadError
+    ``"<name>: row N, column <field>: <problem>"`` (the header is row 1)."""
+    reader = csv.reader(io.StringIO(text, newline=""))
+    try:
+        header = next(reader)
+    except StopIteration:
+        raise LoadError(name, "", "file is empty") from None
+    except csv.Error as exc:
+        raise LoadError(name, "row 1", f"not CSV: {exc}") from None
+    header = [h.strip() for h in header]
+    for col in ("id", *REQUIRED_INVOCATION_FIELDS):
+        if col not in header:
+            raise LoadError(name, "row 1 (header)", f'missing column "{col}" (got columns: {", ".join(header)[:200]})')
+    if "reference" not in header and "references" not in header:
+        raise LoadError(name, "row 1 (header)", 'missing column "reference" (or "references")')
+    if "invocations" in header:
+        raise LoadError(name, "row 1 (header), column invocations", "CSV holds one invocation per run; use JSONL for several")
+    dupes = sorted({h for h in header if header.count(h) > 1})
+    if dupes:
+        raise LoadError(name, "row 1 (header)", f'column "{dupes[0]}" appears twice')
+    runs: list[Run] = []
+    places: list[str] = []
+    row_no = 1
+    try:
+        for cells in reader:
+            row_no += 1
+            if not any(c.strip() for c in cells):
+                continue
+            if len(cells) != len(header):
+                raise LoadError(name, f"row {row_no}", f"has {len(cells)} cells, the header has {len(header)}")
+            record = {k: _cell_value(k, v) for k, v in zip(header, cells)}
+            if "reference" in record and "references" in record:
+                # both columns: a row fills one of them
+                if record["references"].strip():
+                    del record["reference"]
+                else:
+                    del record["references"]
+            try:
+                runs.append(run_from_record(record))
+            except Problem as p:
+                column = p.path.split("[", 1)[0].split(".", 1)[0]
+                where = f"row {row_no}, column {column}" if column else f"row {row_no}"
+                detail = p.message if p.path == column else f"{p.path}: {p.message}"
+                raise LoadError(name, where, detail) from None
+            places.append(f"row {row_no}")
+    except csv.Error as exc:
+        raise LoadError(name, f"row {row_no}", f"not valid CSV: {exc}") from None
+    check_unique_ids(runs, name, places)
+    return make_case_set(runs, name, _title(name), f"runs from {_title(name)} (CSV)")
+
+
+def loads_csv(data: bytes | str, name: str) -> CaseSet:
+    """Runs from CSV bytes or text; ``name`` labels errors."""
+    text = decode_text(data, name) if isinstance(data, bytes) else data
+    if not text.strip():
+        raise LoadError(name, "", "file is empty")
+    return csv_from_text(text, name)
+
+
+def load_csv(path: str) -> CaseSet:
+    """Load a flat CSV file. Raises LoadError."""
+    return loads_csv(read_bytes(path), str(path))
+
+
+# --- writing ---------------------------------------------------------------------------------
+
+
+def _calls_json(calls: Iterable) -> list[dict[str, Any]]:
+    return [{"name": c.name, "args": dict(c.args)} for c in calls]
+
+
+def run_to_record(run: Run) -> dict[str, Any]:
+    """The flat JSONL record of ``run`` (inverse of :func:`run_from_record`)."""
+    rec: dict[str, Any] = {"id": run.id, "title": run.title, "user_input": run.user_input}
+    invs = [
+        {
+            "expected_calls": _calls_json(inv.expected_calls),
+            "actual_calls": _calls_json(inv.actual_calls),
+            "answer": inv.answer,
+            "references": list(inv.references),
+        }
+        for inv in run.invocations
+    ]
+    if len(invs) == 1:
+        rec.update(invs[0])
+    else:
+        rec["invocations"] = invs
+    rec["human_verdict"] = run.human_verdict
+    rec["human_note"] = run.human_note
+    rec.update({k: v for k, v in run.extra.items() if k.startswith("adk_")})
+    return rec
+
+
+def dumps_jsonl(case_set: CaseSet) -> str:
+    """Every run of ``case_set`` as one JSONL line each (UTF-8 text, ``\\n`` endings)."""
+    return "".join(json.dumps(run_to_record(r), ensure_ascii=False) + "\n" for r in case_set.runs)
+
+
+def dumps_csv(case_set: CaseSet) -> str:
+    """Every run of ``case_set`` as a CSV row; calls and references as JSON in their cells.
+    Raises ValueError for a run with several invocations (CSV holds one; use JSONL)."""
+    extra_keys = sorted({k for r in case_set.runs for k in r.extra if k.startswith("adk_")})
+    columns = ["id", "title", "user_input", "expected_calls", "actual_calls", "answer", "references",
+               "human_verdict", "human_note", *extra_keys]
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(columns)
+    for run in case_set.runs:
+        if len(run.invocations) != 1:
+            raise ValueError(f"run {run.id} has {len(run.invocations)} invocations; CSV holds one per run, write JSONL")
+        inv = run.invocations[0]
+        row = [
+            run.id, run.title, run.user_input,
+            json.dumps(_calls_json(inv.expected_calls), ensure_ascii=False),
+            json.dumps(_calls_json(inv.actual_calls), ensure_ascii=False),
+            inv.answer,
+            json.dumps(list(inv.references), ensure_ascii=False),
+            run.human_verdict or "", run.human_note,
+        ]
+        row += ["" if run.extra.get(k) is None else run.extra.get(k) for k in extra_keys]
+        writer.writerow(row)
+    return out.getvalue()

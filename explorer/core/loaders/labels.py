@@ -1,0 +1,160 @@
+"""Human labels CSV: ``run_id,human_verdict,note`` -- read, write, apply to runs or features.
+
+Format (header row required; ``note`` optional)::
+
+    run_id,human_verdict,note
+    E1,acceptable,"exact path, right answer"
+    E4,unacceptable,booked without confirming
+    E7,,                      <- empty verdict: the run is unlabelled (a cleared label)
+
+``human_verdict`` is ``acceptable``, ``unacceptable`` or empty (case and spaces ignored). A run id
+listed twice is an error. Applying labels replaces the verdict and note of every listed run
+(an empty verdict clears it) and leaves other runs as they were; ids not in the runs are
+returned so the caller can report them.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from dataclasses import dataclass, replace
+from typing import Iterable, Mapping, Sequence
+
+import numpy as np
+
+from ..errors import LoadError
+from ..features import HUMAN_CODES, Features
+from ..model import CaseSet
+from ..reading import decode_text, read_bytes
+from ._common import Problem, parse_verdict
+
+LABEL_COLUMNS = ("run_id", "human_verdict", "note")
+
+
+@dataclass(frozen=True)
+class Label:
+    """A person's verdict on one run: ``verdict`` ``"acceptable"``/``"unacceptable"``/None
+    (cleared) and a free-text ``note``."""
+
+    verdict: str | None
+    note: str = ""
+
+
+def labels_from_text(text: str, name: str) -> dict[str, Label]:
+    """``{run_id: Label}`` from labels CSV text, in file order. Raises LoadError
+    ``"<name>: row N, column human_verdict: <problem>"`` (header = row 1), a missing column,
+    an empty run id, a duplicate run id or a file with no label rows."""
+    reader = csv.reader(io.StringIO(text, newline=""))
+    try:
+        header = [h.strip().lstrip("\ufeff") for h in next(reader)]
+    except StopIteration:
+        raise LoadError(name, "", "file is empty") from None
+    except csv.Error as exc:
+        raise LoadError(name, "row 1", f"not CSV: {exc}") from None
+    for col in ("run_id", "human_verdict"):
+        if col not in header:
+            raise LoadError(name, "row 1 (header)", f'missing column "{col}" (a labels CSV has run_id,human_verdict,note)')
+    i_id, i_verdict = header.index("run_id"), header.index("human_verdict")
+    i_note = header.index("note") if "note" in header else None
+    labels: dict[str, Label] = {}
+    first_row: dict[str, int] = {}
+    row_no = 1
+    try:
+        for cells in reader:
+            row_no += 1
+            if not any(c.strip() for c in cells):
+                continue
+            if len(cells) < len(header):
+                cells = cells + [""] * (len(header) - len(cells))
+            elif len(cells) > len(header):
+                raise LoadError(name, f"row {row_no}", f"has {len(cells)} cells, the header has {len(header)}")
+            run_id = cells[i_id].strip()
+            if not run_id:
+                raise LoadError(name, f"row {row_no}, column run_id", "empty run id")
+            if run_id in first_row:
+                raise LoadError(name, f"row {row_no}, column run_id", f'duplicate run id "{run_id}" (first at row {first_row[run_id]})')
+            try:
+                verdict = parse_verdict(cells[i_verdict], "human_verdict")
+            except Problem as p:
+                raise LoadError(name, f"row {row_no}, column human_verdict", p.message) from None
+            first_row[run_id] = row_no
+            labels[run_id] = Label(verdict, cells[i_note] if i_note is not None else "")
+    except csv.Error as exc:
+        raise LoadError(name, f"row {row_no}", f"not valid CSV: {exc}") from None
+    if not labels:
+        raise LoadError(name, "", "no labels (the file has a header but no rows)")
+    return labels
+
+
+def loads_labels(data: bytes | str, name: str) -> dict[str, Label]:
+    """Labels from CSV bytes or text; ``name`` labels errors."""
+    text = decode_text(data, name) if isinstance(data, bytes) else data
+    if not text.strip():
+        raise LoadError(name, "", "file is empty")
+    return labels_from_text(text, name)
+
+
+def load_labels(path: str) -> dict[str, Label]:
+    """Read a labels CSV file. Raises LoadError."""
+    return loads_labels(read_bytes(path), str(path))
+
+
+def unknown_ids(labels: Mapping[str, Label], run_ids: Iterable[str]) -> list[str]:
+    """Label ids that name no run, in label order."""
+    known = set(run_ids)
+    return [rid for rid in labels if rid not in known]
+
+
+def apply_labels(case_set: CaseSet, labels: Mapping[str, Label]) -> tuple[CaseSet, list[str]]:
+    """``case_set`` with each labelled run's ``human_verdict`` and ``human_note`` replaced, and
+    the label ids that name no run (caller reports them). Runs not listed keep theirs."""
+    runs = tuple(
+        replace(r, human_verdict=labels[r.id].verdict, human_note=labels[r.id].note) if r.id in labels else r
+        for r in case_set.runs
+    )
+    return replace(case_set, runs=runs), unknown_ids(labels, (r.id for r in case_set.runs))
+
+
+def human_codes(features: Features, labels: Mapping[str, Label]) -> np.ndarray:
+    """int8 (N,) person's verdicts for ``features`` after ``labels`` (1 acceptable,
+    0 unacceptable, -1 unlabelled); runs not listed keep ``features.human``. Use with
+    ``features.with_human``."""
+    codes = {rid: HUMAN_CODES[lab.verdict] for rid, lab in labels.items()}
+    out = features.human.copy()
+    for i, rid in enumerate(features.run_ids):  # a dict lookup per run, at load time only
+        code = codes.get(rid)
+        if code is not None:
+            out[i] = code
+    return out
+
+
+def labels_from_runs(case_set: CaseSet, include_unlabelled: bool = False) -> dict[str, Label]:
+    """The labels the runs carry (labelled runs, plus unlabelled ones when asked)."""
+    return {
+        r.id: Label(r.human_verdict, r.human_note)
+        for r in case_set.runs
+        if include_unlabelled or r.human_verdict is not None
+    }
+
+
+def labels_from_codes(run_ids: Sequence[str], human: np.ndarray, notes: Mapping[str, str] | None = None,
+                      include_unlabelled: bool = False) -> dict[str, Label]:
+    """Labels from an int8 verdict array (as the app holds them) and optional notes by id."""
+    names = {1: "acceptable", 0: "unacceptable", -1: None}
+    notes = notes or {}
+    return {
+        rid: Label(names[int(code)], notes.get(rid, ""))
+        for rid, code in zip(run_ids, human)
+        if include_unlabelled or int(code) >= 0
+    }
+
+
+def dumps_labels(labels: Mapping[str, Label]) -> str:
+    """Labels CSV text with header ``run_id,human_verdict,note`` (an unlabelled run has an
+    empty verdict)."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(LABEL_COLUMNS)
+    for rid, lab in labels.items():
+        writer.writerow([rid, lab.verdict or "", lab.note])
+    return out.getvalue()
