@@ -16,7 +16,11 @@
              "answer": "...", "references": ["...", "..."]}
           ],
           "human_verdict": "acceptable",          # or "unacceptable"; absent or null = unlabelled
-          "human_note": "why the person judged so"  # optional
+          "human_note": "why the person judged so",  # optional
+          "expected_fields": [                         # optional, see docs/cascade.md
+            {"name": "booking_id", "value": "BK-4821", "strategy": "id", "hard": true},
+            {"name": "summary", "value": "...", "strategy": "f1", "hard": false, "weight": 1.0}
+          ]
         }
       ]
     }
@@ -38,7 +42,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from .errors import LoadError
 from .fields import DEFAULT_ID_PATTERN
-from .model import CaseSet, Invocation, Run, ToolCall
+from .model import CaseSet, ExpectedField, Invocation, Run, ToolCall
 from .reading import decode_text, parse_json, read_bytes
 
 FORMAT = "metric-explorer/cases@1"
@@ -60,6 +64,15 @@ class _InvocationSchema(_Strict):
     references: list[str] = Field(min_length=1)
 
 
+class _ExpectedFieldSchema(_Strict):
+    name: str = Field(min_length=1)
+    value: Any
+    strategy: str = Field(pattern=r"^(exact@[1-4]|date|amount|id|f1|semantic)$")
+    hard: bool = True
+    weight: float = Field(default=1.0, ge=0)
+    threshold: float | None = Field(default=None, ge=0, le=1)
+
+
 class _RunSchema(_Strict):
     id: str = Field(min_length=1)
     title: str = ""
@@ -67,6 +80,7 @@ class _RunSchema(_Strict):
     invocations: list[_InvocationSchema] = Field(min_length=1)
     human_verdict: Literal["acceptable", "unacceptable"] | None = None
     human_note: str = ""
+    expected_fields: list[_ExpectedFieldSchema] = Field(default_factory=list)
 
 
 class _KeyFieldsSchema(_Strict):
@@ -175,6 +189,9 @@ def case_set_from_data(data: Any, name: str) -> CaseSet:
             ),
             human_verdict=r.human_verdict,
             human_note=r.human_note,
+            expected_fields=tuple(
+                ExpectedField(f.name, f.value, f.strategy, f.hard, f.weight, f.threshold) for f in r.expected_fields
+            ),
         )
         for r in parsed.runs
     )
@@ -228,6 +245,12 @@ def case_set_to_data(case_set: CaseSet) -> dict[str, Any]:
             item["human_verdict"] = r.human_verdict
         if r.human_note:
             item["human_note"] = r.human_note
+        if r.expected_fields:
+            item["expected_fields"] = [
+                {"name": f.name, "value": f.value, "strategy": f.strategy, "hard": f.hard, "weight": f.weight}
+                | ({"threshold": f.threshold} if f.threshold is not None else {})
+                for f in r.expected_fields
+            ]
         runs.append(item)
     return {
         "format": FORMAT,

@@ -49,11 +49,31 @@ class Invocation:
 
 
 @dataclass(frozen=True, slots=True)
+class ExpectedField:
+    """One expected field of a run's answer (seed 000, "score fields, not strings").
+
+    ``name``: key in a JSON answer (dotted path for nesting) or a label for a text answer;
+    ``value``: the expected JSON value; ``strategy``: ``exact@1``..``exact@4``, ``date``,
+    ``amount``, ``id``, ``f1`` or ``semantic``; ``hard``: must pass (else contributes
+    ``weight`` to a soft score); ``threshold``: pass mark for ``f1``/``semantic`` (None =
+    default). Scored by :func:`explorer.core.field_rules.score_fields`.
+    """
+
+    name: str
+    value: Any
+    strategy: str
+    hard: bool = True
+    weight: float = 1.0
+    threshold: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class Run:
     """One judged (or not yet judged) agent run.
 
     ``invocations`` has length >= 1. ``human_verdict`` is ``"acceptable"``, ``"unacceptable"``
-    or ``None`` (unlabelled). ``extra`` holds loader-specific columns (e.g. ADK's own scores as
+    or ``None`` (unlabelled). ``expected_fields`` (optional, may be empty) lists per-field
+    expectations of the answer. ``extra`` holds loader-specific columns (e.g. ADK's own scores as
     ``adk_tool_trajectory_avg_score``) shown beside ours but never used for scoring.
     """
 
@@ -64,6 +84,7 @@ class Run:
     human_verdict: Verdict | None = None
     human_note: str = ""
     extra: Mapping[str, Any] = field(default_factory=dict)
+    expected_fields: tuple[ExpectedField, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

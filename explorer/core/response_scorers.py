@@ -1,0 +1,178 @@
+"""Response scorers behind one interface: how close is an answer to its acceptable references?
+
+Every scorer gives a float in [0, 1] (cosine in [-1, 1]) for a candidate against a list of
+references, taking the best reference (seed 000: "pass when the candidate matches any of them").
+
+* ``f1``: unigram F1 over lowercase ``[a-z0-9]+`` tokens (:mod:`explorer.core.overlap`);
+* ``rouge1``: ROUGE-1 F-measure as Google ADK's ``response_match_score`` computes it
+  (``google/adk/evaluation/final_response_match_v1.py``): ``rouge_score.RougeScorer(["rouge1"],
+  use_stemmer=...)`` with ``.score(reference, candidate)["rouge1"].fmeasure``, the Porter stemmer
+  on only when both texts are mostly Latin script (more than half of their letters);
+* ``exact``: 1.0 when the normalised candidate equals a normalised reference at a rung
+  (:func:`explorer.core.normalise.exact_at`), else 0.0;
+* ``cosine``: embedding cosine (:mod:`explorer.core.embedding`), batched over many answers.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Protocol, Sequence, runtime_checkable
+
+import numpy as np
+
+from .embedding import Embedder, cosine_pairs, make_embedder
+from .normalise import exact_at
+from .overlap import best_f1
+
+SCORER_NAMES: tuple[str, ...] = ("f1", "rouge1", "exact", "cosine")
+
+
+@runtime_checkable
+class ResponseScorer(Protocol):
+    """``score(candidate, references) -> float`` (best over references; 0.0 with none) and
+    ``score_many(candidates, references_per_candidate) -> float64 (N,)``; ``name`` and
+    ``describe()`` say what it is in reports."""
+
+    name: str
+
+    def score(self, candidate: str, references: Sequence[str]) -> float: ...
+
+    def score_many(self, candidates: Sequence[str], references: Sequence[Sequence[str]]) -> np.ndarray: ...
+
+    def describe(self) -> str: ...
+
+
+class _PerPair:
+    name = ""
+
+    def score(self, candidate: str, references: Sequence[str]) -> float:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def score_many(self, candidates: Sequence[str], references: Sequence[Sequence[str]]) -> np.ndarray:
+        """float64 (N,): ``score`` of each candidate against its own references."""
+        if len(candidates) != len(references):
+            raise ValueError(f"{len(candidates)} candidates but {len(references)} reference lists")
+        return np.array([self.score(c, r) for c, r in zip(candidates, references)], dtype=np.float64)
+
+
+@dataclass
+class F1Scorer(_PerPair):
+    """Unigram F1 (multiset counts, lowercase ``[a-z0-9]+`` tokens), best over references."""
+
+    name: str = "f1"
+
+    def score(self, candidate: str, references: Sequence[str]) -> float:
+        return best_f1(candidate, references)
+
+    def describe(self) -> str:
+        return "unigram F1"
+
+
+def is_latin_script(text: str) -> bool:
+    """ADK's rule: True when more than half of the letters (category ``L*``) have ``LATIN`` in
+    their Unicode name; True for text without letters."""
+    letters = latin = 0
+    for ch in text:
+        if unicodedata.category(ch).startswith("L"):
+            letters += 1
+            if "LATIN" in unicodedata.name(ch, ""):
+                latin += 1
+    return letters == 0 or latin / letters > 0.5
+
+
+@lru_cache(maxsize=2)
+def _rouge(use_stemmer: bool):
+    from rouge_score import rouge_scorer
+
+    return rouge_scorer.RougeScorer(["rouge1"], use_stemmer=use_stemmer)
+
+
+def rouge1_adk(candidate: str, reference: str) -> float:
+    """ROUGE-1 F-measure of ``candidate`` against ``reference`` exactly as ADK's
+    ``response_match_score`` (``rouge-score``'s default tokenizer: lowercase, non-alphanumerics
+    to spaces, Porter stemming of tokens longer than 3 characters when both texts are Latin
+    script). Empty vs empty is 0.0."""
+    stem = is_latin_script(candidate) and is_latin_script(reference)
+    return float(_rouge(stem).score(reference, candidate)["rouge1"].fmeasure)
+
+
+@dataclass
+class Rouge1Scorer(_PerPair):
+    """ADK ``response_match_score`` (ROUGE-1 F), best over references."""
+
+    name: str = "rouge1"
+
+    def score(self, candidate: str, references: Sequence[str]) -> float:
+        return max((rouge1_adk(candidate, r) for r in references), default=0.0)
+
+    def describe(self) -> str:
+        return "ROUGE-1 F (ADK response_match_score)"
+
+
+@dataclass
+class ExactScorer(_PerPair):
+    """1.0 when the candidate equals any reference at ``rung`` (1..4), else 0.0."""
+
+    rung: int = 3
+    locale: str = "en"
+    day_first: bool = True
+    name: str = "exact"
+
+    def __post_init__(self) -> None:
+        if self.rung not in (1, 2, 3, 4):
+            raise ValueError(f"rung must be 1, 2, 3 or 4, got {self.rung!r}")
+
+    def score(self, candidate: str, references: Sequence[str]) -> float:
+        return 1.0 if exact_at(candidate, references, self.rung, locale=self.locale, day_first=self.day_first) else 0.0
+
+    def describe(self) -> str:
+        return f"normalised exact at rung {self.rung} (locale {self.locale}, {'day' if self.day_first else 'month'}-first)"
+
+
+@dataclass
+class CosineScorer:
+    """Embedding cosine, best over references; ``embedder`` defaults to the shared ONNX MiniLM
+    (loaded on first score; SimilarityUnavailable when not installed)."""
+
+    embedder: Embedder = field(default_factory=make_embedder)
+    name: str = "cosine"
+
+    def score(self, candidate: str, references: Sequence[str]) -> float:
+        return float(self.score_many([candidate], [references])[0])
+
+    def score_many(self, candidates: Sequence[str], references: Sequence[Sequence[str]]) -> np.ndarray:
+        """float64 (N,): best cosine per candidate; every text embedded once, in batches."""
+        if len(candidates) != len(references):
+            raise ValueError(f"{len(candidates)} candidates but {len(references)} reference lists")
+        flat_c, flat_r, owner = [], [], []
+        for i, (c, refs) in enumerate(zip(candidates, references)):
+            for r in refs:
+                flat_c.append(c)
+                flat_r.append(r)
+                owner.append(i)
+        out = np.zeros(len(candidates), dtype=np.float64)
+        if not flat_c:
+            return out
+        sims = cosine_pairs(self.embedder, flat_c, flat_r)
+        out[:] = -np.inf
+        np.maximum.at(out, np.asarray(owner), sims)
+        out[np.isinf(out)] = 0.0
+        return out
+
+    def describe(self) -> str:
+        return f"embedding cosine, {self.embedder.identity().label()}"
+
+
+def make_scorer(name: str, *, rung: int = 3, locale: str = "en", day_first: bool = True, embedder: Embedder | None = None) -> ResponseScorer:
+    """The scorer called ``name`` (one of ``SCORER_NAMES``). Raises ValueError for another name."""
+    if name == "f1":
+        return F1Scorer()
+    if name == "rouge1":
+        return Rouge1Scorer()
+    if name == "exact":
+        return ExactScorer(rung=rung, locale=locale, day_first=day_first)
+    if name == "cosine":
+        return CosineScorer(embedder) if embedder is not None else CosineScorer()
+    raise ValueError(f"unknown response scorer {name!r}; choose one of {', '.join(SCORER_NAMES)}")
