@@ -1,0 +1,305 @@
+"""The scoring cascade (seed 000, "A scoring cascade"), cheapest decisive stage first:
+
+1. normalised exact at a rung (or equal parsed JSON) -> **pass** (stage ``normalized-exact``);
+2. a hard field fails -> **fail** (stage ``field:<name>``: the run's hard ``expected_fields``
+   first, then the generic rules ``amount``, ``id``, ``date``, ``negation``);
+3. similarity score >= ``pass_above`` -> **pass** (stage ``semantic``);
+4. similarity score < ``fail_below`` -> **fail** (stage ``semantic``);
+5. in between -> the **judge** (stage ``judge:<name>``). The default judge is the person: until
+   they decide, the verdict is pending (``passed is None``, stage ``needs review``) and the run
+   sits in the review queue; their decision is recorded as a label.
+
+Every verdict records the stage that decided it. Stages 1-2 and the similarity score are
+computed once per case set (:func:`cascade_features`; the score only for runs that reach stage
+3, which saves embedding calls); moving the two bands is numpy work (:func:`apply_bands`).
+A run with several invocations: exact when every invocation is, a field failure from the first
+failing invocation, the score is the mean over invocations (as ADK averages per invocation).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Mapping, Protocol, Sequence, runtime_checkable
+
+import numpy as np
+
+from .field_rules import RULE_NAMES, hard_rules_best, parse_structured, score_fields
+from .fields import DEFAULT_ID_PATTERN
+from .model import CaseSet, ExpectedField
+from .normalise import exact_at, locale_symbols
+from .response_scorers import ResponseScorer
+
+STAGES: tuple[str, ...] = ("normalized-exact", "field", "semantic", "judge", "needs review")
+"""Codes 0..4 of :attr:`CascadeResult.stage_code`."""
+_EXACT, _FIELD, _SEMANTIC, _JUDGE, _REVIEW = range(5)
+
+
+@dataclass(frozen=True)
+class CascadeSettings:
+    """Cascade knobs: ``rung`` 1..4 for stage 1 with ``locale`` / ``day_first`` (rung 4);
+    ``rules``: generic hard rules in order (subset of ``RULE_NAMES``); ``id_pattern`` for ids;
+    ``pass_above`` >= ``fail_below``, both in [-1, 1] (cosine range; F1/ROUGE use [0, 1]).
+    Raises ValueError for values out of range. Defaults are placeholders to calibrate, not advice."""
+
+    rung: int = 3
+    locale: str = "en"
+    day_first: bool = True
+    rules: tuple[str, ...] = RULE_NAMES
+    id_pattern: str = DEFAULT_ID_PATTERN
+    pass_above: float = 0.85
+    fail_below: float = 0.6
+
+    def __post_init__(self) -> None:
+        if self.rung not in (1, 2, 3, 4):
+            raise ValueError(f"rung must be 1, 2, 3 or 4, got {self.rung!r}")
+        locale_symbols(self.locale)
+        unknown = [r for r in self.rules if r not in RULE_NAMES]
+        if unknown:
+            raise ValueError(f"unknown field rule {unknown[0]!r}; choose from {', '.join(RULE_NAMES)}")
+        for name in ("pass_above", "fail_below"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not -1.0 <= v <= 1.0:
+                raise ValueError(f"{name} must be a number in [-1, 1], got {v!r}")
+        if self.fail_below > self.pass_above:
+            raise ValueError(f"fail_below ({self.fail_below}) must not exceed pass_above ({self.pass_above})")
+
+
+@dataclass(frozen=True)
+class CascadeVerdict:
+    """One answer's verdict: ``passed`` (True, False, or None = pending review), ``stage`` that
+    decided it, ``score`` (similarity, None when not computed) and a one-line ``reason``."""
+
+    passed: bool | None
+    stage: str
+    score: float | None
+    reason: str
+
+
+@runtime_checkable
+class Judge(Protocol):
+    """Decides gray-zone answers. ``decide(key, candidate, references, score)`` returns True
+    (acceptable), False, or None (not decided yet: the answer waits in the review queue)."""
+
+    name: str
+
+    def decide(self, key: str, candidate: str, references: Sequence[str], score: float) -> bool | None: ...
+
+
+@dataclass
+class PersonJudge:
+    """The default judge: a person. ``labels`` maps a key (run id) to their decision; an answer
+    without a label is pending. :meth:`record` stores a decision (the label)."""
+
+    labels: dict[str, bool] = field(default_factory=dict)
+    name: str = "person"
+
+    def decide(self, key: str, candidate: str, references: Sequence[str], score: float) -> bool | None:
+        return self.labels.get(key)
+
+    def record(self, key: str, acceptable: bool) -> None:
+        """Record the person's decision on ``key`` (True = acceptable)."""
+        if not isinstance(acceptable, bool):
+            raise ValueError(f"decision must be true or false, got {acceptable!r}")
+        self.labels[key] = acceptable
+
+
+def _structured_equal(candidate: str, references: Sequence[str]) -> bool:
+    cand = parse_structured(candidate)
+    return cand is not None and any(parse_structured(r) == cand for r in references)
+
+
+def _field_failure(candidate: str, references: Sequence[str], fields: Sequence[ExpectedField], s: CascadeSettings, embedder=None) -> tuple[str, str] | None:
+    """(stage, reason) of the first failing hard field or rule, or None."""
+    hard = [f for f in fields if f.hard]
+    if hard:
+        verdict = score_fields(candidate, hard, locale=s.locale, day_first=s.day_first, id_pattern=s.id_pattern, embedder=embedder)
+        if verdict.first_failure is not None:
+            return f"field:{verdict.first_failure.name}", verdict.first_failure.reason
+    if s.rules:
+        res = hard_rules_best(candidate, references, s.rules, locale=s.locale, day_first=s.day_first, id_pattern=s.id_pattern)
+        if res is not None:
+            return f"field:{res.rule}", res.reason
+    return None
+
+
+def cascade_verdict(
+    candidate: str,
+    references: Sequence[str],
+    scorer: ResponseScorer,
+    settings: CascadeSettings = CascadeSettings(),
+    judge: Judge | None = None,
+    *,
+    key: str = "",
+    expected_fields: Sequence[ExpectedField] = (),
+) -> CascadeVerdict:
+    """The cascade for one answer (see the module docstring). ``scorer`` gives the similarity
+    (embedding cosine in seed 000; any response scorer works); ``judge`` defaults to a
+    :class:`PersonJudge` with no labels (so gray answers are pending)."""
+    s = settings
+    if exact_at(candidate, references, s.rung, locale=s.locale, day_first=s.day_first) or _structured_equal(candidate, references):
+        return CascadeVerdict(True, "normalized-exact", None, f"equal to a reference at rung {s.rung}")
+    failure = _field_failure(candidate, references, expected_fields, s)
+    if failure is not None:
+        return CascadeVerdict(False, failure[0], None, failure[1])
+    score = scorer.score(candidate, references)
+    if score >= s.pass_above:
+        return CascadeVerdict(True, "semantic", score, f"{scorer.name} {score:.2f} >= {s.pass_above:.2f}")
+    if score < s.fail_below:
+        return CascadeVerdict(False, "semantic", score, f"{scorer.name} {score:.2f} < {s.fail_below:.2f}")
+    judge = judge if judge is not None else PersonJudge()
+    decision = judge.decide(key, candidate, references, score)
+    band = f"{scorer.name} {score:.2f} in [{s.fail_below:.2f}, {s.pass_above:.2f})"
+    if decision is None:
+        return CascadeVerdict(None, "needs review", score, f"{band}: waiting for review")
+    return CascadeVerdict(bool(decision), f"judge:{judge.name}", score, f"{band}: {judge.name} judged {'acceptable' if decision else 'unacceptable'}")
+
+
+@dataclass(frozen=True, eq=False)
+class CascadeFeatures:
+    """Per-run cascade inputs over N runs, computed once for one rung/locale/rules setting.
+
+    ``exact``: bool (N,); ``field_stage`` / ``field_reason``: object (N,), ``""`` when every
+    field passed; ``score``: float64 (N,), NaN for runs decided before similarity;
+    ``scorer_label``: what produced the score (for cosine: model, backend, weights hash).
+    """
+
+    run_ids: np.ndarray
+    exact: np.ndarray
+    field_stage: np.ndarray
+    field_reason: np.ndarray
+    score: np.ndarray
+    settings: CascadeSettings
+    scorer_name: str
+    scorer_label: str
+
+
+def cascade_features(case_set: CaseSet, scorer: ResponseScorer, settings: CascadeSettings = CascadeSettings()) -> CascadeFeatures:
+    """Stages 1-2 for every run and the similarity score for runs that reach stage 3, the
+    score computed in one batched ``scorer.score_many`` call. One Python pass over the runs."""
+    s = settings
+    runs = case_set.runs
+    n = len(runs)
+    exact = np.zeros(n, dtype=bool)
+    field_stage = np.full(n, "", dtype=object)
+    field_reason = np.full(n, "", dtype=object)
+    need: list[tuple[int, int]] = []  # (run index, invocation count)
+    cands: list[str] = []
+    refs: list[Sequence[str]] = []
+    for i, run in enumerate(runs):
+        invs = run.invocations
+        if all(
+            exact_at(inv.answer, inv.references, s.rung, locale=s.locale, day_first=s.day_first) or _structured_equal(inv.answer, inv.references)
+            for inv in invs
+        ):
+            exact[i] = True
+            continue
+        for j, inv in enumerate(invs, start=1):
+            failure = _field_failure(inv.answer, inv.references, run.expected_fields, s)
+            if failure is not None:
+                field_stage[i] = failure[0]
+                field_reason[i] = failure[1] if len(invs) == 1 else f"invocation {j}: {failure[1]}"
+                break
+        if field_stage[i]:
+            continue
+        need.append((i, len(invs)))
+        for inv in invs:
+            cands.append(inv.answer)
+            refs.append(inv.references)
+    score = np.full(n, np.nan)
+    if cands:
+        flat = scorer.score_many(cands, refs)
+        pos = 0
+        for i, k in need:
+            score[i] = float(np.mean(flat[pos : pos + k]))
+            pos += k
+    label = scorer.describe() if cands or scorer.name != "cosine" else "embedding cosine (not computed)"
+    return CascadeFeatures(
+        run_ids=np.array([r.id for r in runs], dtype=object),
+        exact=exact,
+        field_stage=field_stage,
+        field_reason=field_reason,
+        score=score,
+        settings=s,
+        scorer_name=scorer.name,
+        scorer_label=label,
+    )
+
+
+@dataclass(frozen=True, eq=False)
+class CascadeResult:
+    """Verdicts over N runs for one pair of bands.
+
+    ``passed``: int8 (N,), 1 pass, 0 fail, -1 pending review; ``stage_code``: int8 (N,) into
+    ``STAGES``; ``stage``: object (N,) detailed stage (``field:amount``, ``judge:person``);
+    ``review_queue``: run ids pending review, in run order.
+    """
+
+    passed: np.ndarray
+    stage_code: np.ndarray
+    stage: np.ndarray
+    review_queue: list[str]
+
+    def reasons(self, features: CascadeFeatures, pass_above: float, fail_below: float) -> list[str]:
+        """One line per run saying why (built on demand: text)."""
+        out = []
+        name = features.scorer_name
+        for i in range(len(self.passed)):
+            code = int(self.stage_code[i])
+            sc = features.score[i]
+            if code == _EXACT:
+                out.append(f"equal to a reference at rung {features.settings.rung}")
+            elif code == _FIELD:
+                out.append(str(features.field_reason[i]))
+            elif code == _SEMANTIC:
+                out.append(f"{name} {sc:.2f} >= {pass_above:.2f}" if self.passed[i] == 1 else f"{name} {sc:.2f} < {fail_below:.2f}")
+            else:
+                band = f"{name} {sc:.2f} in [{fail_below:.2f}, {pass_above:.2f})"
+                out.append(f"{band}: waiting for review" if code == _REVIEW else f"{band}: {self.stage[i][6:]} judged {'acceptable' if self.passed[i] == 1 else 'unacceptable'}")
+        return out
+
+
+def apply_bands(features: CascadeFeatures, pass_above: float, fail_below: float, judge: Judge | None = None, case_set: CaseSet | None = None) -> CascadeResult:
+    """Verdicts for bands ``pass_above`` >= ``fail_below`` (numpy over the runs; the judge is
+    asked only about runs in the gray band, keyed by run id; ``case_set`` gives it the texts).
+    Raises ValueError when ``fail_below > pass_above``."""
+    if fail_below > pass_above:
+        raise ValueError(f"fail_below ({fail_below}) must not exceed pass_above ({pass_above})")
+    judge = judge if judge is not None else PersonJudge()
+    sc = features.score
+    has_field = features.field_stage != ""
+    with np.errstate(invalid="ignore"):
+        hi = sc >= pass_above
+        lo = sc < fail_below
+    code = np.select([features.exact, has_field, hi, lo], [_EXACT, _FIELD, _SEMANTIC, _SEMANTIC], _REVIEW).astype(np.int8)
+    passed = np.select([features.exact, has_field, hi, lo], [1, 0, 1, 0], -1).astype(np.int8)
+    stage = np.array(STAGES, dtype=object)[code]
+    stage[has_field & ~features.exact] = features.field_stage[has_field & ~features.exact]
+    gray = np.flatnonzero(code == _REVIEW)
+    for i in gray:  # the judge sees only the gray band
+        run = case_set.runs[i] if case_set is not None else None
+        cand = run.invocations[0].answer if run else ""
+        refs = run.invocations[0].references if run else ()
+        decision = judge.decide(str(features.run_ids[i]), cand, refs, float(sc[i]))
+        if decision is not None:
+            passed[i] = int(bool(decision))
+            code[i] = _JUDGE
+            stage[i] = f"judge:{judge.name}"
+    queue = [str(features.run_ids[i]) for i in np.flatnonzero(code == _REVIEW)]
+    return CascadeResult(passed=passed, stage_code=code, stage=stage, review_queue=queue)
+
+
+def labels_to_json(judge: PersonJudge) -> str:
+    """The person's recorded decisions as JSON ``{"run id": "acceptable" | "unacceptable"}``."""
+    return json.dumps({k: ("acceptable" if v else "unacceptable") for k, v in sorted(judge.labels.items())}, indent=2)
+
+
+def judge_from_verdicts(labels: Mapping[str, str]) -> PersonJudge:
+    """A PersonJudge from ``{"run id": "acceptable" | "unacceptable"}``. Raises ValueError on
+    another value."""
+    out = PersonJudge()
+    for k, v in labels.items():
+        if v not in ("acceptable", "unacceptable"):
+            raise ValueError(f"{k}: expected \"acceptable\" or \"unacceptable\", got {v!r}")
+        out.record(k, v == "acceptable")
+    return out
