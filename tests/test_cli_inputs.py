@@ -1,0 +1,156 @@
+"""`metric-explorer score` over run exports: --cases (repeatable), --input-format, --labels,
+--settings; the headless round trip of 1,000 runs through JSONL and CSV; bad input exits 2."""
+
+import json
+from dataclasses import replace
+
+import pytest
+
+from explorer.cli import main
+from explorer.commands.common import BUNDLED_CASES
+from explorer.core.casefile import load_case_set
+from explorer.core.exports import dumps_settings
+from explorer.core.loaders import load_runs
+from explorer.core.loaders.flat import dumps_csv, dumps_jsonl
+from explorer.core.loaders.labels import Label, apply_labels, dumps_labels, labels_from_runs, load_labels
+from explorer.core.settings import Settings
+
+TEN_OF_TEN = Settings(trajectory="any_order", f1_threshold=0.4, deny_check=True, deny_tools=("delete_booking",), key_fields=True)
+
+
+def generated_runs(copies=100):
+    """1,000 unlabelled runs: the ten bundled runs, each copied 100 times under ids E1-000 .. E10-099."""
+    cs = load_case_set(BUNDLED_CASES)
+    runs = tuple(
+        replace(r, id=f"{r.id}-{k:03d}", human_verdict=None, human_note="") for k in range(copies) for r in cs.runs
+    )
+    return replace(cs, runs=runs), cs
+
+
+def score_json(capsys, *argv):
+    code = main(["score", "--format", "json", *argv])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    return json.loads(captured.out), captured.err
+
+
+@pytest.mark.parametrize("suffix, dump", [(".jsonl", dumps_jsonl), (".csv", dumps_csv)])
+def test_round_trip_of_1000_runs_with_10_labels(tmp_path, capsys, suffix, dump):
+    generated, bundled = generated_runs()
+    export = tmp_path / f"runs{suffix}"
+    export.write_text(dump(generated), encoding="utf-8")
+    loaded = load_runs(export)
+    assert len(loaded.runs) == 1000 and all(r.human_verdict is None for r in loaded.runs)
+    assert [r.invocations for r in loaded.runs] == [r.invocations for r in generated.runs]
+    # a person labels 10 runs (the first copy of each bundled run, as the person of seed 002 judged them)
+    verdicts = {f"{r.id}-000": r.human_verdict for r in bundled.runs}
+    labelled, unknown = apply_labels(loaded, {rid: Label(v) for rid, v in verdicts.items()})
+    assert unknown == []
+    labels_path = tmp_path / "labels.csv"
+    labels_path.write_text(dumps_labels(labels_from_runs(labelled)), encoding="utf-8")
+    assert len(load_labels(str(labels_path))) == 10
+    # reload with the labels file: seed 002's figures over the 10 labelled runs, 990 unlabelled
+    out, err = score_json(capsys, "--cases", str(export), "--labels", str(labels_path))
+    s = out["summary"]
+    assert (s["agree"], s["labelled"], s["unlabelled"]) == (4, 10, 990)
+    assert s["false_pass"] == ["E5-000"]
+    assert s["false_fail"] == ["E1-000", "E2-000", "E3-000", "E7-000", "E8-000"]
+    assert err == ""
+    settings_path = tmp_path / "settings.json"
+    settings_path.write_text(dumps_settings(TEN_OF_TEN))
+    out, _ = score_json(capsys, "--cases", str(export), "--labels", str(labels_path), "--settings", str(settings_path))
+    assert (out["summary"]["agree"], out["summary"]["labelled"]) == (10, 10)
+    assert out["settings"] == TEN_OF_TEN.to_dict()
+
+
+def test_flags_override_the_settings_file(tmp_path, capsys):
+    path = tmp_path / "settings.json"
+    path.write_text(dumps_settings(TEN_OF_TEN))
+    out, _ = score_json(capsys, "--settings", str(path), "--f1-threshold", "0.8")
+    assert out["settings"]["f1_threshold"] == 0.8 and out["settings"]["trajectory"] == "any_order"
+    # seed 002: any_order, deny delete_booking, key fields, F1 0.8 -> 8/10, false fails E1, E7
+    assert (out["summary"]["agree"], out["summary"]["false_fail"]) == (8, ["E1", "E7"])
+
+
+def test_several_cases_files_are_joined(tmp_path, capsys):
+    generated, _ = generated_runs(copies=2)
+    first, second = tmp_path / "a.jsonl", tmp_path / "b.csv"
+    first.write_text(dumps_jsonl(replace(generated, runs=generated.runs[:10])))
+    second.write_text(dumps_csv(replace(generated, runs=generated.runs[10:])))
+    out, _ = score_json(capsys, "--cases", str(first), "--cases", str(second))
+    assert len(out["runs"]) == 20 and out["runs"][10]["id"] == "E1-001"
+    assert out["cases"] == f"{first}, {second}"
+
+
+def test_duplicate_ids_across_files_name_both_files(tmp_path, capsys):
+    generated, _ = generated_runs(copies=1)
+    first, second = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    first.write_text(dumps_jsonl(generated))
+    second.write_text(dumps_jsonl(replace(generated, runs=generated.runs[3:5])))
+    assert main(["score", "--cases", str(first), "--cases", str(second)]) == 2
+    err = capsys.readouterr().err
+    assert err == f'metric-explorer: error: {second}: run "E4-000": duplicate run id: also in {first}\n'
+
+
+def test_input_format_forces_a_loader(tmp_path, capsys):
+    generated, _ = generated_runs(copies=1)
+    path = tmp_path / "runs.txt"
+    path.write_text(dumps_csv(generated))
+    out, _ = score_json(capsys, "--cases", str(path), "--input-format", "csv")
+    assert len(out["runs"]) == 10
+    assert main(["score", "--cases", str(path), "--input-format", "jsonl"]) == 2
+    assert capsys.readouterr().err.startswith(f"metric-explorer: error: {path}: line 1, column 1: invalid JSON")
+
+
+def test_labels_with_unknown_ids_warn_and_all_unknown_fail(tmp_path, capsys):
+    some = tmp_path / "some.csv"
+    some.write_text("run_id,human_verdict,note\nE1,unacceptable,\nZ1,acceptable,\n")
+    out, err = score_json(capsys, "--labels", str(some))
+    assert err == f"metric-explorer: warning: {some}: 1 run ids name no loaded run: Z1\n"
+    assert next(r for r in out["runs"] if r["id"] == "E1")["human_verdict"] == "unacceptable"
+    none = tmp_path / "none.csv"
+    none.write_text("run_id,human_verdict,note\nZ1,acceptable,\nZ2,,\n")
+    assert main(["score", "--labels", str(none)]) == 2
+    assert capsys.readouterr().err == f"metric-explorer: error: {none}: none of the 2 run ids names a loaded run (first: Z1)\n"
+
+
+@pytest.mark.parametrize("name, content, expected", [
+    ("empty.jsonl", b"", "{path}: file is empty"),
+    ("binary.json", b"\x00\x01\x02{", "{path}: binary file (NUL bytes), not JSON or CSV text"),
+    ("broken.json", b'{"eval_case_results": [', "{path}: line 1, column 24: invalid JSON: Expecting value"),
+    ("zero.csv", b"id,expected_calls,actual_calls,answer,reference\n", "{path}: no runs in the file (0 runs)"),
+    ("types.jsonl", b'{"id": "a", "expected_calls": [], "actual_calls": [], "answer": 1, "reference": "r"}\n',
+     "{path}: line 1, answer: expected a string, got a number"),
+    ("missing.csv", b"id,expected_calls,actual_calls,reference\na,,,r\n",
+     '{path}: row 1 (header): missing column "answer"'),
+])
+def test_bad_input_exits_2_with_one_line(tmp_path, capsys, name, content, expected):
+    path = tmp_path / name
+    path.write_bytes(content)
+    assert main(["score", "--cases", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("metric-explorer: error: " + expected.format(path=path))
+    assert err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_over_size_limit_exits_2(tmp_path, capsys, monkeypatch):
+    path = tmp_path / "big.jsonl"
+    path.write_bytes(b" " * 1_500_000)
+    monkeypatch.setenv("METRIC_EXPLORER_MAX_BYTES", "1000000")
+    assert main(["score", "--cases", str(path)]) == 2
+    assert capsys.readouterr().err == f"metric-explorer: error: {path}: file is 1.5 MB, over the 1 MB limit\n"
+
+
+def test_bad_settings_file_exits_2(tmp_path, capsys):
+    path = tmp_path / "settings.json"
+    path.write_text(json.dumps({"format": "metric-explorer/settings@1", "settings": {"f1_threshold": 2}}))
+    assert main(["score", "--settings", str(path)]) == 2
+    assert capsys.readouterr().err == (
+        f"metric-explorer: error: {path}: settings.f1_threshold: f1_threshold must be a number in [0, 1], got 2\n"
+    )
+
+
+def test_bad_input_format_is_a_usage_error(capsys):
+    with pytest.raises(SystemExit) as info:
+        main(["score", "--input-format", "xml"])
+    assert info.value.code == 2 and "usage:" in capsys.readouterr().err
