@@ -1,0 +1,137 @@
+"""Fixtures for the browser tests: served apps, one shared offline browser context, a page.
+
+* ``booking_app`` / ``xss_app``: session-scoped ``metric-explorer serve`` subprocesses (see
+  :mod:`served_app`) on the bundled booking set and on the XSS fixture set.
+* ``offline_context``: one browser context for the session whose every request not to
+  127.0.0.1/localhost is aborted and recorded in ``offline_context.external_requests``.
+* ``app_page``: the session's shared page, freshly navigated for each test (a reload gives a new
+  Panel session, so no state leaks between tests); the test fails at teardown when any external
+  request was attempted while it ran (the offline check).
+* ``new_offline_context()``: further contexts (independent sessions) with the same routing.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from served_app import ServedApp  # noqa: E402
+from explorer_page import App  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[2]
+BOOKING_CASES = REPO / "cases" / "booking_agent.json"
+XSS_CASES = REPO / "tests" / "fixtures" / "xss_cases.json"
+VIEWPORT = {"width": 1280, "height": 720}
+"""The projector size the issue names."""
+
+LOCAL_HOSTS = {"127.0.0.1", "localhost", "[::1]", "::1"}
+
+
+def _is_local(url: str) -> bool:
+    parts = urlsplit(url)
+    if parts.scheme in ("data", "blob", "about"):
+        return True
+    return parts.hostname in LOCAL_HOSTS
+
+
+def _serve(cases: Path):
+    app = ServedApp(cases, cwd=REPO)
+    try:
+        app.start()
+    except RuntimeError as exc:
+        pytest.fail(str(exc), pytrace=False)
+    return app
+
+
+@pytest.fixture(scope="session")
+def booking_app():
+    """``metric-explorer serve --cases cases/booking_agent.json`` on a free port."""
+    app = _serve(BOOKING_CASES)
+    yield app
+    app.stop()
+
+
+@pytest.fixture(scope="session")
+def xss_app():
+    """``metric-explorer serve --cases tests/fixtures/xss_cases.json`` on a free port."""
+    app = _serve(XSS_CASES)
+    yield app
+    app.stop()
+
+
+class _ExternalRequests(list):
+    """URLs of aborted non-local requests, in order."""
+
+
+def _route_offline(context, record: list) -> None:
+    def handle(route):
+        url = route.request.url
+        if _is_local(url):
+            route.continue_()
+        else:
+            record.append(url)
+            route.abort()
+
+    context.route("**/*", handle)
+
+
+@pytest.fixture(scope="session")
+def new_offline_context(browser):
+    """Factory: a new browser context (1280×720) routed offline; returns (context, external list)."""
+    made = []
+
+    def make():
+        context = browser.new_context(viewport=VIEWPORT)
+        record = _ExternalRequests()
+        _route_offline(context, record)
+        made.append(context)
+        return context, record
+
+    yield make
+    for context in made:
+        context.close()
+
+
+@pytest.fixture(scope="session")
+def _shared(new_offline_context):
+    context, record = new_offline_context()
+    page = context.new_page()
+    return page, record
+
+
+@pytest.fixture
+def app_page(_shared, booking_app):
+    """The shared page opened on the booking app's start URL; yields a :class:`explorer_page.App`.
+
+    Dialogs (alert/confirm) are recorded in ``App.dialogs`` and dismissed. Fails the test when
+    a request to a non-local host was attempted during it.
+    """
+    page, record = _shared
+    seen_before = len(record)
+    app = App(page, booking_app.url)
+    app.open()
+    yield app
+    app.detach()
+    external = record[seen_before:]
+    if external:
+        pytest.fail(f"the page tried to reach the network (offline check): {external[:5]}", pytrace=False)
+
+
+@pytest.fixture
+def xss_page(_shared, xss_app):
+    """A page (in the shared offline context) on the XSS fixture app; yields a :class:`explorer_page.App`."""
+    shared_page, record = _shared
+    seen_before = len(record)
+    page = shared_page.context.new_page()
+    app = App(page, xss_app.url)
+    app.open()
+    yield app
+    page.close()
+    external = record[seen_before:]
+    if external:
+        pytest.fail(f"the page tried to reach the network (offline check): {external[:5]}", pytrace=False)

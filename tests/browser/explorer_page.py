@@ -1,0 +1,198 @@
+"""The explorer page as the browser tests drive it: widgets by their contract class, texts read.
+
+Classes and texts are those of docs/ui-contract.md. Every action goes through the widgets a person
+uses (buttons clicked, boxes ticked, a number typed, a slider moved by keyboard or pointer), and
+every check waits with Playwright's ``expect`` (Panel updates arrive over a websocket, a few
+hundred ms later). Panel renders inside open shadow roots: CSS locators pierce them, but
+``inner_text()`` of a host element is ``''``, so texts are read with :data:`DEEP_TEXT`.
+"""
+
+from __future__ import annotations
+
+import re
+
+from playwright.sync_api import Locator, Page, expect
+
+READY_TIMEOUT_MS = 30_000
+"""How long a page may take to render the app (measured ~2.7 s on 2 cores)."""
+
+DEEP_TEXT = """e => {
+  const walk = n => {
+    let s = '';
+    if (n.shadowRoot) s += walk(n.shadowRoot);
+    for (const c of n.childNodes) {
+      if (c.nodeType === 3) s += c.textContent;
+      else if (c.nodeType === 1 && c.tagName !== 'STYLE' && c.tagName !== 'SCRIPT') s += walk(c);
+    }
+    return s;
+  };
+  return walk(e).replace(/\\s+/g, ' ').trim();
+}"""
+"""JS: an element's visible-ish text including its (nested) shadow roots, whitespace collapsed."""
+
+
+def ids_text(ids: list[str] | tuple[str, ...]) -> str:
+    """``["E1", "E7"]`` -> ``"E1, E7"``; ``[]`` -> ``"none"`` (the contract's wording)."""
+    return ", ".join(ids) if ids else "none"
+
+
+def phrase(text: str) -> re.Pattern[str]:
+    """A pattern for ``text`` as a whole phrase: ``False fails: E1, E7`` must not match
+    ``False fails: E1, E7, E8`` and ``Agreement 4/10`` must not match ``Agreement 4/100``."""
+    return re.compile(re.escape(text) + r"(?![\w,/])")
+
+
+class App:
+    """One page on a served explorer app (``url``), with the helpers the tests use."""
+
+    def __init__(self, page: Page, url: str) -> None:
+        self.page = page
+        self.url = url
+        self.dialogs: list[str] = []
+        self._on_dialog = self._record_dialog
+        page.on("dialog", self._on_dialog)
+
+    def _record_dialog(self, dialog) -> None:
+        self.dialogs.append(f"{dialog.type}: {dialog.message}")
+        dialog.dismiss()
+
+    def detach(self) -> None:
+        """Stop recording dialogs (the page is shared between tests)."""
+        self.page.remove_listener("dialog", self._on_dialog)
+
+    # -- locating and reading ------------------------------------------------------------------
+    def el(self, name: str) -> Locator:
+        """The element with contract class ``name`` (e.g. ``"me-agreement"``)."""
+        return self.page.locator(f".{name}").first
+
+    def text(self, name: str) -> str:
+        """The text of contract element ``name``, shadow roots included, whitespace collapsed."""
+        return self.el(name).evaluate(DEEP_TEXT)
+
+    def expect_text(self, name: str, text: str | re.Pattern[str], timeout: float = 10_000) -> None:
+        """Wait until element ``name`` contains ``text`` (a whole phrase when a plain string)."""
+        pattern = phrase(text) if isinstance(text, str) else text
+        expect(self.el(name)).to_contain_text(pattern, timeout=timeout)
+
+    def open(self, query: str = "") -> "App":
+        """Navigate to the app (``query`` like ``"?trajectory=bogus"``) and wait until it renders."""
+        self.page.goto(self.url + query, wait_until="domcontentloaded")
+        expect(self.el("me-whole-agreement")).to_contain_text("All runs", timeout=READY_TIMEOUT_MS)
+        expect(self.el("me-time-label")).to_contain_text("t =", timeout=READY_TIMEOUT_MS)
+        return self
+
+    # -- outcome checks --------------------------------------------------------------------------
+    def expect_outcome(self, agree: str, false_pass: list[str], false_fail: list[str]) -> None:
+        """Headline ``Agreement <agree>`` and the false-pass / false-fail id lists, at the current time."""
+        self.expect_text("me-agreement", f"Agreement {agree}")
+        self.expect_text("me-false-pass", f"False passes: {ids_text(false_pass)}")
+        self.expect_text("me-false-fail", f"False fails: {ids_text(false_fail)}")
+
+    def expect_whole(self, agree: str) -> None:
+        """``All runs: <agree> agree`` (the whole set for the current inputs)."""
+        self.expect_text("me-whole-agreement", f"All runs: {agree} agree")
+
+    def expect_time(self, seconds: float, timeout: float = 10_000) -> None:
+        """The time label reads ``t = <seconds> s`` with one decimal."""
+        self.expect_text("me-time-label", f"t = {seconds:.1f} s", timeout=timeout)
+
+    def expect_revealed(self, n: int, total: int) -> None:
+        self.expect_text("me-revealed", f"{n} of {total} runs revealed")
+
+    # -- inputs ------------------------------------------------------------------------------------
+    def choose(self, name: str, label: str) -> None:
+        """Click the button labelled ``label`` in the button group ``name`` and wait until it is active."""
+        button = self.el(name).get_by_role("button", name=label, exact=True)
+        button.click()
+        expect(button).to_have_class(re.compile(r"\bbk-active\b"))
+
+    def expect_chosen(self, name: str, label: str) -> None:
+        """The button ``label`` of group ``name`` is the active one."""
+        button = self.el(name).get_by_role("button", name=label, exact=True)
+        expect(button).to_have_class(re.compile(r"\bbk-active\b"))
+
+    def tick(self, name: str, on: bool = True) -> None:
+        """Set the checkbox ``name`` to ``on`` by clicking it (no click when already so)."""
+        box = self.el(name).locator("input[type=checkbox]")
+        if box.is_checked() != on:
+            box.click()
+        expect(box).to_be_checked(checked=on)
+
+    def expect_ticked(self, name: str, on: bool = True) -> None:
+        expect(self.el(name).locator("input[type=checkbox]")).to_be_checked(checked=on)
+
+    def type_f1(self, value: str) -> None:
+        """Type ``value`` into the F1 threshold input (``me-f1-input``) and press Enter."""
+        box = self.el("me-f1-input").locator("input").first
+        box.fill(value)
+        box.press("Enter")
+        self.expect_f1(float(value))
+
+    def expect_f1(self, value: float) -> None:
+        """The F1 slider's handle reads ``value`` (2 decimals)."""
+        handle = self.el("me-f1").get_by_role("slider")
+        expect(handle).to_have_attribute("aria-valuenow", re.compile(rf"^{value:.2f}0*$|^{value:g}$"))
+
+    def f1_keys(self, key: str, times: int) -> None:
+        """Move the F1 slider by keyboard: ``key`` (``ArrowLeft``/``ArrowRight``, one step 0.01)."""
+        handle = self.el("me-f1").get_by_role("slider")
+        handle.focus()
+        for _ in range(times):
+            handle.press(key)
+
+    def deny_tools(self) -> list[str]:
+        """The tools currently chosen in the deny-list MultiChoice."""
+        items = self.el("me-deny-tools").locator(".choices__list--multiple .choices__item")
+        return [item.get_attribute("data-value") or "" for item in items.all()]
+
+    def choose_deny_tools(self, wanted: list[str]) -> None:
+        """Make the deny-list MultiChoice hold exactly ``wanted`` (remove others, pick missing)."""
+        widget = self.el("me-deny-tools")
+        for tool in self.deny_tools():
+            if tool not in wanted:
+                widget.get_by_role("button", name=f"Remove item: '{tool}'").click()
+        for tool in wanted:
+            if tool not in self.deny_tools():
+                widget.locator("input[type=search]").click()
+                widget.get_by_role("option", name=tool, exact=True).click()
+                self.page.keyboard.press("Escape")
+        expect(widget.locator(".choices__list--multiple .choices__item")).to_have_count(len(wanted))
+        assert sorted(self.deny_tools()) == sorted(wanted)
+
+    # -- replay ----------------------------------------------------------------------------------
+    def press(self, name: str, times: int = 1) -> None:
+        """Click the button of contract element ``name`` (e.g. ``me-next``) ``times`` times."""
+        for _ in range(times):
+            self.el(name).get_by_role("button").first.click()
+
+    def next_events(self, times: int, then_time: float | None = None) -> None:
+        """Press Next event ``times`` times, waiting after each until the time label moved on."""
+        for _ in range(times):
+            before = self.text("me-time-label")
+            self.press("me-next")
+            expect(self.el("me-time-label")).not_to_have_text(before, timeout=10_000)
+        if then_time is not None:
+            self.expect_time(then_time)
+
+    def play_label(self) -> Locator:
+        return self.el("me-play").get_by_role("button").first
+
+    def time_handle(self) -> Locator:
+        return self.el("me-time").get_by_role("slider")
+
+    def scrub_to(self, seconds: float) -> None:
+        """Move the Inspection time slider to ``seconds`` as a person would: click the track at
+        that fraction of 60 s, then nudge with the arrow keys until the handle reads ``seconds``."""
+        track = self.el("me-time").locator(".noUi-base")
+        box = track.bounding_box()
+        assert box is not None, "the Inspection time slider is not visible"
+        track.click(position={"x": box["width"] * seconds / 60.0, "y": box["height"] / 2})
+        handle = self.time_handle()
+        for _ in range(200):
+            now = float(handle.get_attribute("aria-valuenow") or "nan")
+            if abs(now - seconds) < 1e-6:
+                break
+            handle.press("ArrowRight" if now < seconds else "ArrowLeft")
+        else:
+            raise AssertionError(f"could not bring Inspection time to {seconds} (handle at {now})")
+        self.expect_time(seconds)

@@ -1,0 +1,59 @@
+"""Shared pytest set-up: Playwright drives Debian's Chromium, never a downloaded browser.
+
+``playwright install`` cannot download browsers on these machines, so pytest-playwright's
+``browser_type_launch_args`` is overridden here (a ``-p`` plugin would lose to pytest-playwright)
+to launch the system Chromium: ``$CHROMIUM`` or ``/usr/bin/chromium``. Tests marked
+``browser`` are skipped with a clear message when that file is missing and we are not root;
+as root (CI, where ``make test`` installs Chromium first) a missing Chromium fails them instead.
+See /work/shared/notes/panel-browser-testing.md for the measurements behind these flags.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+CHROMIUM = Path(os.environ.get("CHROMIUM") or "/usr/bin/chromium")
+"""The Chromium binary the browser tests launch (env ``CHROMIUM``, default Debian's)."""
+
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+"""Flags for a quiet, offline, headless Chromium (no sandbox: CI runs as root in a container)."""
+
+MISSING_CHROMIUM = (
+    f"browser tests need Chromium at {CHROMIUM}: run 'sudo apt-get install chromium' "
+    "(or set CHROMIUM=/path/to/chromium); 'make test' installs it when run as root"
+)
+
+
+def chromium_available() -> bool:
+    """True when the Chromium binary exists and is executable."""
+    return CHROMIUM.is_file() and os.access(CHROMIUM, os.X_OK)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Skip ``browser`` tests without Chromium, but only when not root (root gets a failure)."""
+    if chromium_available() or os.geteuid() == 0:
+        return
+    skip = pytest.mark.skip(reason=MISSING_CHROMIUM)
+    for item in items:
+        if item.get_closest_marker("browser"):
+            item.add_marker(skip)
+
+
+@pytest.fixture(scope="session")
+def browser_type_launch_args() -> dict:
+    """pytest-playwright's launch options: Debian's Chromium with :data:`CHROMIUM_ARGS`."""
+    if not chromium_available():
+        pytest.fail(MISSING_CHROMIUM, pytrace=False)
+    return {"executable_path": str(CHROMIUM), "headless": True, "args": list(CHROMIUM_ARGS)}
