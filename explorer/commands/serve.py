@@ -1,23 +1,70 @@
-"""``metric-explorer serve``: serve the explorer app (placeholder until the app lands)."""
+"""``metric-explorer serve``: serve the explorer web app, offline.
+
+The case set is loaded and its features built once per server process, before serving; every
+browser session gets its own inputs and replay over that shared, read-only data. Bokeh and Panel
+resources come from this server (``BOKEH_RESOURCES=server``), no CDN and no web fonts; our CSS is
+served from ``static/`` at ``/assets``. ``/liveness`` answers once the server is up (for tests).
+"""
 
 from __future__ import annotations
 
 import argparse
+import os
+
+from .common import BUNDLED_CASES, CliError, add_cases_option
 
 HELP = "serve the explorer web app"
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
-    """Register ``serve``."""
+    """Register ``serve`` and its options."""
     p = sub.add_parser("serve", help=HELP, description=HELP)
-    p.add_argument("--cases", metavar="PATH", help="case-set file (default: the bundled booking-agent set)")
-    p.add_argument("--port", type=int, default=5006)
-    p.add_argument("--address", default="127.0.0.1")
+    add_cases_option(p)
+    p.add_argument("--port", type=int, default=5006, help="port to listen on (default 5006)")
+    p.add_argument("--address", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    p.add_argument("--show", action="store_true", help="open a browser tab")
     p.set_defaults(func=run)
 
 
-def run(args: argparse.Namespace) -> int:
-    """Not built yet."""
-    from .common import CliError
+def allowed_origins(address: str, port: int) -> list[str]:
+    """Websocket origins the server accepts: the listening host and localhost names on ``port``;
+    any origin when listening on every interface (0.0.0.0 / ::)."""
+    if address in ("0.0.0.0", "::", ""):
+        return ["*"]
+    hosts = {address, "localhost", "127.0.0.1"}
+    return sorted(f"{h}:{port}" for h in hosts)
 
-    raise CliError("serve is not available yet")
+
+def run(args: argparse.Namespace) -> int:
+    """Load the case set (LoadError -> exit 2 with one line), then serve until interrupted."""
+    if not 1 <= args.port <= 65535:
+        raise CliError(f"--port must be between 1 and 65535, got {args.port}")
+    os.environ["BOKEH_RESOURCES"] = "server"  # offline: Bokeh/Panel JS and CSS from this server
+    from ..app.shared import load_shared
+
+    shared = load_shared(args.cases or BUNDLED_CASES)
+
+    import panel as pn
+
+    from ..app.main import create_app
+    from ..app.views.style import ASSETS_ROUTE, STATIC_DIR, STYLESHEET
+
+    pn.extension("tabulator", notifications=False)
+    pn.config.css_files = [*pn.config.css_files, STYLESHEET]
+    print(
+        f"metric-explorer: serving {shared.case_set.name!r} ({shared.features.n} runs) at "
+        f"http://{args.address}:{args.port}/",
+        flush=True,
+    )
+    pn.serve(
+        lambda: create_app(shared),
+        port=args.port,
+        address=args.address,
+        websocket_origin=allowed_origins(args.address, args.port),
+        static_dirs={ASSETS_ROUTE: str(STATIC_DIR)},
+        show=args.show,
+        title="Metric Trade-off Explorer",
+        liveness=True,
+        threaded=False,
+    )
+    return 0

@@ -1,0 +1,73 @@
+"""One session's state as ``param`` classes: the scorer inputs and the replay clock.
+
+Each browser session builds its own instances, so two sessions never share inputs.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import param
+
+from ..core.replay import DURATION
+from ..core.settings import Settings
+
+TRAJECTORY_OPTIONS = {"EXACT": "exact", "IN_ORDER": "in_order", "ANY_ORDER": "any_order", "Not scored": "none"}
+"""Trajectory match label (seed 002 wording) -> ``Settings.trajectory``."""
+COMBINE_OPTIONS = {"Every scorer must pass": "all", "Mean of trajectory and F1 ≥ 0.75": "mean"}
+"""Combine scores label -> ``Settings.combine``."""
+SPEED_OPTIONS = {"0.5x": 0.5, "1x": 1.0, "2x": 2.0, "4x": 4.0}
+"""Replay speed label -> inspection seconds per wall second."""
+
+INPUT_NAMES = ("trajectory", "compare_args", "f1_threshold", "combine", "deny_check", "deny_tools", "key_fields")
+
+
+class Inputs(param.Parameterized):
+    """The scorer settings a person changes (one per session); :meth:`settings` gives the core's
+    immutable :class:`Settings`."""
+
+    trajectory = param.Selector(objects=TRAJECTORY_OPTIONS, default="exact", doc="Trajectory match")
+    compare_args = param.Boolean(default=True, doc="Compare arguments (off = ADK ignore_args)")
+    f1_threshold = param.Number(default=0.8, bounds=(0.0, 1.0), step=0.01, doc="Response F1 threshold")
+    combine = param.Selector(objects=COMBINE_OPTIONS, default="all", doc="Combine scores")
+    deny_check = param.Boolean(default=False, doc="Deny-list check")
+    deny_tools = param.ListSelector(default=[], objects=[], doc="Denied tools")
+    key_fields = param.Boolean(default=False, doc="Exact check on dates and booking ids")
+
+    def __init__(self, tools: Sequence[str], settings: Settings, **params):
+        super().__init__(**params)
+        self.param.deny_tools.objects = list(tools)
+        self.apply(settings)
+
+    def settings(self) -> Settings:
+        """The current inputs as :class:`Settings` (raises ValueError if a value is out of range)."""
+        return Settings(
+            trajectory=self.trajectory,
+            compare_args=bool(self.compare_args),
+            f1_threshold=float(self.f1_threshold),
+            combine=self.combine,
+            deny_check=bool(self.deny_check),
+            deny_tools=tuple(self.deny_tools),
+            key_fields=bool(self.key_fields),
+        )
+
+    def apply(self, settings: Settings) -> None:
+        """Set every input from ``settings`` in one batch (watchers fire once)."""
+        tools = [t for t in settings.deny_tools if t in self.param.deny_tools.objects]
+        self.param.update(
+            trajectory=settings.trajectory,
+            compare_args=settings.compare_args,
+            f1_threshold=settings.f1_threshold,
+            combine=settings.combine,
+            deny_check=settings.deny_check,
+            deny_tools=tools,
+            key_fields=settings.key_fields,
+        )
+
+
+class Clock(param.Parameterized):
+    """The replay clock: inspection time ``time`` in [0, 60] s, ``playing`` and ``speed``."""
+
+    time = param.Number(default=0.0, bounds=(0.0, DURATION), doc="Inspection time (s)")
+    playing = param.Boolean(default=False)
+    speed = param.Selector(objects=SPEED_OPTIONS, default=1.0, doc="Speed")

@@ -1,0 +1,117 @@
+"""Shareable state: scorer settings <-> URL query (pure, no Panel).
+
+Query names and values are those of :class:`explorer.core.settings.Settings` (docs/ui-contract.md)::
+
+    ?trajectory=any_order&compare_args=true&f1_threshold=0.4&combine=all
+     &deny_check=true&deny_tools=delete_booking&key_fields=true
+
+``deny_tools`` is comma-separated. Reading is lenient per value: a bad value (or an unknown name)
+is ignored, the rest still applies, and a notice names what was ignored and why.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Iterable, Mapping, Sequence
+
+from ..core.settings import COMBINE_RULES, Settings
+from ..core.trajectory import TRAJECTORY_MODES
+
+QUERY_NAMES = ("trajectory", "compare_args", "f1_threshold", "combine", "deny_check", "deny_tools", "key_fields")
+"""The query names the app reads and writes, in the order it writes them."""
+
+_TRUE = {"true", "1", "yes", "on"}
+_FALSE = {"false", "0", "no", "off"}
+
+
+def _last(value: str | bytes | Sequence[str | bytes]) -> str:
+    """One text value from a query value: the last of a list (``?a=1&a=2`` -> ``"2"``), bytes decoded."""
+    if isinstance(value, (list, tuple)):
+        value = value[-1] if value else ""
+    if isinstance(value, bytes):
+        value = value.decode("utf-8", errors="replace")
+    return str(value)
+
+
+def _show(text: str, limit: int = 40) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def settings_from_query(
+    query: Mapping[str, str | bytes | Sequence[str | bytes]], base: Settings, tools: Iterable[str]
+) -> tuple[Settings, list[str]]:
+    """``base`` with the query's valid values applied, and one notice per ignored value.
+
+    ``query`` maps name -> text, bytes, or a list of them (Tornado's request arguments); ``tools``
+    are the tool names a deny-list may hold (those seen in the data). Notices read like
+    ``"Ignored f1_threshold=abc from the link: not a number between 0 and 1."``; they contain
+    the raw (unescaped) value, so escape them before putting them into HTML.
+    """
+    known_tools = set(tools)
+    changes: dict[str, object] = {}
+    notices: list[str] = []
+
+    def ignore(name: str, raw: str, why: str) -> None:
+        notices.append(f"Ignored {name}={_show(raw)} from the link: {why}.")
+
+    for name, value in query.items():
+        raw = _last(value)
+        text = raw.strip()
+        low = text.lower()
+        if name == "trajectory":
+            if low in TRAJECTORY_MODES:
+                changes[name] = low
+            else:
+                ignore(name, raw, f"expected one of {', '.join(TRAJECTORY_MODES)}")
+        elif name in ("compare_args", "deny_check", "key_fields"):
+            if low in _TRUE:
+                changes[name] = True
+            elif low in _FALSE:
+                changes[name] = False
+            else:
+                ignore(name, raw, "expected true or false")
+        elif name == "f1_threshold":
+            try:
+                number = float(text)
+            except ValueError:
+                number = math.nan
+            if math.isfinite(number) and 0.0 <= number <= 1.0:
+                changes[name] = number
+            else:
+                ignore(name, raw, "not a number between 0 and 1")
+        elif name == "combine":
+            if low in COMBINE_RULES:
+                changes[name] = low
+            else:
+                ignore(name, raw, "expected all or mean")
+        elif name == "deny_tools":
+            names = [t.strip() for t in text.split(",") if t.strip()]
+            good = [t for t in names if t in known_tools]
+            bad = [t for t in names if t not in known_tools]
+            if bad:
+                ignore(name, ",".join(bad), "no such tool in these runs")
+            changes[name] = tuple(good)
+        else:
+            notices.append(f"Ignored {_show(name)} from the link: not a setting this app knows.")
+    return base.with_(**changes), notices
+
+
+def format_threshold(value: float) -> str:
+    """Shortest text for a threshold: ``0.8`` -> ``"0.8"``, ``0.41`` -> ``"0.41"``, ``1.0`` -> ``"1"``."""
+    return format(round(float(value), 4), "g")
+
+
+def query_from_settings(settings: Settings) -> dict[str, str]:
+    """The query for ``settings`` (every name of ``QUERY_NAMES``, values as text)."""
+    def flag(value: bool) -> str:
+        return "true" if value else "false"
+
+    return {
+        "trajectory": settings.trajectory,
+        "compare_args": flag(settings.compare_args),
+        "f1_threshold": format_threshold(settings.f1_threshold),
+        "combine": settings.combine,
+        "deny_check": flag(settings.deny_check),
+        "deny_tools": ",".join(settings.deny_tools),
+        "key_fields": flag(settings.key_fields),
+    }

@@ -1,0 +1,68 @@
+"""The trade-off chart (Bokeh): agreement, false passes and false fails against the F1 threshold,
+for the current other settings, with the current threshold marked."""
+
+from __future__ import annotations
+
+import panel as pn
+from bokeh.models import ColumnDataSource, HoverTool, Legend, LegendItem, Span
+from bokeh.plotting import figure
+
+from ..tradeoff import Sweep
+from .style import styled
+
+COLOURS = {"agree": "#0f766e", "false_pass": "#c0392b", "false_fail": "#c77c02"}
+
+
+class ChartView:
+    """One Bokeh figure per session; :meth:`show` replaces the data and moves the marker."""
+
+    def __init__(self, n_runs: int) -> None:
+        self.source = ColumnDataSource(data={"threshold": [], "agree": [], "false_pass": [], "false_fail": []})
+        fig = figure(
+            height=280, sizing_mode="stretch_width", x_range=(0, 1), y_range=(-0.3, max(n_runs, 1) + 0.5),
+            toolbar_location=None, tools="", x_axis_label="Response F1 threshold", y_axis_label="runs",
+        )
+        items = []
+        for key, label, dash in (
+            ("agree", "agreement", "solid"), ("false_pass", "false passes", "solid"), ("false_fail", "false fails", "dashed"),
+        ):
+            r = fig.step("threshold", key, source=self.source, line_width=2.5, color=COLOURS[key], mode="after", line_dash=dash)
+            items.append(LegendItem(label=label, renderers=[r]))
+        self.marker = Span(location=0.8, dimension="height", line_color="#334155", line_width=1.5, line_dash="dotted")
+        fig.add_layout(self.marker)
+        fig.add_layout(Legend(items=items, orientation="horizontal", location="top_left"), "above")
+        fig.add_tools(HoverTool(
+            tooltips=[("F1 ≥", "@threshold{0.00}"), ("agree", "@agree"), ("false passes", "@false_pass"),
+                      ("false fails", "@false_fail")],
+            mode="vline",
+        ))
+        fig.outline_line_color = None
+        fig.grid.grid_line_color = "#e5e7eb"
+        fig.axis.axis_line_color = "#94a3b8"
+        fig.axis.major_label_text_color = "#334155"
+        fig.yaxis.minor_tick_line_color = None
+        fig.background_fill_color = "#ffffff"
+        fig.border_fill_color = "#ffffff"
+        self.figure = fig
+        self.pane = pn.pane.Bokeh(fig, css_classes=["me-chart"], sizing_mode="stretch_width")
+
+    def show(self, sweep: Sweep, threshold: float) -> None:
+        """Plot ``sweep`` and mark ``threshold``."""
+        self.source.data = {
+            "threshold": sweep.thresholds, "agree": sweep.agree,
+            "false_pass": sweep.false_pass, "false_fail": sweep.false_fail,
+        }
+        self.marker.location = threshold
+
+    def panel(self) -> pn.Column:
+        """The card."""
+        return pn.Column(
+            pn.pane.HTML(
+                "<h2>Trade-off</h2><div class=\"me-hint\">Whole set, other settings as chosen; the dotted line is the "
+                "current threshold.</div>",
+                **styled(margin=(0, 10)),
+            ),
+            self.pane,
+            css_classes=["me-card"],
+            sizing_mode="stretch_width",
+        )

@@ -1,0 +1,60 @@
+"""Scorer inputs (seed 002 wording), each widget bound to :class:`explorer.app.state.Inputs`."""
+
+from __future__ import annotations
+
+import panel as pn
+
+from ..state import Inputs
+from .style import styled
+
+
+COMPACT_BUTTONS = ":host .bk-btn { padding: 6px 4px; font-size: 13px; }"
+
+
+def _label(text: str, css: str = "me-label") -> pn.pane.HTML:
+    return pn.pane.HTML(f'<div class="{css}">{text}</div>', **styled(margin=(8, 10, 0, 10)))
+
+
+def inputs_panel(inputs: Inputs) -> pn.Column:
+    """The inputs card. Widgets are created once and stay bound to ``inputs`` both ways."""
+    p = inputs.param
+    trajectory = pn.widgets.RadioButtonGroup.from_param(
+        p.trajectory, name="Trajectory match", css_classes=["me-trajectory"], button_type="primary",
+        button_style="outline", sizing_mode="stretch_width", stylesheets=[COMPACT_BUTTONS],
+    )
+    compare_args = pn.widgets.Checkbox.from_param(p.compare_args, name="Compare arguments", css_classes=["me-compare-args"])
+    f1 = pn.widgets.FloatSlider.from_param(
+        p.f1_threshold, name="Response F1 threshold", start=0.0, end=1.0, step=0.01, format="0.00",
+        css_classes=["me-f1"], sizing_mode="stretch_width",
+    )
+    f1_input = pn.widgets.FloatInput.from_param(
+        p.f1_threshold, name="Type a threshold", start=0.0, end=1.0, step=0.01, format="0.00",
+        css_classes=["me-f1-input"], width=120,
+    )
+    combine = pn.widgets.RadioButtonGroup.from_param(
+        p.combine, name="Combine scores", css_classes=["me-combine"], button_type="primary",
+        button_style="outline", orientation="vertical", sizing_mode="stretch_width",
+    )
+    deny_check = pn.widgets.Checkbox.from_param(p.deny_check, name="Deny-list check", css_classes=["me-deny-check"])
+    deny_tools = pn.widgets.MultiChoice.from_param(
+        p.deny_tools, name="Denied tools", css_classes=["me-deny-tools"], sizing_mode="stretch_width",
+    )
+    key_fields = pn.widgets.Checkbox.from_param(
+        p.key_fields, name="Exact check on dates and booking ids", css_classes=["me-key-fields"]
+    )
+    return pn.Column(
+        pn.pane.HTML("<h2>Scorer settings</h2>", **styled(margin=(0, 10))),
+        _label("Trajectory match"),
+        trajectory,
+        compare_args,
+        f1,
+        f1_input,
+        _label("Combine scores"),
+        combine,
+        _label("Checks for what overlap cannot see"),
+        deny_check,
+        deny_tools,
+        key_fields,
+        css_classes=["me-card", "me-inputs"],
+        sizing_mode="stretch_width",
+    )

@@ -1,0 +1,137 @@
+"""Computed data: a Tabulator of the revealed runs, with marked calls and coloured outcomes.
+
+Every value from the runs is escaped with ``html.escape`` before our own markup is added, and
+every column uses Tabulator's ``html`` formatter, so what reaches the cell is exactly what we built.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+
+import numpy as np
+import pandas as pd
+import panel as pn
+
+from ...core.evaluation import Evaluation, result_table
+from ...core.features import Features
+from ...core.trajectory import mark_calls
+from .style import styled
+
+COLUMNS = (
+    "ID", "Title", "Expected calls", "Actual calls", "Trajectory", "F1", "Key fields",
+    "Evaluator", "Person", "Outcome", "Reason",
+)
+WIDTHS = {
+    "ID": 50, "Title": 140, "Expected calls": 140, "Actual calls": 190, "Trajectory": 84, "F1": 52,
+    "Key fields": 120, "Evaluator": 90, "Person": 105, "Outcome": 96,
+}
+_SLUG = {"agree": "agree", "false pass": "false-pass", "false fail": "false-fail", "unlabelled": "unlabelled"}
+
+
+def _esc(value: object) -> str:
+    return html.escape(str(value))
+
+
+def calls_html(features: Features, ev: Evaluation, i: int) -> tuple[str, str]:
+    """(expected, actual) call lists of run ``i`` as HTML; actual calls carry their mark
+    (``extra``, ``missing``, ``out of order``, ``denied``) as a class and as visible text."""
+    s = ev.settings
+    expected_parts, actual_parts = [], []
+    for k, inv in enumerate(features.runs[i].invocations):
+        prefix = f'<span class="me-inv">#{k + 1}</span> ' if features.n_invocations[i] > 1 else ""
+        exp = "<br>".join(f'<span class="me-call" title="{_esc(c.label())}">{_esc(c.name)}</span>' for c in inv.expected_calls)
+        expected_parts.append(prefix + (exp or '<span class="me-none">none</span>'))
+        marked = mark_calls(inv.expected_calls, inv.actual_calls, s.trajectory, s.compare_args, s.active_deny)
+        items = []
+        for m in marked:
+            slug = m.mark.replace(" ", "-")
+            tag = "" if m.mark == "ok" else f' <small class="me-tag">{_esc(m.mark)}</small>'
+            items.append(f'<span class="me-call me-call-{slug}" title="{_esc(m.label)}">{_esc(m.name)}{tag}</span>')
+        actual_parts.append(prefix + ("<br>".join(items) or '<span class="me-none">none</span>'))
+    return "<br>".join(expected_parts), "<br>".join(actual_parts)
+
+
+def table_frame(features: Features, ev: Evaluation, k: int) -> pd.DataFrame:
+    """The display table of runs ``0..k-1`` (all cells escaped HTML), columns ``COLUMNS``."""
+    if k == 0:
+        return pd.DataFrame({c: pd.Series([], dtype=object) for c in COLUMNS})
+    rows = np.arange(k)
+    base = result_table(features, ev, rows)
+    s = ev.settings
+    data: dict[str, list[str]] = {c: [] for c in COLUMNS}
+    for j, rec in enumerate(base.to_dict(orient="records")):
+        i = int(rows[j])
+        expected, actual = calls_html(features, ev, i)
+        if s.trajectory == "none":
+            traj = '<span class="me-none">not scored</span>'
+        else:
+            score = rec["trajectory_score"]
+            word = "pass" if rec["trajectory_pass"] else "fail"
+            traj = f'<span class="me-{word}">{word}</span> {score:.2f}' if not math.isnan(score) else "—"
+        f1_word = "pass" if rec["f1_pass"] else "fail"
+        f1 = f'<span class="me-{f1_word}-num">{rec["f1"]:.2f}</span>'
+        if s.key_fields:
+            key = '<span class="me-pass">pass</span>' if rec["key_pass"] else f'<span class="me-fail">fail</span> {_esc(features.key_reason[i])}'
+        else:
+            key = '<span class="me-none">off</span>'
+        verdict = rec["verdict"]
+        person = rec["human_verdict"] or "unlabelled"
+        outcome = rec["outcome"]
+        data["ID"].append(f"<b>{_esc(rec['id'])}</b>")
+        data["Title"].append(_esc(rec["title"]))
+        data["Expected calls"].append(expected)
+        data["Actual calls"].append(actual)
+        data["Trajectory"].append(traj)
+        data["F1"].append(f1)
+        data["Key fields"].append(key)
+        data["Evaluator"].append(f'<span class="me-{verdict}">{verdict}</span>')
+        data["Person"].append(_esc(person))
+        data["Outcome"].append(f'<span class="me-outcome me-outcome-{_SLUG[outcome]}">{_esc(outcome)}</span>')
+        data["Reason"].append(_esc(rec["reason"]))
+    return pd.DataFrame(data)
+
+
+class TableView:
+    """The Tabulator card; ``ids`` holds the raw run id of each displayed row."""
+
+    def __init__(self) -> None:
+        self.ids: list[str] = []
+        self.table = pn.widgets.Tabulator(
+            table_frame_empty(),
+            css_classes=["me-table"],
+            show_index=False,
+            disabled=True,
+            selectable=1,
+            formatters={c: "html" for c in COLUMNS},
+            widths=WIDTHS,
+            header_align="left",
+            layout="fit_columns",
+            sizing_mode="stretch_width",
+            min_height=120,
+            configuration={"columnDefaults": {"headerSort": False}},
+            **styled(),
+        )
+
+    def show(self, features: Features, ev: Evaluation, k: int) -> None:
+        """Show runs ``0..k-1``."""
+        self.ids = [str(x) for x in features.run_ids[:k]]
+        self.table.value = table_frame(features, ev, k)
+
+    def panel(self) -> pn.Column:
+        """The card."""
+        return pn.Column(
+            pn.pane.HTML(
+                '<h2>Computed data</h2><div class="me-hint">Revealed runs. Select a row to read its answer '
+                "against the reference.</div>",
+                **styled(margin=(0, 10)),
+            ),
+            self.table,
+            css_classes=["me-card"],
+            sizing_mode="stretch_width",
+        )
+
+
+def table_frame_empty() -> pd.DataFrame:
+    """An empty display table with ``COLUMNS``."""
+    return pd.DataFrame({c: pd.Series([], dtype=object) for c in COLUMNS})

@@ -1,0 +1,39 @@
+"""The event trace: time-stamped lines of what happened up to the inspection time."""
+
+from __future__ import annotations
+
+import html
+
+import panel as pn
+
+from ...core.replay import TraceEvent
+from .style import styled
+
+
+def trace_html(events: list[TraceEvent]) -> str:
+    """One escaped ``<div class="me-ev me-ev-KIND">`` per event (text is ``TraceEvent.line()``),
+    inside a scroller that stays pinned to the newest line."""
+    if not events:
+        return '<div class="me-empty">Nothing yet: press Play or Next event.</div>'
+    lines = "".join(f'<div class="me-ev me-ev-{e.kind}">{html.escape(e.line())}</div>' for e in events)
+    return f'<div class="me-trace-scroll"><div class="me-trace-lines">{lines}</div></div>'
+
+
+class TraceView:
+    """The trace card."""
+
+    def __init__(self) -> None:
+        self.pane = pn.pane.HTML("", css_classes=["me-trace"], **styled(sizing_mode="stretch_width"))
+
+    def show(self, events: list[TraceEvent]) -> None:
+        """Show ``events`` (already cut to the inspection time)."""
+        self.pane.object = trace_html(events)
+
+    def panel(self) -> pn.Column:
+        """The card."""
+        return pn.Column(
+            pn.pane.HTML("<h2>Event trace</h2>", **styled(margin=(0, 10))),
+            self.pane,
+            css_classes=["me-card"],
+            sizing_mode="stretch_width",
+        )

@@ -1,0 +1,186 @@
+"""The replay timeline: when each run is revealed over the inspection seconds, and the state at a time.
+
+Pure (numpy only, no Panel): the app's replay controls call these functions with the current
+inspection time ``t`` (seconds, 0..``duration``).
+
+Timeline (docs/ui-contract.md): N runs are revealed in batches of ``batch`` runs (2, or
+``ceil(N / 30)`` when N > 60) at equal steps; reveal r of R (1-based, R = ceil(N / batch)) happens
+at ``t = duration * r / R``. With ten runs and 60 s: E1-E2 at 12 s, E3-E4 at 24 s, ... E9-E10 at
+60 s. Runs are revealed in file order, so the runs revealed at ``t`` are always a prefix.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from .evaluation import OUTCOMES, Evaluation, reason
+from .features import Features
+from .metrics import Agreement, agreement
+from .trajectory import explain_trajectory
+
+DURATION = 60.0
+"""Length of a replay in inspection seconds."""
+TIME_EPS = 1e-6
+"""A run counts as revealed when its reveal time <= t + TIME_EPS (slider floats like 23.999999)."""
+
+
+def reveal_batch(n: int) -> int:
+    """Runs revealed per step: 2 for up to 60 runs, else ``ceil(n / 30)`` (at most 30 steps)."""
+    if n < 0:
+        raise ValueError(f"n must be >= 0, got {n}")
+    return 2 if n <= 60 else math.ceil(n / 30)
+
+
+def reveal_times(n: int, duration: float = DURATION) -> np.ndarray:
+    """float64 (n,): the inspection time (s) at which run i is revealed, non-decreasing.
+
+    ``reveal_times(10)`` is ``[12, 12, 24, 24, 36, 36, 48, 48, 60, 60]``; ``reveal_times(3)`` is
+    ``[30, 30, 60]``.
+    """
+    if n == 0:
+        return np.zeros(0, dtype=np.float64)
+    batch = reveal_batch(n)
+    steps = math.ceil(n / batch)
+    step_of_run = np.arange(n) // batch + 1
+    return duration * step_of_run / steps
+
+
+def event_times(times: np.ndarray) -> np.ndarray:
+    """The distinct reveal times, ascending (the stops of "Next event")."""
+    return np.unique(times)
+
+
+def revealed_count(times: np.ndarray, t: float) -> int:
+    """How many runs are revealed at inspection time ``t`` (runs ``0..k-1``)."""
+    return int(np.searchsorted(times, t + TIME_EPS, side="right"))
+
+
+def next_event_time(times: np.ndarray, t: float, duration: float = DURATION) -> float:
+    """The first reveal time strictly after ``t`` (``duration`` when none is left)."""
+    later = times[times > t + TIME_EPS]
+    return float(later[0]) if later.size else float(duration)
+
+
+def advance(t: float, elapsed: float, speed: float, duration: float = DURATION) -> tuple[float, bool]:
+    """Time after ``elapsed`` wall seconds played at ``speed`` (x real time), clamped to
+    ``[0, duration]``; the flag is True when the replay reached the end."""
+    new_t = min(max(t + elapsed * speed, 0.0), duration)
+    return new_t, new_t >= duration - TIME_EPS
+
+
+@dataclass(frozen=True)
+class ReplayState:
+    """What the views show at inspection time ``t``.
+
+    ``revealed``: number of runs revealed (runs ``0..revealed-1``); ``summary``: agreement over
+    the revealed labelled runs; ``false_pass`` / ``false_fail``: revealed run ids with that outcome,
+    in run order.
+    """
+
+    t: float
+    revealed: int
+    total: int
+    summary: Agreement
+    false_pass: list[str]
+    false_fail: list[str]
+
+
+def state_at(features: Features, ev: Evaluation, times: np.ndarray, t: float) -> ReplayState:
+    """The replay state at ``t`` for the evaluation ``ev`` (O(revealed) numpy work)."""
+    k = revealed_count(times, t)
+    outcome = ev.outcome[:k]
+    ids = features.run_ids[:k]
+    return ReplayState(
+        t=float(t),
+        revealed=k,
+        total=features.n,
+        summary=agreement(ev.passed[:k], features.human[:k]),
+        false_pass=list(ids[outcome == OUTCOMES.index("false pass")]),
+        false_fail=list(ids[outcome == OUTCOMES.index("false fail")]),
+    )
+
+
+@dataclass(frozen=True)
+class TraceEvent:
+    """One line of the event trace: at ``time`` (s), ``kind`` (``revealed``, ``check``,
+    ``verdict``, ``agreement`` or ``omitted``) about run ``run_id`` (``""`` for agreement lines),
+    with the human-readable ``text``."""
+
+    time: float
+    kind: str
+    run_id: str
+    text: str
+
+    def line(self) -> str:
+        """``"12.0 s  E1 revealed"``: the time with one decimal, two spaces, the text."""
+        return f"{self.time:.1f} s  {self.text}"
+
+
+_TRAJ_LABEL = {"exact": "EXACT", "in_order": "IN_ORDER", "any_order": "ANY_ORDER"}
+
+
+def _run_events(features: Features, ev: Evaluation, i: int, t: float) -> list[TraceEvent]:
+    s = ev.settings
+    rid = str(features.run_ids[i])
+    out = [TraceEvent(t, "revealed", rid, f"{rid} revealed")]
+
+    def check(text: str) -> None:
+        out.append(TraceEvent(t, "check", rid, f"{rid} {text}"))
+
+    if s.deny_check:
+        if ev.deny_pass[i]:
+            check("deny-list pass")
+        else:
+            called = sorted({c.name for inv in features.runs[i].invocations for c in inv.actual_calls} & s.active_deny)
+            check(f"deny-list fail: called {', '.join(called)}")
+    if s.key_fields:
+        check("key fields pass" if ev.key_pass[i] else f"key fields fail: {features.key_reason[i]}")
+    if s.trajectory != "none":
+        label = _TRAJ_LABEL[s.trajectory] + ("" if s.compare_args else " (names only)")
+        if ev.trajectory_pass[i]:
+            check(f"trajectory {label} pass")
+        else:
+            why = explain_trajectory(features.runs[i].invocations, s.trajectory, s.compare_args)  # type: ignore[arg-type]
+            check(f"trajectory {label} fail: {why}")
+    sign = ">=" if ev.f1_pass[i] else "<"
+    if s.combine == "all":
+        check(f"F1 {ev.f1[i]:.2f} {sign} {s.f1_threshold:.2f} {'pass' if ev.f1_pass[i] else 'fail'}")
+    else:
+        check(f"F1 {ev.f1[i]:.2f}")
+    verdict = "pass" if ev.passed[i] else "fail"
+    outcome = OUTCOMES[int(ev.outcome[i])]
+    why = reason(features, ev, i)
+    out.append(TraceEvent(t, "verdict", rid, f"{rid} verdict {verdict} ({why}) — {outcome}"))
+    return out
+
+
+def trace_events(
+    features: Features, ev: Evaluation, times: np.ndarray, t: float, max_runs: int = 60
+) -> list[TraceEvent]:
+    """Every event that happened up to ``t``, in time order.
+
+    Per revealed run: ``"E1 revealed"``, one ``check`` line per enabled check, then
+    ``"E1 verdict fail (F1 0.62 < 0.80) — false fail"``; after each reveal step
+    ``"Agreement so far 1/2"`` (revealed labelled runs). Only the last ``max_runs`` revealed runs
+    are spelled out (text is built for them alone); earlier ones become one ``omitted`` line.
+    """
+    k = revealed_count(times, t)
+    if k == 0:
+        return []
+    agree_cum = np.cumsum(ev.outcome[:k] == 0)
+    labelled_cum = np.cumsum(features.human[:k] >= 0)
+    first = max(0, k - max_runs)
+    events: list[TraceEvent] = []
+    if first:
+        events.append(TraceEvent(float(times[first - 1]), "omitted", "", f"{first} earlier runs not shown"))
+    for i in range(first, k):
+        events.extend(_run_events(features, ev, i, float(times[i])))
+        last_of_step = i == k - 1 or times[i + 1] != times[i]
+        if last_of_step:
+            events.append(
+                TraceEvent(float(times[i]), "agreement", "", f"Agreement so far {agree_cum[i]}/{labelled_cum[i]}")
+            )
+    return events
