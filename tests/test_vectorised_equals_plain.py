@@ -1,0 +1,204 @@
+"""Property tests: the fast paths equal a plain per-run implementation written from the definitions.
+
+The plain reference below is written straight from the sources, one run at a time, without the
+product's helpers for the parts it checks:
+
+* trajectory (ADK ``trajectory_evaluator``, shared/notes/adk-eval-semantics.md): two calls match
+  when names are equal and, unless args are ignored, ``args ==`` (Python equality); EXACT = same
+  length, pairwise equal; IN_ORDER = greedy subsequence; ANY_ORDER = each expected call consumes a
+  distinct equal actual call; each invocation 1/0, a run the mean;
+* answer overlap: lowercase ``[a-z0-9]+`` tokens as multisets, F1 = 2·overlap / (|cand| + |ref|),
+  0 when either side is empty, best over references, mean over invocations;
+* combine rules (seed 002): ``all`` = deny-list, key fields, trajectory == 1 (unless not scored),
+  F1 >= threshold; ``mean`` = deny-list, key fields, then mean(trajectory, F1) >= 0.75 (F1 alone
+  when the trajectory is not scored);
+* key fields use :func:`explorer.core.fields.key_fields_reason_best` per invocation (the per-run
+  definition; what is checked here is its vectorised use).
+
+Random runs come from hypothesis; for each, the vectorised :func:`evaluate` must give the plain
+verdict for every run under all 64 discrete settings at thresholds on both sides of every run's
+F1 and at grid points, and :func:`sweep` must give the plain counts for all 6,464 settings.
+"""
+
+from __future__ import annotations
+
+import re
+from types import SimpleNamespace
+
+import numpy as np
+from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
+
+from explorer.core.evaluation import evaluate
+from explorer.core.features import build_features
+from explorer.core.fields import key_fields_reason_best
+from explorer.core.model import CaseSet, Invocation, Run, ToolCall
+from explorer.core.settings import Settings
+from explorer.core.sweep import SETTING_COLUMNS, THRESHOLDS, sweep
+
+TOOLS = ["search", "book", "confirm", "weather", "delete"]
+DENIED = ("delete",)
+
+# --- plain reference ---------------------------------------------------------------------------
+
+
+def plain_call_eq(a: ToolCall, e: ToolCall, compare_args: bool) -> bool:
+    return a.name == e.name and (not compare_args or dict(a.args) == dict(e.args))
+
+
+def plain_invocation_match(expected, actual, mode: str, compare_args: bool) -> bool:
+    if mode == "exact":
+        return len(expected) == len(actual) and all(plain_call_eq(a, e, compare_args) for a, e in zip(actual, expected))
+    if mode == "in_order":
+        k = 0
+        for a in actual:
+            if k < len(expected) and plain_call_eq(a, expected[k], compare_args):
+                k += 1
+        return k == len(expected)
+    used = [False] * len(actual)
+    for e in expected:
+        for j, a in enumerate(actual):
+            if not used[j] and plain_call_eq(a, e, compare_args):
+                used[j] = True
+                break
+        else:
+            return False
+    return True
+
+
+def plain_tokens(text: str) -> list[str]:
+    return re.findall(r"[a-z0-9]+", text.lower())
+
+
+def plain_f1(candidate: str, reference: str) -> float:
+    cand, ref = plain_tokens(candidate), plain_tokens(reference)
+    if not cand or not ref:
+        return 0.0
+    remaining = list(ref)
+    overlap = 0
+    for t in cand:
+        if t in remaining:
+            remaining.remove(t)
+            overlap += 1
+    return 2.0 * overlap / (len(cand) + len(ref))
+
+
+def plain_parts(run: Run, day_first: bool, id_pattern: str) -> dict:
+    """Everything about one run that the settings pick from, computed from the definitions."""
+    invs = run.invocations
+    traj = {
+        (mode, a): sum(plain_invocation_match(inv.expected_calls, inv.actual_calls, mode, a) for inv in invs) / len(invs)
+        for mode in ("exact", "in_order", "any_order")
+        for a in (False, True)
+    }
+    return {
+        "traj": traj,
+        "f1": sum(max(plain_f1(inv.answer, r) for r in inv.references) for inv in invs) / len(invs),
+        "called": {c.name for inv in invs for c in inv.actual_calls},
+        "key_ok": not any(key_fields_reason_best(inv.answer, inv.references, day_first, re.compile(id_pattern)) for inv in invs),
+    }
+
+
+def plain_verdict(parts: dict, s: Settings) -> bool:
+    """The combine rules of seed 002 applied to one run's parts."""
+    if s.deny_check and parts["called"] & set(s.deny_tools):
+        return False
+    if s.key_fields and not parts["key_ok"]:
+        return False
+    traj = None if s.trajectory == "none" else parts["traj"][(s.trajectory, s.compare_args)]
+    f1 = parts["f1"]
+    if s.combine == "all":
+        return (traj is None or traj >= 1.0) and f1 >= s.f1_threshold
+    mean = f1 if traj is None else (traj + f1) / 2.0
+    return mean >= s.mean_threshold
+
+
+# --- random runs -------------------------------------------------------------------------------
+
+arg_values = st.sampled_from([0, 1, 1.0, True, "1", "LIS", None, [1, 2]])
+calls = st.lists(
+    st.builds(ToolCall, st.sampled_from(TOOLS), st.dictionaries(st.sampled_from(["x", "y"]), arg_values, max_size=2)),
+    max_size=4,
+)
+WORDS = ["the", "flight", "to", "Lisbon", "is", "booked", "on", "12 March", "March 21", "2026-03-12",
+         "BK-4821", "BK-9999", "not", "confirmed", "Booked!", "12/03/2026", ""]
+text = st.lists(st.sampled_from(WORDS), max_size=8).map(" ".join)
+invocation = st.builds(Invocation, calls.map(tuple), calls.map(tuple), text, st.lists(text, min_size=1, max_size=2).map(tuple))
+verdict = st.sampled_from(["acceptable", "unacceptable", None])
+
+
+@st.composite
+def case_sets(draw, max_runs: int = 12) -> CaseSet:
+    n = draw(st.integers(1, max_runs))
+    runs = tuple(
+        Run(f"r{i}", "", "", tuple(draw(st.lists(invocation, min_size=1, max_size=3))), draw(verdict))
+        for i in range(n)
+    )
+    return CaseSet("random", "", runs, day_first=draw(st.booleans()))
+
+
+def discrete_settings():
+    for mode in ("exact", "in_order", "any_order", "none"):
+        for compare_args in (False, True):
+            for combine in ("all", "mean"):
+                for deny in (False, True):
+                    for key in (False, True):
+                        yield dict(trajectory=mode, compare_args=compare_args, combine=combine, deny_check=deny, key_fields=key)
+
+
+FAST = hsettings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@FAST
+@given(case_sets())
+def test_features_equal_plain_definitions(cs):
+    f = build_features(cs)
+    for i, run in enumerate(cs.runs):
+        invs = run.invocations
+        for m, mode in enumerate(("exact", "in_order", "any_order")):
+            for a in (0, 1):
+                want = sum(plain_invocation_match(inv.expected_calls, inv.actual_calls, mode, bool(a)) for inv in invs) / len(invs)
+                assert f.trajectory[m, a, i] == want
+        want_f1 = sum(max(plain_f1(inv.answer, r) for r in inv.references) for inv in invs) / len(invs)
+        assert abs(f.f1[i] - want_f1) < 1e-12
+        called = {c.name for inv in invs for c in inv.actual_calls}
+        assert {t for t, hit in zip(f.tool_names, f.tools_called[i]) if hit} == called
+        assert f.human[i] == {"acceptable": 1, "unacceptable": 0, None: -1}[run.human_verdict]
+
+
+@FAST
+@given(case_sets())
+def test_evaluate_equals_plain_for_every_setting(cs):
+    f = build_features(cs)
+    parts = [plain_parts(r, cs.day_first, cs.id_pattern) for r in cs.runs]
+    thresholds = {0.0, 1.0, 0.5}
+    for v in f.f1:
+        thresholds.add(round(float(v), 9))
+        thresholds.add(round(min(1.0, float(v) + 1e-6), 9))
+    for combo in discrete_settings():
+        for t in sorted(thresholds):
+            s = Settings(f1_threshold=t, deny_tools=DENIED, **combo)
+            ev = evaluate(f, s)
+            want = np.array([plain_verdict(p, s) for p in parts])
+            assert (ev.passed == want).all(), (s, ev.passed, want)
+
+
+@FAST
+@given(case_sets())
+def test_sweep_equals_plain_counts_for_all_6464_settings(cs):
+    f = build_features(cs)
+    base = Settings(deny_tools=DENIED)
+    table = sweep(f, base)
+    got = {tuple(r[:6]): tuple(r[6:]) for r in table[[*SETTING_COLUMNS, "agree", "false_pass", "false_fail"]].itertuples(index=False)}
+    assert len(got) == 6464
+    human = [r.human_verdict for r in cs.runs]
+    parts = [plain_parts(r, cs.day_first, cs.id_pattern) for r in cs.runs]
+    for combo in discrete_settings():
+        s = base.with_(**combo)
+        for t in THRESHOLDS:
+            s = SimpleNamespace(**{**vars(s), "f1_threshold": t})  # the same values, without re-validating 6,464 times
+            passed = [plain_verdict(p, s) for p in parts]
+            fp = sum(p and h == "unacceptable" for p, h in zip(passed, human))
+            ff = sum(not p and h == "acceptable" for p, h in zip(passed, human))
+            agree = sum((p and h == "acceptable") or (not p and h == "unacceptable") for p, h in zip(passed, human))
+            key = (combo["trajectory"], combo["compare_args"], combo["combine"], combo["deny_check"], combo["key_fields"], t)
+            assert got[key] == (agree, fp, ff), (key, got[key])
