@@ -172,3 +172,21 @@ def test_over_the_size_limit(tmp_path, monkeypatch):
     with pytest.raises(LoadError) as info:
         load_runs(path)
     assert str(info.value) == f"{path}: file is 2.0 MB, over the 1 MB limit"
+
+
+def test_a_json_list_of_flat_records(tmp_path):
+    path = tmp_path / "runs.json"
+    path.write_text(json.dumps([GOOD, {**GOOD, "id": "r2", "actual_calls": "search_flights"}], indent=2))
+    cs = load_runs(path)
+    assert [r.id for r in cs.runs] == ["r1", "r2"]
+    assert cs.runs[1].invocations[0].actual_calls == (ToolCall("search_flights", {}),)
+    path.write_text(json.dumps([GOOD, {**GOOD, "id": "r2", "answer": None}]))
+    with pytest.raises(LoadError) as info:
+        load_runs(path)
+    assert str(info.value) == f"{path}: [1].answer: expected a string, got null"
+
+
+def test_jsonl_named_json_is_read_as_jsonl(tmp_path):
+    path = tmp_path / "runs.json"
+    path.write_text(json.dumps(GOOD) + "\n" + json.dumps({**GOOD, "id": "r2"}) + "\n")
+    assert [r.id for r in load_runs(path).runs] == ["r1", "r2"]

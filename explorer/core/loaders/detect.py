@@ -8,6 +8,7 @@ trajectories, :mod:`.messages`). ``auto`` decides from the content, then the fil
    -> cases; with ``eval_case_results`` (or a JSON string holding such an object) -> adk; an ADK
    eval set (``eval_cases``, or the list form of ``*.test.json``) -> the eval-set LoadError;
    records with ``outputs`` / ``reference_outputs`` (a list, or ``{"runs": [...]}``) -> messages;
+   a list of other records with an ``id`` -> jsonl (the flat schema as one JSON list);
 2. otherwise lines of JSON objects -> messages when the first has ``outputs``, else jsonl;
 3. otherwise a ``.csv`` name, or a first line with an ``id`` column -> csv.
 """
@@ -58,6 +59,8 @@ def _detect_json(data: Any, name: str) -> str | None:
             return "adk"
         if data and _is_messages_record(data[0]):
             return "messages"
+        if data and isinstance(data[0], dict) and "id" in data[0]:
+            return "jsonl"
     return None
 
 
@@ -71,8 +74,13 @@ def detect_format(text: str, name: str) -> str:
             data = json.loads(text)
         except (ValueError, RecursionError):
             data = None
-            if not stripped.startswith("{") or lower.endswith(".json"):
-                parse_json(text, name)  # raises the JSON error with line and column
+            first = next((ln for ln in text.splitlines() if ln.strip()), "")
+            try:
+                first_record = json.loads(first)
+            except (ValueError, RecursionError):
+                first_record = None
+            if not isinstance(first_record, dict):
+                parse_json(text, name)  # not JSONL either: raises the JSON error with line and column
         if data is not None:
             found = _detect_json(data, name)
             if found:

@@ -10,7 +10,7 @@ Fields (JSONL keys / CSV columns):
 * ``human_verdict`` (``acceptable`` / ``unacceptable`` / empty = unlabelled), ``human_note``;
 * ``adk_*`` fields are kept as extra columns (``Run.extra``); any other field is an error.
 
-A JSONL run with several invocations gives ``invocations``: a list of objects with the
+A JSON list of such records is read too. A JSONL run with several invocations gives ``invocations``: a list of objects with the
 per-invocation fields (``expected_calls``, ``actual_calls``, ``answer``, ``reference(s)``) instead
 of those fields at the top. CSV holds one invocation per run.
 
@@ -27,7 +27,7 @@ from typing import Any, Iterable
 
 from ..errors import LoadError
 from ..model import CaseSet, Invocation, Run
-from ..reading import decode_text, read_bytes
+from ..reading import decode_text, parse_json, read_bytes
 from ._common import (
     Problem, check_unique_ids, expect_list, expect_object, expect_str, join_path, json_type,
     make_case_set, parse_calls, parse_verdict,
@@ -132,6 +132,8 @@ def _title(name: str) -> str:
 def jsonl_from_text(text: str, name: str) -> CaseSet:
     """Runs from JSONL text (one JSON object per line; blank lines skipped). Raises LoadError
     ``"<name>: line N[, <field path>]: <problem>"``."""
+    if text.lstrip().startswith("["):
+        return _json_list(text, name)
     runs: list[Run] = []
     places: list[str] = []
     for n, line in enumerate(text.splitlines(), start=1):
@@ -152,6 +154,23 @@ def jsonl_from_text(text: str, name: str) -> CaseSet:
         places.append(f"line {n}")
     check_unique_ids(runs, name, places)
     return make_case_set(runs, name, _title(name), f"runs from {_title(name)} (JSONL)")
+
+
+def _json_list(text: str, name: str) -> CaseSet:
+    """Flat records given as one JSON list instead of lines (errors name ``[i].field``)."""
+    data = parse_json(text, name)
+    if not isinstance(data, list):
+        raise LoadError(name, "(top level)", f"expected a list of runs, got {json_type(data)}")
+    runs: list[Run] = []
+    places: list[str] = []
+    for i, record in enumerate(data):
+        try:
+            runs.append(run_from_record(record))
+        except Problem as p:
+            raise LoadError(name, f"[{i}]" + (("." + p.path) if p.path and not p.path.startswith("[") else p.path), p.message) from None
+        places.append(f"[{i}]")
+    check_unique_ids(runs, name, places)
+    return make_case_set(runs, name, _title(name), f"runs from {_title(name)} (JSON)")
 
 
 def loads_jsonl(data: bytes | str, name: str) -> CaseSet:
