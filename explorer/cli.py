@@ -14,7 +14,7 @@ import sys
 from . import __version__
 from .core.errors import LoadError
 
-SUBCOMMANDS = ("score", "serve", "sweep")
+SUBCOMMANDS = ("score", "serve", "sweep", "calibrate")
 """Modules under ``explorer.commands``, in the order ``--help`` lists them."""
 
 

@@ -104,13 +104,16 @@ class PersonJudge:
         self.labels[key] = acceptable
 
 
-def _structured_equal(candidate: str, references: Sequence[str]) -> bool:
+def structured_equal(candidate: str, references: Sequence[str]) -> bool:
+    """True when ``candidate`` and a reference both parse as JSON objects and are equal (key
+    order and spacing never matter)."""
     cand = parse_structured(candidate)
     return cand is not None and any(parse_structured(r) == cand for r in references)
 
 
-def _field_failure(candidate: str, references: Sequence[str], fields: Sequence[ExpectedField], s: CascadeSettings, embedder=None) -> tuple[str, str] | None:
-    """(stage, reason) of the first failing hard field or rule, or None."""
+def field_failure(candidate: str, references: Sequence[str], fields: Sequence[ExpectedField], s: CascadeSettings, embedder=None) -> tuple[str, str] | None:
+    """Stage 2 for one answer: ``(stage, reason)`` of the first failing hard expected field
+    (``field:<name>``) or generic rule (``field:amount``...), or None when all hold."""
     hard = [f for f in fields if f.hard]
     if hard:
         verdict = score_fields(candidate, hard, locale=s.locale, day_first=s.day_first, id_pattern=s.id_pattern, embedder=embedder)
@@ -137,9 +140,9 @@ def cascade_verdict(
     (embedding cosine in seed 000; any response scorer works); ``judge`` defaults to a
     :class:`PersonJudge` with no labels (so gray answers are pending)."""
     s = settings
-    if exact_at(candidate, references, s.rung, locale=s.locale, day_first=s.day_first) or _structured_equal(candidate, references):
+    if exact_at(candidate, references, s.rung, locale=s.locale, day_first=s.day_first) or structured_equal(candidate, references):
         return CascadeVerdict(True, "normalized-exact", None, f"equal to a reference at rung {s.rung}")
-    failure = _field_failure(candidate, references, expected_fields, s)
+    failure = field_failure(candidate, references, expected_fields, s)
     if failure is not None:
         return CascadeVerdict(False, failure[0], None, failure[1])
     score = scorer.score(candidate, references)
@@ -189,13 +192,13 @@ def cascade_features(case_set: CaseSet, scorer: ResponseScorer, settings: Cascad
     for i, run in enumerate(runs):
         invs = run.invocations
         if all(
-            exact_at(inv.answer, inv.references, s.rung, locale=s.locale, day_first=s.day_first) or _structured_equal(inv.answer, inv.references)
+            exact_at(inv.answer, inv.references, s.rung, locale=s.locale, day_first=s.day_first) or structured_equal(inv.answer, inv.references)
             for inv in invs
         ):
             exact[i] = True
             continue
         for j, inv in enumerate(invs, start=1):
-            failure = _field_failure(inv.answer, inv.references, run.expected_fields, s)
+            failure = field_failure(inv.answer, inv.references, run.expected_fields, s)
             if failure is not None:
                 field_stage[i] = failure[0]
                 field_reason[i] = failure[1] if len(invs) == 1 else f"invocation {j}: {failure[1]}"

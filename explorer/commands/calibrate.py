@@ -1,0 +1,212 @@
+"""``metric-explorer calibrate``: precision / recall at each threshold on labelled pairs, and the
+pass-above / fail-below bands for a target precision (seed 000)."""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from ..core.calibration import choose_bands, seed_reading, threshold_table
+from ..core.cascade import CascadeSettings, field_failure, structured_equal
+from ..core.embedding import BACKENDS, SimilarityUnavailable, make_embedder, require_similarity
+from ..core.normalise import exact_at
+from ..core.pairs import Pair, PairSet, load_pairs, pairs_from_case_set
+from ..core.response_scorers import SCORER_NAMES, make_scorer
+from .common import CliError, load_cases, print_json
+
+HELP = "precision and recall at each threshold on labelled pairs, and the bands for a target precision"
+BUNDLED_PAIRS = Path(__file__).resolve().parents[2] / "cases" / "labelled_pairs.json"
+"""The bundled 20 labelled pairs (seed 000), used when neither --cases nor --pairs is given."""
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    """Register ``calibrate`` and its options."""
+    p = sub.add_parser("calibrate", help=HELP, description=HELP)
+    src = p.add_mutually_exclusive_group()
+    src.add_argument("--cases", metavar="PATH", help="case-set file: its labelled runs are the pairs")
+    src.add_argument("--pairs", metavar="PATH", help="pairs file (metric-explorer/pairs@1; default: the bundled 20 pairs)")
+    p.add_argument(
+        "--scorer",
+        choices=("stored", *SCORER_NAMES),
+        default=None,
+        help="score to calibrate: the pairs' stored_score (default for --pairs), f1 (default for --cases), rouge1, exact or cosine",
+    )
+    p.add_argument("--backend", choices=BACKENDS, default="onnx-int8", help="embedding backend for cosine (default onnx-int8)")
+    p.add_argument("--rung", type=int, choices=(1, 2, 3, 4), default=3, help="normalisation rung for exact and --after-rules (default 3)")
+    p.add_argument("--locale", default=None, help="locale for numbers on rung 4 and the amount rule (default: the file's, else en)")
+    p.add_argument("--month-first", action="store_true", help="read 03/04/2026 as 4 March (default: the file's setting, else day-first)")
+    p.add_argument(
+        "--after-rules",
+        action="store_true",
+        help="calibrate only the pairs the cascade's exact stage and field rules leave undecided",
+    )
+    p.add_argument("--target-precision", type=_target, default=0.8, metavar="P", help="precision wanted in the pass band, 0 < P <= 1 (default 0.8)")
+    p.add_argument("--format", choices=("table", "json", "csv"), default="table", help="output format (default table)")
+    p.set_defaults(func=run)
+
+
+def _target(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if math.isnan(value) or not 0.0 < value <= 1.0:
+        raise argparse.ArgumentTypeError(f"must be in (0, 1], got {text}")
+    return value
+
+
+def _pair_set(args: argparse.Namespace) -> tuple[PairSet, tuple | None]:
+    """The pairs, and for ``--cases`` every run's (reference lists, answers) per invocation."""
+    if args.cases:
+        cs = load_cases(args.cases)
+        ids, refs, answers, labels = pairs_from_case_set(cs)
+        if not ids:
+            raise CliError(f"{cs.source}: no labelled runs to calibrate on")
+        # a multi-turn run becomes one pair per invocation sharing the run's label; scores are
+        # averaged back per run below
+        pairs = tuple(Pair(i, tuple(r[0]), a[0], bool(lab)) for i, r, a, lab in zip(ids, refs, answers, labels))
+        return PairSet(cs.name, cs.description, pairs, "", "en", cs.day_first, cs.source), (refs, answers)
+    return load_pairs(args.pairs or BUNDLED_PAIRS), None
+
+
+def _scores(ps: PairSet, turns: tuple | None, keep: np.ndarray, scorer_name: str, args: argparse.Namespace, locale: str, day_first: bool):
+    """float64 scores of the kept pairs and a description of the scorer (with the embedding
+    identity when one was used)."""
+    if scorer_name == "stored":
+        try:
+            return ps.stored_scores()[keep], ps.score_name or "stored score", None
+        except ValueError as exc:
+            raise CliError(str(exc)) from None
+    embedder = None
+    if scorer_name == "cosine":
+        try:
+            require_similarity(args.backend)
+        except SimilarityUnavailable as exc:
+            raise CliError(str(exc)) from None
+        embedder = make_embedder(args.backend)
+    scorer = make_scorer(scorer_name, rung=args.rung, locale=locale, day_first=day_first, embedder=embedder)
+    idx = np.flatnonzero(keep)
+    try:
+        if turns is None:
+            scores = scorer.score_many([ps.pairs[i].candidate for i in idx], [ps.pairs[i].references for i in idx])
+        else:
+            refs, answers = turns
+            flat_c = [a for i in idx for a in answers[i]]
+            flat_r = [r for i in idx for r in refs[i]]
+            flat = scorer.score_many(flat_c, flat_r)
+            sizes = [len(answers[i]) for i in idx]
+            bounds = np.cumsum([0, *sizes])
+            scores = np.array([flat[bounds[k] : bounds[k + 1]].mean() for k in range(len(idx))])
+    except SimilarityUnavailable as exc:
+        raise CliError(str(exc)) from None
+    identity = embedder.identity().to_dict() if embedder is not None else None
+    return scores, scorer.describe(), identity
+
+
+def calibrate_report(args: argparse.Namespace) -> dict:
+    """The JSON report: source, scorer (and embedding model), counts, table, bands, reading."""
+    ps, turns = _pair_set(args)
+    locale = args.locale or ps.locale
+    day_first = False if args.month_first else ps.day_first
+    scorer_name = args.scorer or ("f1" if args.cases else "stored")
+    labels = ps.labels()
+    keep = np.ones(len(ps.pairs), dtype=bool)
+    decided: list[dict] = []
+    if args.after_rules:
+        try:
+            settings = CascadeSettings(rung=args.rung, locale=locale, day_first=day_first)
+        except ValueError as exc:
+            raise CliError(str(exc)) from None
+        for i, p in enumerate(ps.pairs):
+            if exact_at(p.candidate, p.references, settings.rung, locale=locale, day_first=day_first) or structured_equal(p.candidate, p.references):
+                keep[i] = False
+                decided.append({"id": p.id, "stage": "normalized-exact", "verdict": "pass", "human_verdict": _hv(p.acceptable)})
+                continue
+            failure = field_failure(p.candidate, p.references, (), settings)
+            if failure is not None:
+                keep[i] = False
+                decided.append({"id": p.id, "stage": failure[0], "verdict": "fail", "human_verdict": _hv(p.acceptable), "reason": failure[1]})
+        if not keep.any():
+            raise CliError("every pair was decided by the exact stage or the field rules: nothing left to calibrate")
+    elif args.locale:
+        try:
+            CascadeSettings(locale=locale)
+        except ValueError as exc:
+            raise CliError(str(exc)) from None
+    scores, description, identity = _scores(ps, turns, keep, scorer_name, args, locale, day_first)
+    lab = labels[keep]
+    table = threshold_table(scores, lab)
+    bands = choose_bands(scores, lab, args.target_precision)
+    reading = seed_reading(scores, lab, args.target_precision) if lab.any() else None
+    return {
+        "source": ps.source,
+        "name": ps.name,
+        "scorer": {"name": scorer_name, "description": description, "embedding": identity},
+        "target_precision": args.target_precision,
+        "pairs": int(keep.sum()),
+        "acceptable": int(lab.sum()),
+        "unacceptable": int((~lab).sum()),
+        "decided_before_similarity": decided,
+        "table": table.to_dict(orient="records"),
+        "bands": bands.to_dict(),
+        "reading": reading,
+        "scores": {ps.pairs[i].id: float(s) for i, s in zip(np.flatnonzero(keep), scores)},
+    }
+
+
+def _hv(acceptable: bool) -> str:
+    return "acceptable" if acceptable else "unacceptable"
+
+
+def _f(x) -> str:
+    return "-" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.3f}"
+
+
+def run(args: argparse.Namespace) -> int:
+    """Print the report in the chosen format; 0 on success."""
+    report = calibrate_report(args)
+    if args.format == "json":
+        print_json(report)
+        return 0
+    import pandas as pd
+
+    table = pd.DataFrame(report["table"])
+    if args.format == "csv":
+        table.to_csv(sys.stdout, index=False)
+        return 0
+    sc = report["scorer"]
+    print(f"pairs: {report['name']} ({report['source']})")
+    print(f"score: {sc['description']}")
+    if sc["embedding"]:
+        e = sc["embedding"]
+        print(f"embedding model: {e['model']}  backend: {e['backend']}  weights sha256: {e['weights_sha256']}")
+    if report["decided_before_similarity"]:
+        d = report["decided_before_similarity"]
+        print(f"decided before similarity (not calibrated): {len(d)}: " + ", ".join(f"{x['id']} {x['stage']}" for x in d))
+    print(f"{report['pairs']} pairs: {report['acceptable']} acceptable, {report['unacceptable']} not")
+    print()
+    shown = table.copy()
+    for col in ("threshold", "precision", "recall", "f_measure"):
+        shown[col] = shown[col].map(_f)
+    print(shown.to_string(index=False))
+    print()
+    b = report["bands"]
+    c = b["counts"]
+    print(f"bands for target precision {report['target_precision']:.2f}:")
+    pa = "none reaches the target" if b["pass_above"] is None else f">= {_f(b['pass_above'])}"
+    fb = "none reaches the target" if b["fail_below"] is None else f"< {_f(b['fail_below'])}"
+    print(f"  pass  {pa:<24} {c['pass']['acceptable']:>3} acceptable {c['pass']['unacceptable']:>3} not   precision {_f(b['pass_precision'])}")
+    print(f"  gray  (to the judge)           {c['gray']['acceptable']:>3} acceptable {c['gray']['unacceptable']:>3} not")
+    print(f"  fail  {fb:<24} {c['fail']['acceptable']:>3} acceptable {c['fail']['unacceptable']:>3} not   share not acceptable {_f(b['fail_purity'])}")
+    r = report["reading"]
+    if r:
+        print()
+        print(
+            f"accepting every good answer also accepts {r['bad_accepted_when_all_good_pass']} of {report['unacceptable']} bad; "
+            f"precision above {report['target_precision']:.2f} rejects {r['good_rejected_for_precision']} of {report['acceptable']} good"
+        )
+    return 0
