@@ -184,9 +184,11 @@ class App:
         """Move the Inspection time slider to ``seconds`` as a person would: click the track at
         that fraction of 60 s, then nudge with the arrow keys until the handle reads ``seconds``."""
         track = self.el("me-time").locator(".noUi-base")
+        track.scroll_into_view_if_needed()
         box = track.bounding_box()
         assert box is not None, "the Inspection time slider is not visible"
-        track.click(position={"x": box["width"] * seconds / 60.0, "y": box["height"] / 2})
+        x = box["x"] + min(max(box["width"] * seconds / 60.0, 1.0), box["width"] - 1.0)
+        self.page.mouse.click(x, box["y"] + box["height"] / 2)
         handle = self.time_handle()
         for _ in range(200):
             now = float(handle.get_attribute("aria-valuenow") or "nan")

@@ -1,0 +1,43 @@
+"""The deny-list MultiChoice offers the tools seen in the data and acts on the chosen ones.
+
+Tools called in cases/booking_agent.json: search_flights, book_flight, confirm_booking,
+get_weather (E2 only), get_profile (E3 only), delete_booking (E6 only). With ANY_ORDER, 0.8, all
+(6/10, false passes E5, E6, false fails E1, E7): denying get_weather fails the good run E2 -> 5/10,
+false fails E1, E2, E7; denying delete_booking as well also fails the bad run E6 -> 6/10, false
+passes E5 only.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+TOOLS_IN_DATA = {"search_flights", "book_flight", "confirm_booking", "get_weather", "get_profile", "delete_booking"}
+
+
+def test_deny_tools_offered_from_the_data(app_page):
+    app = app_page
+    assert app.deny_tools() == ["delete_booking"]
+    widget = app.el("me-deny-tools")
+    widget.locator("input[type=search]").click()
+    offered = {o.get_attribute("data-value") for o in widget.get_by_role("option").all()}
+    app.page.keyboard.press("Escape")
+    assert offered | set(app.deny_tools()) == TOOLS_IN_DATA
+
+
+def test_choosing_deny_tools_changes_the_verdicts(app_page):
+    app = app_page
+    app.choose("me-trajectory", "ANY_ORDER")
+    app.expect_whole("6/10")
+    app.choose_deny_tools(["get_weather"])
+    app.expect_whole("6/10")  # check still unticked: the list alone does nothing
+    app.tick("me-deny-check")
+    app.expect_whole("5/10")
+    app.next_events(5, then_time=60.0)
+    app.expect_outcome("5/10", ["E5", "E6"], ["E1", "E2", "E7"])
+    app.choose_deny_tools(["delete_booking", "get_weather"])
+    app.expect_whole("6/10")
+    app.expect_time(0.0)  # the change rewound the replay
+    app.next_events(5, then_time=60.0)
+    app.expect_outcome("6/10", ["E5"], ["E1", "E2", "E7"])
