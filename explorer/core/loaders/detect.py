@@ -20,7 +20,7 @@ import os
 from dataclasses import replace
 from typing import Any, Sequence
 
-from ..casefile import case_set_from_data, loads_case_set
+from ..casefile import loads_case_set
 from ..errors import LoadError
 from ..model import CaseSet
 from ..reading import decode_text, parse_json, read_bytes
