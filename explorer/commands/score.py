@@ -7,6 +7,7 @@ import sys
 
 from ..core.evaluation import evaluate, result_table
 from ..core.features import build_features
+from .response_options import RESPONSE_COLUMNS, add_response_options, response_line, response_override
 from .common import (
     add_run_input_options, add_settings_options, base_settings_from_args, load_cases_from_args, print_json,
     settings_from_args,
@@ -20,15 +21,22 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("score", help=HELP, description=HELP)
     add_run_input_options(p)
     add_settings_options(p)
+    add_response_options(p)
     p.add_argument("--format", choices=("table", "json", "csv"), default="table", help="output format (default table)")
     p.set_defaults(func=run)
 
 
-def score_report(case_set, settings) -> dict:
-    """The JSON report: ``{"settings", "summary", "runs"}`` as documented in the README."""
+def score_report(case_set, settings, response_args=None) -> dict:
+    """The JSON report: ``{"settings", "summary", "runs"}`` as documented in the README (plus
+    ``"response"`` when ``response_args`` choose a response scorer, see response_options)."""
     features = build_features(case_set)
+    override = response_override(response_args, case_set, features)  # None: today's F1
+    if override is not None:
+        features = override.features
     ev = evaluate(features, settings)
     table = result_table(features, ev)
+    if override is not None:
+        override.patch_table(table, settings.f1_threshold)
     summary = ev.summary
     runs = []
     for row in table.to_dict(orient="records"):
@@ -43,6 +51,7 @@ def score_report(case_set, settings) -> dict:
             "reason": row["reason"],
         }
         item.update({k: v for k, v in row.items() if k.startswith("adk_")})
+        item.update({k: row[k] for k in RESPONSE_COLUMNS if k in row})
         runs.append(item)
     return {
         "cases": case_set.source,
@@ -64,6 +73,7 @@ def score_report(case_set, settings) -> dict:
             "kappa": summary.kappa,
         },
         "runs": runs,
+        **({"response": override.summary} if override is not None else {}),
     }, table
 
 
@@ -75,7 +85,7 @@ def run(args: argparse.Namespace) -> int:
     """Print the report in the chosen format; 0 on success."""
     case_set = load_cases_from_args(args)
     settings = settings_from_args(args, base_settings_from_args(args))
-    report, table = score_report(case_set, settings)
+    report, table = score_report(case_set, settings, args)
     if args.format == "json":
         print_json(report)
         return 0
@@ -93,6 +103,9 @@ def run(args: argparse.Namespace) -> int:
         f"settings: trajectory {st.trajectory}{'' if st.compare_args else ' (ignore args)'}, "
         f"F1 >= {st.f1_threshold:.2f}, combine {st.combine}, deny-list {deny}, key fields {'on' if st.key_fields else 'off'}"
     )
+    if "response" in report:
+        out.insert(4, "response_score", table["response_score"].map(lambda v: "-" if v != v else f"{v:.2f}"))
+        print(response_line(report["response"]))
     print(out.to_string(index=False))
     print()
     print(f"agreement {s['agree']}/{s['labelled']}" + (f" ({s['unlabelled']} unlabelled)" if s["unlabelled"] else ""))

@@ -176,3 +176,17 @@ def make_scorer(name: str, *, rung: int = 3, locale: str = "en", day_first: bool
     if name == "cosine":
         return CosineScorer(embedder) if embedder is not None else CosineScorer()
     raise ValueError(f"unknown response scorer {name!r}; choose one of {', '.join(SCORER_NAMES)}")
+
+
+def run_scores(scorer: ResponseScorer, runs: Sequence) -> np.ndarray:
+    """float64 (N,): per run, the mean over its invocations of the best score of the answer over
+    that invocation's references (as F1 in :mod:`explorer.core.features` and ADK's per-invocation
+    average). One batched ``score_many`` call over every invocation."""
+    cands = [inv.answer for run in runs for inv in run.invocations]
+    refs = [inv.references for run in runs for inv in run.invocations]
+    flat = scorer.score_many(cands, refs) if cands else np.zeros(0)
+    sizes = np.array([len(run.invocations) for run in runs], dtype=np.int64)
+    if sizes.size == 0:
+        return np.zeros(0, dtype=np.float64)
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    return np.add.reduceat(flat, starts) / sizes

