@@ -31,6 +31,7 @@ import pandas as pd
 from .errors import LoadError
 from .evaluation import Evaluation, result_table
 from .features import Features
+from .loaders._common import show
 from .loaders.labels import Label, dumps_labels
 from .reading import decode_text, parse_json, read_bytes
 from .settings import Settings
@@ -64,7 +65,7 @@ def settings_from_data(data: Any, name: str) -> Settings:
         raise LoadError(name, "format", f'expected "{SETTINGS_FORMAT}", {got}')
     unknown = sorted(set(data) - {"format", "settings"})
     if unknown:
-        raise LoadError(name, unknown[0], f'unknown field "{unknown[0]}"')
+        raise LoadError(name, show(unknown[0]), f'unknown field "{show(unknown[0])}"')
     if "settings" not in data:
         raise LoadError(name, "(top level)", 'missing "settings"')
     values = data["settings"]
@@ -73,7 +74,7 @@ def settings_from_data(data: Any, name: str) -> Settings:
     known = set(Settings.__dataclass_fields__)
     for key in values:
         if key not in known:
-            raise LoadError(name, f"settings.{key}", f'unknown setting "{key}" (known: {", ".join(sorted(known))})')
+            raise LoadError(name, f"settings.{show(key)}", f'unknown setting "{show(key)}" (known: {", ".join(sorted(known))})')
     for key, value in values.items():
         try:
             Settings.from_dict({key: value})

@@ -25,6 +25,13 @@ class Problem(Exception):
         self.message = message
 
 
+def show(text: str, limit: int = 60) -> str:
+    """Untrusted ``text`` made safe for a one-line message: control characters escaped as in
+    JSON (``\\n``), cut to ``limit`` characters with ``...``."""
+    escaped = json.dumps(str(text), ensure_ascii=False)[1:-1]
+    return escaped if len(escaped) <= limit else escaped[: limit - 3] + "..."
+
+
 def join_path(base: str, key: str | int) -> str:
     """``join_path("runs[3]", "name") == "runs[3].name"``; ints give ``[i]``."""
     if isinstance(key, int):
@@ -92,7 +99,7 @@ def parse_arrow_names(text: str, path: str) -> tuple[ToolCall, ...]:
     names = [part.strip() for part in text.split(">")]
     for k, name in enumerate(names):
         if not name:
-            raise Problem(path, f'empty tool name at position {k + 1} in "{text}" (write names as a>b>c)')
+            raise Problem(path, f'empty tool name at position {k + 1} in "{show(text)}" (write names as a>b>c)')
     return tuple(ToolCall(n, {}) for n in names)
 
 
@@ -122,7 +129,7 @@ def parse_verdict(value: Any, path: str) -> str | None:
     if not text:
         return None
     if text not in ("acceptable", "unacceptable"):
-        raise Problem(path, f'expected "acceptable", "unacceptable" or empty, got "{value}"')
+        raise Problem(path, f'expected "acceptable", "unacceptable" or empty, got "{show(value)}"')
     return text
 
 
@@ -132,7 +139,7 @@ def check_unique_ids(runs: Iterable[Run], name: str, where: Iterable[str]) -> No
     first: dict[str, str] = {}
     for run, place in zip(runs, where):
         if run.id in first:
-            raise LoadError(name, place, f'duplicate run id "{run.id}" (first at {first[run.id]})')
+            raise LoadError(name, place, f'duplicate run id "{show(run.id)}" (first at {first[run.id]})')
         first[run.id] = place
 
 

@@ -25,6 +25,7 @@ from ..errors import LoadError
 from ..model import CaseSet
 from ..reading import decode_text, parse_json, read_bytes
 from . import adk, flat, messages
+from ._common import show
 
 INPUT_FORMATS = ("auto", "cases", "adk", "jsonl", "csv", "messages")
 """Values of ``--input-format``."""
@@ -144,7 +145,7 @@ def concat_case_sets(case_sets: Sequence[CaseSet]) -> CaseSet:
     for cs in case_sets:
         for run in cs.runs:
             if run.id in owner:
-                raise LoadError(cs.source, f'run "{run.id}"', f'duplicate run id: also in {owner[run.id]}')
+                raise LoadError(cs.source, f'run "{show(run.id)}"', f'duplicate run id: also in {owner[run.id]}')
             owner[run.id] = cs.source
     first = case_sets[0]
     return replace(

@@ -30,7 +30,7 @@ from ..model import CaseSet, Invocation, Run
 from ..reading import decode_text, parse_json, read_bytes
 from ._common import (
     Problem, check_unique_ids, expect_list, expect_object, expect_str, join_path, json_type,
-    make_case_set, parse_calls, parse_verdict,
+    make_case_set, parse_calls, parse_verdict, show,
 )
 
 RUN_FIELDS = ("id", "title", "user_input", "human_verdict", "human_note", "invocations")
@@ -94,7 +94,7 @@ def run_from_record(obj: Any) -> Run:
     obj = expect_object(obj, "")
     unknown = [k for k in obj if k not in RUN_FIELDS + INVOCATION_FIELDS and not k.startswith("adk_")]
     if unknown:
-        raise Problem(unknown[0], f'unknown field "{unknown[0]}" (known: {", ".join(RUN_FIELDS + INVOCATION_FIELDS)}, adk_*)')
+        raise Problem(show(unknown[0]), f'unknown field "{show(unknown[0])}" (known: {", ".join(RUN_FIELDS + INVOCATION_FIELDS)}, adk_*)')
     if "id" not in obj:
         raise Problem("", 'missing "id"')
     run_id = _run_id(obj["id"])
@@ -217,14 +217,14 @@ def csv_from_text(text: str, name: str) -> CaseSet:
     header = [h.strip() for h in header]
     for col in ("id", *REQUIRED_INVOCATION_FIELDS):
         if col not in header:
-            raise LoadError(name, "row 1 (header)", f'missing column "{col}" (got columns: {", ".join(header)[:200]})')
+            raise LoadError(name, "row 1 (header)", f'missing column "{col}" (got columns: {show(", ".join(header), 200)})')
     if "reference" not in header and "references" not in header:
         raise LoadError(name, "row 1 (header)", 'missing column "reference" (or "references")')
     if "invocations" in header:
         raise LoadError(name, "row 1 (header), column invocations", "CSV holds one invocation per run; use JSONL for several")
     dupes = sorted({h for h in header if header.count(h) > 1})
     if dupes:
-        raise LoadError(name, "row 1 (header)", f'column "{dupes[0]}" appears twice')
+        raise LoadError(name, "row 1 (header)", f'column "{show(dupes[0])}" appears twice')
     runs: list[Run] = []
     places: list[str] = []
     row_no = 1

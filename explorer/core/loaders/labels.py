@@ -26,7 +26,7 @@ from ..errors import LoadError
 from ..features import HUMAN_CODES, Features
 from ..model import CaseSet
 from ..reading import decode_text, read_bytes
-from ._common import Problem, parse_verdict
+from ._common import Problem, parse_verdict, show
 
 LABEL_COLUMNS = ("run_id", "human_verdict", "note")
 
@@ -72,7 +72,7 @@ def labels_from_text(text: str, name: str) -> dict[str, Label]:
             if not run_id:
                 raise LoadError(name, f"row {row_no}, column run_id", "empty run id")
             if run_id in first_row:
-                raise LoadError(name, f"row {row_no}, column run_id", f'duplicate run id "{run_id}" (first at row {first_row[run_id]})')
+                raise LoadError(name, f"row {row_no}, column run_id", f'duplicate run id "{show(run_id)}" (first at row {first_row[run_id]})')
             try:
                 verdict = parse_verdict(cells[i_verdict], "human_verdict")
             except Problem as p:

@@ -31,7 +31,7 @@ from ..model import CaseSet, Invocation, Run, ToolCall
 from ..reading import decode_text, parse_json, read_bytes
 from ._common import (
     Problem, check_unique_ids, expect_list, expect_object, expect_str, join_path, json_type,
-    make_case_set, parse_verdict,
+    make_case_set, parse_verdict, show,
 )
 
 KNOWN_FIELDS = ("id", "title", "user_input", "outputs", "reference_outputs", "human_verdict", "human_note", "inputs", "metadata")
@@ -125,7 +125,7 @@ def run_from_messages_record(obj: Any) -> Run:
     obj = expect_object(obj, "")
     unknown = [k for k in obj if k not in KNOWN_FIELDS and not k.startswith("adk_")]
     if unknown:
-        raise Problem(unknown[0], f'unknown field "{unknown[0]}" (known: {", ".join(KNOWN_FIELDS)}, adk_*)')
+        raise Problem(show(unknown[0]), f'unknown field "{show(unknown[0])}" (known: {", ".join(KNOWN_FIELDS)}, adk_*)')
     for key in ("id", "outputs", "reference_outputs"):
         if key not in obj:
             raise Problem("", f'missing "{key}"')

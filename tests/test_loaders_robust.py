@@ -1,0 +1,110 @@
+"""Any damage to a valid run, labels or settings file gives runs or one LoadError, never another
+exception (hypothesis mutates valid files: a value replaced, a key or item deleted, characters
+inserted or removed)."""
+
+import copy
+import json
+
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from explorer.core.errors import LoadError
+from explorer.core.exports import loads_settings
+from explorer.core.loaders import loads_runs
+from explorer.core.loaders.labels import loads_labels
+from test_loaders_adk import camel, multi_invocation_case, new_form_case, old_form_case, result_file
+from test_loaders_messages import record
+
+FLAT = [
+    {"id": "r1", "expected_calls": [{"name": "a", "args": {"x": 1}}], "actual_calls": "a>b", "answer": "x",
+     "references": ["y"], "human_verdict": "acceptable"},
+    {"id": "r2", "invocations": [{"expected_calls": [], "actual_calls": [], "answer": "", "reference": ""}]},
+]
+JSON_BASES = [
+    result_file(old_form_case(), new_form_case(), multi_invocation_case()),
+    camel(result_file(new_form_case())),
+    [record(), record(id="m2")],
+    FLAT,
+]
+TEXT_BASES = [
+    ("runs.csv", 'id,title,expected_calls,actual_calls,answer,reference,human_verdict,adk_x\n'
+                 'r1,T,a>b,"[{""name"": ""a"", ""args"": {""d"": 1}}]","ok,\nyes",ref,unacceptable,0.5\nr2,,,,,,,\n'),
+    ("labels.csv", 'run_id,human_verdict,note\nE1,acceptable,"x, y"\nE2,,\n'),
+    ("settings.json", '{"format": "metric-explorer/settings@1", "settings": {"deny_tools": ["a"], "f1_threshold": 0.5}}'),
+]
+LEAVES = [None, True, 0, 1.5, "", "a", "[", "a>>b", "x\n>", "ok\nyes", [], {}, [1], {"name": 1}, "acceptable", -1]
+
+
+def _paths(value, path=()):
+    yield path
+    if isinstance(value, dict):
+        for k, v in value.items():
+            yield from _paths(v, path + (k,))
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            yield from _paths(v, path + (i,))
+
+
+@st.composite
+def damaged_json(draw):
+    value = copy.deepcopy(draw(st.sampled_from(JSON_BASES)))
+    for _ in range(draw(st.integers(1, 3))):
+        path = draw(st.sampled_from(list(_paths(value))))
+        if not path:
+            value = draw(st.sampled_from(LEAVES))
+            continue
+        parent = value
+        for key in path[:-1]:
+            parent = parent[key]
+        if draw(st.booleans()):
+            del parent[path[-1]]
+        else:
+            parent[path[-1]] = copy.deepcopy(draw(st.sampled_from(LEAVES)))
+    return value
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=list(HealthCheck))
+@given(damaged_json(), st.sampled_from(["auto", "adk", "jsonl", "messages", "cases"]), st.booleans())
+def test_damaged_json_gives_runs_or_load_error(value, input_format, as_lines):
+    if as_lines and isinstance(value, list):
+        text, name = "\n".join(json.dumps(v) for v in value), "runs.jsonl"
+    else:
+        text, name = json.dumps(value), "runs.json"
+    try:
+        loads_runs(text, name, input_format)
+    except LoadError as err:
+        assert err.file == name and "\n" not in str(err)
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.sampled_from(TEXT_BASES), st.lists(st.tuples(st.floats(0, 1), st.sampled_from(list(',"\n\r[]{}>:a1 \\') + [None])),
+                                             min_size=1, max_size=4))
+def test_damaged_text_gives_a_value_or_load_error(base, edits):
+    name, text = base
+    chars = list(text)
+    for where, char in edits:
+        i = min(int(where * len(chars)), max(len(chars) - 1, 0))
+        if char is None and chars:
+            del chars[i]
+        elif char is not None:
+            chars.insert(i, char)
+    damaged = "".join(chars)
+    try:
+        if name == "runs.csv":
+            loads_runs(damaged, name)
+        elif name == "labels.csv":
+            loads_labels(damaged, name)
+        else:
+            loads_settings(damaged, name)
+    except LoadError as err:
+        assert err.file == name and "\n" not in str(err)
+
+
+def test_untrusted_text_in_a_message_stays_on_one_line(tmp_path):
+    path = tmp_path / "runs.csv"
+    path.write_text('id,expected_calls,actual_calls,answer,reference,human_verdict\nr1,,,a,a,"ok\nyes"\n')
+    try:
+        loads_runs(path.read_text(), str(path))
+    except LoadError as err:
+        assert str(err) == f'{path}: row 2, column human_verdict: expected "acceptable", "unacceptable" or empty, got "ok\\nyes"'
+    else:
+        raise AssertionError("no error")
