@@ -44,7 +44,8 @@ class ChartView:
         fig.background_fill_color = "#ffffff"
         fig.border_fill_color = "#ffffff"
         self.figure = fig
-        self.pane = pn.pane.Bokeh(fig, css_classes=["me-chart"], sizing_mode="stretch_width")
+        # the Bokeh pane hands its css_classes to nobody in the DOM: the contract class sits on a wrapper
+        self.pane = pn.Column(pn.pane.Bokeh(fig, sizing_mode="stretch_width"), css_classes=["me-chart"], sizing_mode="stretch_width")
 
     def show(self, sweep: Sweep, threshold: float) -> None:
         """Plot ``sweep`` and mark ``threshold``."""

@@ -23,12 +23,12 @@ def _fmt(x: float | None) -> str:
 def confusion_html(s: Agreement) -> str:
     """2x2 table: evaluator pass/fail (rows) against the person's acceptable/unacceptable (columns)."""
     return (
-        '<table class="me-matrix">'
-        "<tr><th></th><th>Person: acceptable</th><th>Person: unacceptable</th></tr>"
-        f'<tr><th>Evaluator: pass</th><td class="me-ok">{s.true_pass}<small>agree</small></td>'
-        f'<td class="me-fp">{s.false_pass}<small>false pass</small></td></tr>'
-        f'<tr><th>Evaluator: fail</th><td class="me-ff">{s.false_fail}<small>false fail</small></td>'
-        f'<td class="me-ok">{s.true_fail}<small>agree</small></td></tr>'
+        '<table class="me-matrix">\n'
+        "<tr><th></th> <th>Person: acceptable</th> <th>Person: unacceptable</th></tr>\n"
+        f'<tr><th>Evaluator: pass</th> <td class="me-ok">{s.true_pass} <small>agree</small></td> '
+        f'<td class="me-fp">{s.false_pass} <small>false pass</small></td></tr>\n'
+        f'<tr><th>Evaluator: fail</th> <td class="me-ff">{s.false_fail} <small>false fail</small></td> '
+        f'<td class="me-ok">{s.true_fail} <small>agree</small></td></tr>\n'
         "</table>"
     )
 
@@ -36,8 +36,8 @@ def confusion_html(s: Agreement) -> str:
 def stats_html(s: Agreement) -> str:
     """``Precision 0.00 · Recall 0.00 · Cohen's kappa −0.20`` (n/a when undefined)."""
     return (
-        f'<div class="me-statline"><span>Precision <b>{_fmt(s.precision)}</b></span>'
-        f"<span>Recall <b>{_fmt(s.recall)}</b></span>"
+        f'<div class="me-statline"><span>Precision <b>{_fmt(s.precision)}</b></span> '
+        f"<span>Recall <b>{_fmt(s.recall)}</b></span> "
         f"<span>Cohen's kappa <b>{_fmt(s.kappa)}</b></span></div>"
     )
 

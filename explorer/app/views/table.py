@@ -23,7 +23,7 @@ COLUMNS = (
     "Evaluator", "Person", "Outcome", "Reason",
 )
 WIDTHS = {
-    "ID": 50, "Title": 140, "Expected calls": 140, "Actual calls": 190, "Trajectory": 84, "F1": 52,
+    "ID": 50, "Title": 136, "Expected calls": 140, "Actual calls": 190, "Trajectory": 96, "F1": 52,
     "Key fields": 120, "Evaluator": 90, "Person": 105, "Outcome": 96,
 }
 _SLUG = {"agree": "agree", "false pass": "false-pass", "false fail": "false-fail", "unlabelled": "unlabelled"}
@@ -109,7 +109,7 @@ class TableView:
             layout="fit_columns",
             sizing_mode="stretch_width",
             min_height=120,
-            configuration={"columnDefaults": {"headerSort": False}},
+            configuration={"columnDefaults": {"headerSort": False, "resizable": False}},
             **styled(),
         )
 

@@ -1,0 +1,129 @@
+"""The replay timeline (explorer.core.replay), values worked out by hand from docs/ui-contract.md:
+N runs revealed two at a time (ceil(N/30) when N > 60), reveal r of R at t = 60 r / R."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from explorer.core.casefile import load_case_set
+from explorer.core.evaluation import evaluate
+from explorer.core.features import build_features
+from explorer.core.replay import (
+    advance,
+    event_times,
+    next_event_time,
+    reveal_batch,
+    reveal_times,
+    revealed_count,
+    state_at,
+    trace_events,
+)
+from explorer.core.settings import Settings
+
+BUNDLED = Path(__file__).resolve().parents[1] / "cases" / "booking_agent.json"
+TEN = np.array([12, 12, 24, 24, 36, 36, 48, 48, 60, 60], dtype=float)
+
+
+@pytest.fixture(scope="module")
+def features():
+    return build_features(load_case_set(BUNDLED))
+
+
+def test_ten_runs_two_at_a_time_every_twelve_seconds():
+    assert reveal_times(10).tolist() == TEN.tolist()
+    assert event_times(reveal_times(10)).tolist() == [12, 24, 36, 48, 60]
+
+
+def test_small_and_empty_sets():
+    assert reveal_times(0).size == 0
+    assert reveal_times(1).tolist() == [60.0]
+    assert reveal_times(3).tolist() == [30.0, 30.0, 60.0]  # R = 2 reveals
+
+
+def test_large_sets_use_at_most_thirty_steps():
+    assert reveal_batch(60) == 2
+    assert reveal_batch(61) == 3  # ceil(61 / 30)
+    times = reveal_times(90)  # batch 3, R = 30, reveal r at 2 r seconds
+    assert times[:4].tolist() == [2.0, 2.0, 2.0, 4.0]
+    assert times[-1] == 60.0
+    assert event_times(times).size == 30
+    t61 = reveal_times(61)  # batch 3, R = ceil(61 / 3) = 21
+    assert t61[0] == pytest.approx(60 / 21)
+    assert t61[-1] == 60.0 and t61[-2] == pytest.approx(60 * 20 / 21)
+
+
+def test_revealed_count_at_times():
+    assert revealed_count(TEN, 0.0) == 0
+    assert revealed_count(TEN, 11.9) == 0
+    assert revealed_count(TEN, 12.0) == 2
+    assert revealed_count(TEN, 25.0) == 4
+    assert revealed_count(TEN, 24.0 - 1e-9) == 4  # slider float noise counts as 24 s
+    assert revealed_count(TEN, 60.0) == 10
+
+
+def test_next_event_is_the_next_reveal():
+    assert next_event_time(TEN, 0.0) == 12.0
+    assert next_event_time(TEN, 12.0) == 24.0
+    assert next_event_time(TEN, 25.0) == 36.0
+    assert next_event_time(TEN, 60.0) == 60.0
+
+
+def test_advance_scales_by_speed_and_stops_at_the_end():
+    assert advance(10.0, 0.5, 4.0) == (12.0, False)
+    assert advance(59.0, 1.0, 2.0) == (60.0, True)
+    assert advance(0.0, 0.1, 0.5) == (pytest.approx(0.05), False)
+
+
+def test_state_at_25_seconds_shows_the_first_four_runs(features):
+    ev = evaluate(features, Settings())
+    st = state_at(features, ev, reveal_times(features.n), 25.0)
+    # E1 reworded, E2 weather, E3 profile: good runs failed by EXACT / F1 0.8; E4 bad and failed
+    assert st.revealed == 4
+    assert (st.summary.agree, st.summary.labelled) == (1, 4)
+    assert st.false_fail == ["E1", "E2", "E3"]
+    assert st.false_pass == []
+
+
+def test_state_at_zero_and_at_the_end(features):
+    ev = evaluate(features, Settings())
+    times = reveal_times(features.n)
+    start = state_at(features, ev, times, 0.0)
+    assert start.revealed == 0 and start.summary.labelled == 0 and start.summary.agree == 0
+    end = state_at(features, ev, times, 60.0)
+    assert (end.summary.agree, end.summary.labelled) == (4, 10)
+    assert end.false_pass == ["E5"]
+    assert end.false_fail == ["E1", "E2", "E3", "E7", "E8"]
+
+
+def test_trace_at_twelve_seconds(features):
+    ev = evaluate(features, Settings())
+    lines = [e.line() for e in trace_events(features, ev, reveal_times(features.n), 12.0)]
+    assert lines[0] == "12.0 s  E1 revealed"
+    assert "12.0 s  E1 trajectory EXACT pass" in lines
+    assert "12.0 s  E1 F1 0.62 < 0.80 fail" in lines
+    assert "12.0 s  E1 verdict fail (F1 0.62 < 0.80) — false fail" in lines
+    assert "12.0 s  E2 trajectory EXACT fail: extra call get_weather at position 2" in lines
+    assert lines[-1] == "12.0 s  Agreement so far 0/2"
+    assert not any("E3" in line for line in lines)
+    assert trace_events(features, ev, reveal_times(features.n), 0.0) == []
+
+
+def test_trace_shows_enabled_checks_and_running_agreement(features):
+    s = Settings(trajectory="any_order", deny_check=True, deny_tools=("delete_booking",), key_fields=True)
+    ev = evaluate(features, s)
+    lines = [e.line() for e in trace_events(features, ev, reveal_times(features.n), 36.0)]
+    assert "36.0 s  E6 deny-list fail: called delete_booking" in lines
+    assert any(line.startswith("36.0 s  E5 key fields fail: ") for line in lines)
+    # E1 (F1 0.62) fails, E2-E4 agree at 24 s; E5, E6 caught by key fields and deny-list
+    assert "24.0 s  Agreement so far 3/4" in lines
+    assert lines[-1] == "36.0 s  Agreement so far 5/6"
+
+
+def test_trace_keeps_only_the_last_runs(features):
+    ev = evaluate(features, Settings())
+    events = trace_events(features, ev, reveal_times(features.n), 60.0, max_runs=2)
+    assert events[0].line() == "48.0 s  8 earlier runs not shown"
+    assert {e.run_id for e in events[1:]} == {"E9", "E10", ""}
