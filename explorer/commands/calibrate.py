@@ -122,11 +122,16 @@ def calibrate_report(args: argparse.Namespace) -> dict:
         except ValueError as exc:
             raise CliError(str(exc)) from None
         for i, p in enumerate(ps.pairs):
-            if exact_at(p.candidate, p.references, settings.rung, locale=locale, day_first=day_first) or structured_equal(p.candidate, p.references):
+            # a run from --cases is checked turn by turn: exact when every turn is, failed by the
+            # first turn a rule fails
+            turn_pairs = list(zip(turns[1][i], turns[0][i])) if turns is not None else [(p.candidate, p.references)]
+            if all(
+                exact_at(c, r, settings.rung, locale=locale, day_first=day_first) or structured_equal(c, r) for c, r in turn_pairs
+            ):
                 keep[i] = False
                 decided.append({"id": p.id, "stage": "normalized-exact", "verdict": "pass", "human_verdict": _hv(p.acceptable)})
                 continue
-            failure = field_failure(p.candidate, p.references, (), settings)
+            failure = next((f for c, r in turn_pairs if (f := field_failure(c, r, (), settings)) is not None), None)
             if failure is not None:
                 keep[i] = False
                 decided.append({"id": p.id, "stage": failure[0], "verdict": "fail", "human_verdict": _hv(p.acceptable), "reason": failure[1]})
