@@ -15,6 +15,7 @@ booking ids").
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import re
 from dataclasses import dataclass
 from typing import Sequence
@@ -59,6 +60,7 @@ class DateValue:
         return f"{text} {self.year}" if self.year is not None else text
 
 
+@functools.lru_cache(maxsize=65536)  # dateutil is ~50 us a call; dates repeat across runs (DateValue is immutable)
 def _parse(text: str, day_first: bool, has_year: bool) -> DateValue | None:
     try:
         when = date_parser.parse(text, dayfirst=day_first, default=dt.datetime(2000, 1, 1))

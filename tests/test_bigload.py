@@ -1,0 +1,110 @@
+"""The parallel JSONL loader gives what the flat loader + build_features give, errors included,
+and its compact RunStore reads back the same runs."""
+
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from explorer.core import bigload
+from explorer.core.bigload import load_jsonl_features
+from explorer.core.errors import LoadError
+from explorer.core.evaluation import evaluate
+from explorer.core.features import build_features
+from explorer.core.loaders.flat import load_jsonl
+from explorer.core.settings import Settings
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
+import synth  # noqa: E402
+
+FEATURE_ARRAYS = ("run_ids", "trajectory", "f1", "tools_called", "key_ok", "key_reason", "human", "n_invocations")
+
+
+@pytest.fixture(scope="module")
+def synth_file(tmp_path_factory):
+    path = tmp_path_factory.mktemp("big") / "runs.jsonl"
+    return synth.write_jsonl(path, 400, seed=3)
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_same_runs_and_features_as_flat_loader(synth_file, workers, monkeypatch):
+    monkeypatch.setattr(bigload, "PARALLEL_MIN_BYTES", 0)  # use worker processes even for a small file
+    monkeypatch.setattr(bigload, "CHUNK_BYTES", 64 * 1024)  # several chunks, several blocks
+    plain_cs = load_jsonl(str(synth_file))
+    plain = build_features(plain_cs)
+    seen = []
+    cs = load_jsonl_features(synth_file, workers=workers, progress=lambda d, t: seen.append((d, t)))
+    fast = build_features(cs)
+    assert fast is cs.runs.features  # computed while loading, not again
+    for name in FEATURE_ARRAYS:
+        assert np.array_equal(getattr(plain, name), getattr(fast, name)), name
+    assert plain.tool_names == fast.tool_names
+    assert (cs.name, cs.description, cs.source) == (plain_cs.name, plain_cs.description, plain_cs.source)
+    assert len(cs.runs) == 400
+    assert list(cs.runs) == list(plain_cs.runs)
+    assert cs.runs[-1] == plain_cs.runs[399] and cs.runs[1:4] == plain_cs.runs[1:4]
+    assert seen and seen[-1][0] == seen[-1][1] == synth_file.stat().st_size
+    s = Settings(trajectory="any_order", deny_check=True, deny_tools=("delete_booking",), key_fields=True, f1_threshold=0.5)
+    assert evaluate(fast, s).summary == evaluate(plain, s).summary
+
+
+def _write(tmp_path, lines, raw=False):
+    path = tmp_path / "runs.jsonl"
+    data = "".join(lines) if raw else "".join(json.dumps(x) + "\n" for x in lines)
+    path.write_bytes(data.encode("utf-8") if isinstance(data, str) else data)
+    return path
+
+
+RUN = {"id": "a", "expected_calls": "search>book", "actual_calls": "search>book", "answer": "booked", "reference": "booked"}
+
+
+def test_blank_lines_crlf_and_bom(tmp_path):
+    text = "\ufeff" + json.dumps(RUN) + "\r\n\r\n" + json.dumps(dict(RUN, id="b", human_verdict="acceptable")) + "\r\n"
+    path = _write(tmp_path, [text], raw=True)
+    cs = load_jsonl_features(path)
+    assert [r.id for r in cs.runs] == ["a", "b"]
+    assert list(build_features(cs).human) == [-1, 1]
+
+
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        ([json.dumps(RUN) + "\n", "{not json\n"], "runs.jsonl: line 2, column 2: invalid JSON"),
+        ([json.dumps(RUN) + "\n", json.dumps(RUN) + "\n"], 'runs.jsonl: line 2: duplicate run id "a" (first at line 1)'),
+        ([json.dumps(dict(RUN, answer=3)) + "\n"], "runs.jsonl: line 1, answer: expected a string, got a number"),
+        (["\n  \n"], "runs.jsonl: file is empty"),
+        ([""], "runs.jsonl: file is empty"),
+    ],
+)
+def test_errors_name_file_line_and_field(tmp_path, content, message):
+    path = _write(tmp_path, content, raw=True)
+    with pytest.raises(LoadError) as err:
+        load_jsonl_features(path)
+    assert str(err.value).startswith(str(path) + message[len("runs.jsonl"):])
+    with pytest.raises(LoadError) as flat_err:
+        load_jsonl(str(path))
+    assert str(err.value) == str(flat_err.value)  # the flat loader's words
+
+
+def test_a_line_that_is_not_an_object(tmp_path):
+    path = _write(tmp_path, [json.dumps(RUN) + "\n", "[1, 2]\n"], raw=True)
+    with pytest.raises(LoadError, match="line 2: expected a JSON object \\(one run per line\\), got a list"):
+        load_jsonl_features(path)
+
+
+def test_size_limit(tmp_path, monkeypatch):
+    path = _write(tmp_path, [RUN])
+    monkeypatch.setenv("METRIC_EXPLORER_MAX_BYTES", "10")
+    with pytest.raises(LoadError, match="over the"):
+        load_jsonl_features(path)
+
+
+def test_json_the_fast_parser_refuses_still_loads(tmp_path):
+    # NaN and integers over 64 bits are refused by orjson, accepted by the standard library (and so
+    # by the flat loader): the same run loads either way.
+    line = json.dumps(RUN)[:-1] + ', "adk_score": NaN, "adk_big": 123456789012345678901234567890}\n'
+    path = _write(tmp_path, [line], raw=True)
+    run = load_jsonl_features(path).runs[0]
+    assert run.extra["adk_big"] == 123456789012345678901234567890 and run.extra["adk_score"] != run.extra["adk_score"]
