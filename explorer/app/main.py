@@ -59,7 +59,7 @@ class ExplorerSession:
         self.controls = ReplayControls(self.clock, self.toggle_play, self.next_event, self.restart)
         self.metrics = MetricsView()
         self.trace = TraceView()
-        self.table = TableView()
+        self.table = TableView(self.features.n)
         self.detail = DetailView()
         self.chart = ChartView(self.features.n)
         self.lesson = LessonView(self.choose_step)

@@ -52,11 +52,11 @@ def calls_html(features: Features, ev: Evaluation, i: int) -> tuple[str, str]:
     return "<br>".join(expected_parts), "<br>".join(actual_parts)
 
 
-def table_frame(features: Features, ev: Evaluation, k: int) -> pd.DataFrame:
-    """The display table of runs ``0..k-1`` (all cells escaped HTML), columns ``COLUMNS``."""
-    if k == 0:
-        return pd.DataFrame({c: pd.Series([], dtype=object) for c in COLUMNS})
-    rows = np.arange(k)
+def table_frame(features: Features, ev: Evaluation, k: int, start: int = 0) -> pd.DataFrame:
+    """The display table of runs ``start..k-1`` (all cells escaped HTML), columns ``COLUMNS``."""
+    if k <= start:
+        return table_frame_empty()
+    rows = np.arange(start, k)
     base = result_table(features, ev, rows)
     s = ev.settings
     data: dict[str, list[str]] = {c: [] for c in COLUMNS}
@@ -89,14 +89,22 @@ def table_frame(features: Features, ev: Evaluation, k: int) -> pd.DataFrame:
         data["Person"].append(_esc(person))
         data["Outcome"].append(f'<span class="me-outcome me-outcome-{_SLUG[outcome]}">{_esc(outcome)}</span>')
         data["Reason"].append(_esc(rec["reason"]))
-    return pd.DataFrame(data)
+    return pd.DataFrame(data, index=rows)
+
+
+PAGE_SIZE = 25
+PAGINATE_ABOVE = 50
+"""Sets with more runs than this page the table on the server (only a page is sent)."""
 
 
 class TableView:
     """The Tabulator card; ``ids`` holds the raw run id of each displayed row."""
 
-    def __init__(self) -> None:
+    def __init__(self, n_runs: int = 0) -> None:
         self.ids: list[str] = []
+        self._ev: Evaluation | None = None
+        self._built = table_frame_empty()  # rows 0..len-1 of the current evaluation, built once each
+        paged = {"pagination": "remote", "page_size": PAGE_SIZE} if n_runs > PAGINATE_ABOVE else {}
         self.table = pn.widgets.Tabulator(
             table_frame_empty(),
             css_classes=["me-table"],
@@ -110,13 +118,21 @@ class TableView:
             sizing_mode="stretch_width",
             min_height=120,
             configuration={"columnDefaults": {"headerSort": False, "resizable": False}},
+            **paged,
             **styled(),
         )
 
     def show(self, features: Features, ev: Evaluation, k: int) -> None:
-        """Show runs ``0..k-1``."""
+        """Show runs ``0..k-1``. Rows are built once per evaluation, when first revealed (a replay
+        over a large set builds each row once, not at every reveal)."""
+        if ev is not self._ev:
+            self._ev, self._built = ev, table_frame_empty()
+        built = len(self._built)
+        if k > built:
+            more = table_frame(features, ev, k, start=built)
+            self._built = more if built == 0 else pd.concat([self._built, more])
         self.ids = [str(x) for x in features.run_ids[:k]]
-        self.table.value = table_frame(features, ev, k)
+        self.table.value = self._built.iloc[:k]
 
     def panel(self) -> pn.Column:
         """The card."""
