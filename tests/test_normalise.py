@@ -79,3 +79,25 @@ def test_bad_rung_and_locale():
         normalise("x", 5)
     with pytest.raises(ValueError, match="unknown locale"):
         normalise("1", 4, locale="xx_nowhere")
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_PIECES = list("aAbBß 1203,.-/:!?«»\t\u00a0\u202fﬁ") + ["March", "12", "2026", "1 000", "10.0", "03/04/2026", "1.000,5"]
+_TEXT = st.lists(st.sampled_from(_PIECES), max_size=12).map("".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_TEXT, _TEXT, st.sampled_from(["en", "de", "fr"]), st.booleans())
+def test_a_match_at_one_rung_holds_at_every_higher_rung(a, b, locale, day_first):
+    # each rung applies one more step to the previous rung's output, so matches only grow
+    matches = [exact_at(a, b, r, locale=locale, day_first=day_first) for r in (1, 2, 3, 4)]
+    assert matches == sorted(matches)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_TEXT, st.sampled_from([1, 2, 3, 4]), st.sampled_from(["en", "de", "fr"]), st.booleans())
+def test_normalising_twice_changes_nothing(text, rung, locale, day_first):
+    once = normalise(text, rung, locale=locale, day_first=day_first)
+    assert normalise(once, rung, locale=locale, day_first=day_first) == once
