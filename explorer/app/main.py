@@ -81,12 +81,14 @@ class ExplorerSession:
             self.show_notices([str(exc)])
             return
         self.ev = evaluate(self.features, settings)
-        self.clock.param.update(playing=False, time=0.0)
-        self._refresh_all()
+        with pn.io.hold():  # one message to the browser for the whole update
+            self.clock.param.update(playing=False, time=0.0)
+            self._refresh_all()
         self._write_url(settings)
 
     def _on_time(self, *_events: Any) -> None:
-        self._refresh_time()
+        with pn.io.hold():  # every view changes in the same message
+            self._refresh_time()
 
     def _on_playing(self, *_events: Any) -> None:
         if self.clock.playing:

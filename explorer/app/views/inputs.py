@@ -15,6 +15,30 @@ def _label(text: str, css: str = "me-label") -> pn.pane.HTML:
     return pn.pane.HTML(f'<div class="{css}">{text}</div>', **styled(margin=(8, 10, 0, 10)))
 
 
+def typed_threshold(inputs: Inputs) -> pn.widgets.FloatInput:
+    """A FloatInput bound to ``inputs.f1_threshold`` both ways; a typed value outside 0..1 (or an
+    emptied box) is not applied and the box shows the current threshold again."""
+    box = pn.widgets.FloatInput(
+        value=inputs.f1_threshold, name="Type a threshold", step=0.01, format="0.00",
+        css_classes=["me-f1-input"], width=120,
+    )
+
+    def from_box(event) -> None:
+        value = event.new
+        if value is None or not 0.0 <= value <= 1.0:
+            box.value = inputs.f1_threshold
+        elif value != inputs.f1_threshold:
+            inputs.f1_threshold = round(float(value), 4)
+
+    def to_box(event) -> None:
+        if box.value != event.new:
+            box.value = event.new
+
+    box.param.watch(from_box, "value")
+    inputs.param.watch(to_box, "f1_threshold")
+    return box
+
+
 def inputs_panel(inputs: Inputs) -> pn.Column:
     """The inputs card. Widgets are created once and stay bound to ``inputs`` both ways."""
     p = inputs.param
@@ -27,10 +51,7 @@ def inputs_panel(inputs: Inputs) -> pn.Column:
         p.f1_threshold, name="Response F1 threshold", start=0.0, end=1.0, step=0.01, format="0.00",
         css_classes=["me-f1"], sizing_mode="stretch_width",
     )
-    f1_input = pn.widgets.FloatInput.from_param(
-        p.f1_threshold, name="Type a threshold", start=0.0, end=1.0, step=0.01, format="0.00",
-        css_classes=["me-f1-input"], width=120,
-    )
+    f1_input = typed_threshold(inputs)
     combine = pn.widgets.RadioButtonGroup.from_param(
         p.combine, name="Combine scores", css_classes=["me-combine"], button_type="primary",
         button_style="outline", orientation="vertical", sizing_mode="stretch_width",
