@@ -103,7 +103,10 @@ def sweep(features: Features, base: Settings | None = None, thresholds: Sequence
                         hard = hard_by[(deny, key)]
                         if combine == "all":
                             gate = hard & traj_pass & labelled_mask
-                            counts = np.bincount(code[gate], minlength=n_codes).reshape(n_thr + 1, 2)
+                            # runs outside the gate go to an extra last bin (arithmetic, not a
+                            # masked selection: a random mask costs branch misses)
+                            gated = code + (n_codes - code) * ~gate
+                            counts = np.bincount(gated, minlength=n_codes + 1)[:n_codes].reshape(n_thr + 1, 2)
                             # passes at threshold j: runs with reach > j -> suffix sums over reach.
                             suffix = np.cumsum(counts[::-1], axis=0)[::-1]
                             tp = suffix[1:, 1]
