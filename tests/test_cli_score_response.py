@@ -55,6 +55,7 @@ def test_cascade_stages_on_the_token_overlap_set(capsys):
     assert rows["paraphrase"]["response_stage"] == "semantic" and rows["paraphrase"]["verdict"] == "pass"
     assert out["summary"]["agree"] == 3
     assert out["response"]["embedding"]["model"] == "all-MiniLM-L6-v2"
+    assert out["summary"]["embedding"] == out["response"]["embedding"]  # the summary names the model too
 
 
 def test_cascade_gray_band_needs_review(capsys):

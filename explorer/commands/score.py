@@ -71,6 +71,7 @@ def score_report(case_set, settings, response_args=None) -> dict:
             "precision": summary.precision,
             "recall": summary.recall,
             "kappa": summary.kappa,
+            **({"embedding": override.summary["embedding"]} if override is not None and override.summary.get("embedding") else {}),
         },
         "runs": runs,
         **({"response": override.summary} if override is not None else {}),
