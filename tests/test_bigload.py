@@ -108,3 +108,26 @@ def test_json_the_fast_parser_refuses_still_loads(tmp_path):
     path = _write(tmp_path, [line], raw=True)
     run = load_jsonl_features(path).runs[0]
     assert run.extra["adk_big"] == 123456789012345678901234567890 and run.extra["adk_score"] != run.extra["adk_score"]
+
+
+def test_looks_like_flat_jsonl(tmp_path, synth_file):
+    from explorer.core.bigload import looks_like_flat_jsonl
+
+    assert looks_like_flat_jsonl(synth_file, min_bytes=0)
+    assert not looks_like_flat_jsonl(synth_file)  # small: the ordinary loader is quicker
+    assert not looks_like_flat_jsonl(synth_file, "csv", min_bytes=0)
+    messages = _write(tmp_path, [{"id": "m", "outputs": []}])
+    assert not looks_like_flat_jsonl(messages, min_bytes=0)
+    assert not looks_like_flat_jsonl(tmp_path / "missing.jsonl", min_bytes=0)
+
+
+def test_cli_sweep_through_the_big_loader_equals_the_ordinary_one(synth_file, monkeypatch, capsys):
+    from explorer.cli import main
+
+    argv = ["sweep", "--cases", str(synth_file), "--deny", "delete_booking", "--format", "json"]
+    assert main(argv) == 0
+    ordinary = json.loads(capsys.readouterr().out)
+    monkeypatch.setattr(bigload, "PARALLEL_MIN_BYTES", 0)
+    assert main(argv) == 0
+    big = json.loads(capsys.readouterr().out)
+    assert big["settings"] == ordinary["settings"] and len(big["settings"]) == 6464

@@ -11,6 +11,7 @@ from typing import Any
 
 from ..core.casefile import load_case_set
 from ..core.exports import load_settings
+from ..core.bigload import looks_like_flat_jsonl
 from ..core.loaders import INPUT_FORMATS, load_many
 from ..core.loaders.labels import apply_labels, load_labels
 from ..core.errors import LoadError
@@ -89,7 +90,12 @@ def load_cases(path: str | list[str] | None, input_format: str = "auto") -> Case
     file in ``input_format`` (``auto`` detects); LoadError propagates."""
     if not path:
         return load_case_set(BUNDLED_CASES)
-    return load_many([path] if isinstance(path, (str, Path)) else list(path), input_format)
+    paths = [path] if isinstance(path, (str, Path)) else list(path)
+    if len(paths) == 1 and looks_like_flat_jsonl(paths[0], input_format):
+        from .progress import load_big_jsonl  # big JSONL: parallel load + features, progress bar
+
+        return load_big_jsonl(paths[0])
+    return load_many(paths, input_format)
 
 
 def load_cases_from_args(args: argparse.Namespace) -> CaseSet:

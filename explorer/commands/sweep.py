@@ -2,7 +2,9 @@
 
 The grid and its order are :func:`explorer.core.sweep.sweep`'s: 4 trajectory modes × compare args ×
 combine rule × deny-list on/off × key fields on/off × 101 F1 thresholds = 6,464 settings. The tools
-the deny-list denies when on come from ``--deny``.
+the deny-list denies when on come from ``--deny`` (else from ``--settings``); the mean threshold from
+``--settings``. Runs come from ``--cases`` (repeatable), ``--input-format`` and ``--labels`` as for
+``score``; a big flat JSONL file loads in parallel with a progress bar.
 """
 
 from __future__ import annotations
@@ -13,9 +15,8 @@ import sys
 import pandas as pd
 
 from ..core.features import build_features
-from ..core.settings import Settings
 from ..core.sweep import best, sweep
-from .common import add_cases_option, load_cases, print_json
+from .common import add_run_input_options, base_settings_from_args, load_cases_from_args, print_json
 
 HELP = "score every setting (trajectory x args x combine x deny-list x key fields x F1 threshold) and list the best"
 
@@ -23,8 +24,9 @@ HELP = "score every setting (trajectory x args x combine x deny-list x key field
 def add_parser(sub: argparse._SubParsersAction) -> None:
     """Register ``sweep`` and its options."""
     p = sub.add_parser("sweep", help=HELP, description=HELP)
-    add_cases_option(p)
-    p.add_argument("--deny", nargs="+", metavar="TOOL", default=(), help="tools the deny-list denies when it is on")
+    add_run_input_options(p)
+    p.add_argument("--deny", nargs="+", metavar="TOOL", default=None,
+                   help="tools the deny-list denies when it is on (default: those of --settings, else none)")
     p.add_argument("--format", choices=("table", "json", "csv"), default="table", help="output format (default table)")
     p.add_argument(
         "--top", type=_positive_int, default=None, metavar="N",
@@ -64,8 +66,10 @@ def threshold_ranges(table: pd.DataFrame) -> list[dict]:
 
 def run(args: argparse.Namespace) -> int:
     """Print the sweep in the chosen format; 0 on success."""
-    case_set = load_cases(args.cases)
-    base = Settings(deny_tools=tuple(args.deny or ()))
+    case_set = load_cases_from_args(args)
+    base = base_settings_from_args(args)
+    if args.deny:
+        base = base.with_(deny_tools=tuple(args.deny))
     features = build_features(case_set)
     table = sweep(features, base)
     top = best(table)

@@ -153,6 +153,31 @@ def _chunks(path: Path, chunk_bytes: int):
             first += len(lines)
 
 
+def looks_like_flat_jsonl(path: str | os.PathLike[str], input_format: str = "auto", min_bytes: int | None = None) -> bool:
+    """True when ``path`` should go through :func:`load_jsonl_features`: at least ``min_bytes``
+    (default ``PARALLEL_MIN_BYTES``) long, and either ``input_format == "jsonl"`` or (``auto``) a ``.jsonl`` name whose first
+    non-blank line is a JSON object with an ``id`` and without the ``outputs`` /
+    ``reference_outputs`` of message trajectories. Never raises (False when unreadable)."""
+    if input_format not in ("auto", "jsonl"):
+        return False
+    try:
+        p = Path(path)
+        if not p.is_file() or p.stat().st_size < (PARALLEL_MIN_BYTES if min_bytes is None else min_bytes):
+            return False
+        if input_format == "jsonl":
+            return True
+        if not p.name.lower().endswith(".jsonl"):
+            return False
+        with open(p, "rb") as fh:
+            for raw in fh:
+                if raw.strip():
+                    first = json.loads(raw.lstrip(b"\xef\xbb\xbf"))
+                    return isinstance(first, dict) and "id" in first and "outputs" not in first and "reference_outputs" not in first
+    except (OSError, ValueError, RecursionError):
+        return False
+    return False
+
+
 def _context():
     """``fork`` when this process runs one thread (fast, and scripts need no ``__main__`` guard);
     ``spawn`` otherwise (a server's threads may hold locks a forked child would inherit)."""

@@ -1,0 +1,26 @@
+"""A progress bar on stderr while a big run file loads (``tqdm``; hidden when stderr is not a
+terminal, so logs and pipes stay clean)."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from tqdm import tqdm
+
+from ..core.bigload import load_jsonl_features
+from ..core.model import CaseSet
+
+
+def load_big_jsonl(path: str | os.PathLike[str]) -> CaseSet:
+    """:func:`explorer.core.bigload.load_jsonl_features` with a bar counting MB read, parsed and
+    featurised. Raises LoadError."""
+    with tqdm(total=None, unit="B", unit_scale=True, desc=f"loading {os.path.basename(str(path))}",
+              file=sys.stderr, disable=None, leave=False) as bar:
+
+        def progress(done: int, total: int) -> None:
+            bar.total = total
+            bar.n = done
+            bar.refresh()
+
+        return load_jsonl_features(path, progress=progress)
