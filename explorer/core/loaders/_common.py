@@ -78,6 +78,17 @@ def require(obj: Mapping[str, Any], key: str, path: str) -> Any:
     return obj[key]
 
 
+def fast_call(value: Any) -> ToolCall | None:
+    """The ToolCall of a well-formed ``{"name": str, "args": object|null}`` dict, else None (then
+    :func:`parse_call_object` names the problem). Builds no path strings: the common case is cheap."""
+    if type(value) is dict:
+        name = value.get("name")
+        args = value.get("args")
+        if type(name) is str and name.strip() and (args is None or type(args) is dict):
+            return ToolCall(name, {} if args is None else args)
+    return None
+
+
 def parse_call_object(value: Any, path: str) -> ToolCall:
     """``{"name": str, "args": object}`` (``args`` optional, null = {}) -> ToolCall."""
     obj = expect_object(value, path)
@@ -116,7 +127,7 @@ def parse_calls(value: Any, path: str) -> tuple[ToolCall, ...]:
         else:
             return parse_arrow_names(text, path)
     calls = expect_list(value, path)
-    return tuple(parse_call_object(c, join_path(path, i)) for i, c in enumerate(calls))
+    return tuple(fast_call(c) or parse_call_object(c, join_path(path, i)) for i, c in enumerate(calls))
 
 
 def parse_verdict(value: Any, path: str) -> str | None:

@@ -36,7 +36,9 @@ from typing import Any
 from ..errors import LoadError
 from ..model import CaseSet, Invocation, Run, ToolCall
 from ..reading import decode_text, parse_json, read_bytes
-from ._common import Problem, expect_list, expect_object, join_path, json_type, make_case_set, parse_call_object
+from ._common import (
+    Problem, expect_list, expect_object, fast_call, join_path, json_type, make_case_set, parse_call_object, parse_calls,
+)
 
 EVAL_STATUS_NAMES = {1: "PASSED", 2: "FAILED", 3: "NOT_EVALUATED", 4: "INFORMATIONAL"}
 """ADK ``EvalStatus`` values as written on disk (``model_dump_json`` writes the int)."""
@@ -137,11 +139,11 @@ def _calls_of(intermediate: Any, path: str) -> tuple[ToolCall, ...]:
                 part = expect_object(part, ppath)
                 fc_key = "function_call" if "function_call" in part else "functionCall"
                 if part.get(fc_key) is not None:
-                    calls.append(parse_call_object(part[fc_key], join_path(ppath, fc_key)))
+                    calls.append(fast_call(part[fc_key]) or parse_call_object(part[fc_key], join_path(ppath, fc_key)))
         return tuple(calls)
     key = "tool_uses" if "tool_uses" in obj else "toolUses"
     uses = expect_list(obj.get(key) or [], join_path(path, key))
-    return tuple(parse_call_object(c, join_path(join_path(path, key), i)) for i, c in enumerate(uses))
+    return parse_calls(uses, join_path(path, key))
 
 
 def _side(inv: Any, path: str) -> tuple[str, tuple[ToolCall, ...], str] | None:

@@ -20,7 +20,7 @@ import os
 from dataclasses import replace
 from typing import Any, Sequence
 
-from ..casefile import loads_case_set
+from ..casefile import case_set_from_data, loads_case_set
 from ..errors import LoadError
 from ..model import CaseSet
 from ..reading import decode_text, parse_json, read_bytes
@@ -68,6 +68,11 @@ def _detect_json(data: Any, name: str) -> str | None:
 def detect_format(text: str, name: str) -> str:
     """The format of file ``name`` holding ``text`` (one of ``INPUT_FORMATS`` but ``auto``).
     Raises LoadError when it cannot be told, naming what was seen."""
+    return _detect(text, name)[0]
+
+
+def _detect(text: str, name: str) -> tuple[str, Any]:
+    """(format, the parsed JSON document when the whole text is one, else None)."""
     stripped = text.lstrip()
     lower = name.lower()
     if stripped[:1] in ("{", "[", '"'):
@@ -85,9 +90,9 @@ def detect_format(text: str, name: str) -> str:
         if data is not None:
             found = _detect_json(data, name)
             if found:
-                return found
+                return found, data
             if isinstance(data, dict) and (stripped.strip().count("\n") == 0 or lower.endswith(".jsonl")):
-                return "messages" if _is_messages_record(data) else "jsonl"
+                return ("messages" if _is_messages_record(data) else "jsonl"), None
             raise LoadError(
                 name, "(top level)",
                 "cannot tell the format: not a metric-explorer case set, an ADK eval set result or message "
@@ -98,12 +103,12 @@ def detect_format(text: str, name: str) -> str:
             record = json.loads(first)
         except ValueError:
             record = None
-        return "messages" if _is_messages_record(record) else "jsonl"
+        return ("messages" if _is_messages_record(record) else "jsonl"), None
     if lower.endswith(".csv") or lower.endswith(".tsv"):
-        return "csv"
+        return "csv", None
     first = next((ln for ln in text.splitlines() if ln.strip()), "")
     if "," in first and "id" in [c.strip().strip('"') for c in first.split(",")]:
-        return "csv"
+        return "csv", None
     raise LoadError(name, "line 1", "not JSON, JSONL or CSV with an \"id\" column (cannot tell the format)")
 
 
@@ -116,7 +121,15 @@ def loads_runs(data: bytes | str, name: str, input_format: str = "auto") -> Case
     text = decode_text(data, name) if isinstance(data, bytes) else data
     if not text.strip():
         raise LoadError(name, "", "file is empty")
-    fmt = detect_format(text, name) if input_format == "auto" else input_format
+    fmt, data = _detect(text, name) if input_format == "auto" else (input_format, None)
+    if data is not None:  # auto read one JSON document already: do not parse it twice
+        if fmt == "cases":
+            return case_set_from_data(data, name)
+        if fmt == "adk":
+            return adk.adk_results_from_data(data, name)
+        if fmt == "messages":
+            return messages.messages_from_data(data, name)
+        return flat.flat_from_data(data, name)
     if fmt == "cases":
         return loads_case_set(text, name)
     if fmt == "adk":

@@ -133,7 +133,7 @@ def jsonl_from_text(text: str, name: str) -> CaseSet:
     """Runs from JSONL text (one JSON object per line; blank lines skipped). Raises LoadError
     ``"<name>: line N[, <field path>]: <problem>"``."""
     if text.lstrip().startswith("["):
-        return _json_list(text, name)
+        return flat_from_data(parse_json(text, name), name)
     runs: list[Run] = []
     places: list[str] = []
     for n, line in enumerate(text.splitlines(), start=1):
@@ -156,9 +156,8 @@ def jsonl_from_text(text: str, name: str) -> CaseSet:
     return make_case_set(runs, name, _title(name), f"runs from {_title(name)} (JSONL)")
 
 
-def _json_list(text: str, name: str) -> CaseSet:
-    """Flat records given as one JSON list instead of lines (errors name ``[i].field``)."""
-    data = parse_json(text, name)
+def flat_from_data(data: Any, name: str) -> CaseSet:
+    """Flat records given as one parsed JSON list instead of lines (errors name ``[i].field``)."""
     if not isinstance(data, list):
         raise LoadError(name, "(top level)", f"expected a list of runs, got {json_type(data)}")
     runs: list[Run] = []

@@ -169,25 +169,32 @@ def messages_from_text(text: str, name: str) -> CaseSet:
         if not stripped.startswith("{"):
             parse_json(text, name)  # raises the JSON error with its line and column
     if whole_json:
-        if isinstance(data, dict) and "runs" in data:
-            items = data["runs"]
-            if not isinstance(items, list):
-                raise LoadError(name, "runs", f"expected a list, got {json_type(items)}")
-            records = [(f"runs[{i}]", r) for i, r in enumerate(items)]
-        elif isinstance(data, list):
-            records = [(f"[{i}]", r) for i, r in enumerate(data)]
-        elif isinstance(data, dict):
-            records = [("line 1", data)]
-        else:
-            raise LoadError(name, "(top level)", f"expected a list of runs, got {json_type(data)}")
-    else:
-        for n, line in enumerate(text.splitlines(), start=1):
-            if not line.strip():
-                continue
-            try:
-                records.append((f"line {n}", json.loads(line)))
-            except json.JSONDecodeError as exc:
-                raise LoadError(name, f"line {n}, column {exc.colno}", f"invalid JSON: {exc.msg}") from None
+        return messages_from_data(data, name)
+    for n, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            records.append((f"line {n}", json.loads(line)))
+        except json.JSONDecodeError as exc:
+            raise LoadError(name, f"line {n}, column {exc.colno}", f"invalid JSON: {exc.msg}") from None
+    return _runs_of(records, name)
+
+
+def messages_from_data(data: Any, name: str) -> CaseSet:
+    """Runs from one parsed JSON document: a list of records, ``{"runs": [...]}`` or one record."""
+    if isinstance(data, dict) and "runs" in data:
+        items = data["runs"]
+        if not isinstance(items, list):
+            raise LoadError(name, "runs", f"expected a list, got {json_type(items)}")
+        return _runs_of([(f"runs[{i}]", r) for i, r in enumerate(items)], name)
+    if isinstance(data, list):
+        return _runs_of([(f"[{i}]", r) for i, r in enumerate(data)], name)
+    if isinstance(data, dict):
+        return _runs_of([("line 1", data)], name)
+    raise LoadError(name, "(top level)", f"expected a list of runs, got {json_type(data)}")
+
+
+def _runs_of(records: list[tuple[str, Any]], name: str) -> CaseSet:
     runs: list[Run] = []
     places: list[str] = []
     for place, record in records:
