@@ -24,9 +24,12 @@ TEN_OF_TEN = Settings(trajectory="any_order", f1_threshold=0.4, deny_check=True,
 def test_settings_json_round_trip(tmp_path):
     text = dumps_settings(TEN_OF_TEN)
     data = json.loads(text)
-    assert data == {"format": SETTINGS_FORMAT, "settings": {
+    assert set(data) == {"format", "settings"} and data["format"] == SETTINGS_FORMAT
+    assert data["settings"] == TEN_OF_TEN.to_dict()
+    assert {k: data["settings"][k] for k in ("trajectory", "compare_args", "f1_threshold", "combine", "deny_check",
+                                             "deny_tools", "key_fields", "mean_threshold")} == {
         "trajectory": "any_order", "compare_args": True, "f1_threshold": 0.4, "combine": "all", "deny_check": True,
-        "deny_tools": ["delete_booking"], "key_fields": True, "mean_threshold": 0.75}}
+        "deny_tools": ["delete_booking"], "key_fields": True, "mean_threshold": 0.75}
     path = tmp_path / "settings.json"
     path.write_text(text)
     assert load_settings(path) == TEN_OF_TEN
@@ -108,3 +111,11 @@ def test_labels_csv_export():
     text = dumps_labels_csv(labels_from_runs(cs))
     back = loads_labels(text, "l.csv")
     assert {k: v.verdict for k, v in back.items()} == {r.id: r.human_verdict for r in cs.runs}
+
+
+@pytest.mark.skipif("response_scorer" not in Settings.__dataclass_fields__, reason="Settings has no response_scorer yet")
+def test_adk_note_for_a_response_scorer_adk_lacks():
+    notes = " ".join(adk_test_config(Settings(response_scorer="cascade"))["_metric_explorer_notes"])
+    assert "Response scorer cascade has no ADK counterpart" in notes
+    notes = " ".join(adk_test_config(Settings(response_scorer="rouge1"))["_metric_explorer_notes"])
+    assert "counterpart" not in notes and "unigram F1" not in notes

@@ -75,14 +75,14 @@ def settings_from_data(data: Any, name: str) -> Settings:
     for key in values:
         if key not in known:
             raise LoadError(name, f"settings.{show(key)}", f'unknown setting "{show(key)}" (known: {", ".join(sorted(known))})')
-    for key, value in values.items():
-        try:
-            Settings.from_dict({key: value})
-        except (ValueError, TypeError) as exc:
-            raise LoadError(name, f"settings.{key}", str(exc)) from None
     try:
         return Settings.from_dict(values)
     except (ValueError, TypeError) as exc:
+        for key, value in values.items():  # name the field when one value is bad on its own
+            try:
+                Settings.from_dict({key: value})
+            except (ValueError, TypeError) as one:
+                raise LoadError(name, f"settings.{show(key)}", str(one)) from None
         raise LoadError(name, "settings", str(exc)) from None
 
 
@@ -116,12 +116,19 @@ def adk_unsupported(settings: Settings) -> list[str]:
             f"ADK has no mean combine: each criterion passes on its own threshold; our rule was "
             f"mean(trajectory, F1) >= {settings.mean_threshold:.2f}."
         )
+    scorer = getattr(settings, "response_scorer", "f1")
+    if scorer in ("exact", "cosine", "cascade"):
+        notes.append(
+            f"Response scorer {scorer} has no ADK counterpart here: response_match_score (ROUGE-1) is "
+            f"exported at the same threshold instead."
+        )
     if not settings.compare_args and settings.trajectory != "none":
         notes.append("ignore_args is read only by google-adk versions whose ToolTrajectoryCriterion has it; older ones compare args.")
-    notes.append(
-        "response_match_score is ROUGE-1 with Porter stemming; it equals our unigram F1 on plain English "
-        "without stemmable words and can differ slightly otherwise."
-    )
+    if scorer == "f1":
+        notes.append(
+            "response_match_score is ROUGE-1 with Porter stemming; it equals our unigram F1 on plain English "
+            "without stemmable words and can differ slightly otherwise."
+        )
     return notes
 
 
