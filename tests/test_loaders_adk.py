@@ -320,3 +320,34 @@ def test_score_cli_shows_adk_columns(tmp_path, capsys):
     assert runs["exact_path"]["adk_tool_trajectory_avg_score"] == 1.0
     assert runs["weather_detour"]["verdict"] == "fail" and runs["weather_detour"]["outcome"] == "unlabelled"
     assert out["summary"]["labelled"] == 0 and out["summary"]["unlabelled"] == 2
+
+
+FIXTURES = __import__("pathlib").Path(__file__).resolve().parent / "fixtures" / "adk"
+
+
+def test_shared_adk_example_result_file():
+    """tests/fixtures/adk: the project's ADK example files (google-adk 2.13 schema)."""
+    cs = load_runs(FIXTURES / "minimal.evalset_result.json")
+    run = cs.runs[0]
+    inv = run.invocations[0]
+    assert run.id == "book_cheapest_flight"
+    assert inv.expected_calls == (
+        ToolCall("search_flights", {"origin": "SFO", "destination": "JFK", "date": "2025-07-01"}),
+        ToolCall("book_flight", {"flight_id": "UA100"}),
+    )
+    assert inv.actual_calls == (ToolCall("book_flight", {"flight_id": "UA100"}),)
+    assert inv.answer == "Booked UA100 for you."
+    assert inv.references == ("I booked flight UA 100 from SFO to JFK on July 1.",)
+    assert (run.extra["adk_tool_trajectory_avg_score"], run.extra["adk_response_match_score"]) == (0.0, 0.6)
+    assert run.extra["adk_final_eval_status"] == "FAILED"
+    ev = evaluate(build_features(cs), Settings(trajectory="in_order"))
+    assert ev.trajectory_score[0] == 0.0  # search_flights missing: ADK's IN_ORDER score 0.0 too
+    # tokens: booked ua100 for you (4) vs i booked flight ua 100 from sfo to jfk on july 1 (12); overlap 1
+    assert ev.f1[0] == pytest.approx(2 * 1 / (4 + 12))
+
+
+@pytest.mark.parametrize("name", ["minimal.evalset.json", "minimal_events.evalset.json", "legacy_format.test.json"])
+def test_shared_adk_example_eval_sets(name):
+    with pytest.raises(LoadError) as info:
+        load_runs(FIXTURES / name)
+    assert all(part in str(info.value) for part in EVALSET_PARTS)
