@@ -190,3 +190,13 @@ def test_jsonl_named_json_is_read_as_jsonl(tmp_path):
     path = tmp_path / "runs.json"
     path.write_text(json.dumps(GOOD) + "\n" + json.dumps({**GOOD, "id": "r2"}) + "\n")
     assert [r.id for r in load_runs(path).runs] == ["r1", "r2"]
+
+
+def test_unicode_line_separators_inside_texts_survive_jsonl():
+    # json.dumps(ensure_ascii=False) writes U+2028 and U+0085 raw: JSONL lines are split on "\n" only
+    inv = Invocation((), (), "one\u2028two\x85three\r\nfour", ("ref",))
+    cs = CaseSet("u", "", (Run("u1", "", "", (inv,)), Run("u2", "", "", (inv,))))
+    text = dumps_jsonl(cs)
+    assert "\u2028" in text and text.count("\n") == 2
+    assert loads_jsonl(text, "x").runs[1].invocations[0].answer == "one\u2028two\x85three\r\nfour"
+    assert loads_jsonl(text.replace("\n", "\r\n"), "x").runs[0].invocations == (inv,)

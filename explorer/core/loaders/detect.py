@@ -80,7 +80,7 @@ def _detect(text: str, name: str) -> tuple[str, Any]:
             data = json.loads(text)
         except (ValueError, RecursionError):
             data = None
-            first = next((ln for ln in text.splitlines() if ln.strip()), "")
+            first = next((ln for ln in text.split("\n") if ln.strip()), "")
             try:
                 first_record = json.loads(first)
             except (ValueError, RecursionError):
@@ -98,7 +98,7 @@ def _detect(text: str, name: str) -> tuple[str, Any]:
                 "cannot tell the format: not a metric-explorer case set, an ADK eval set result or message "
                 "trajectories; give --input-format (cases, adk, jsonl, csv, messages)",
             )
-        first = next((ln for ln in text.splitlines() if ln.strip()), "")
+        first = next((ln for ln in text.split("\n") if ln.strip()), "")
         try:
             record = json.loads(first)
         except ValueError:
@@ -106,7 +106,7 @@ def _detect(text: str, name: str) -> tuple[str, Any]:
         return ("messages" if _is_messages_record(record) else "jsonl"), None
     if lower.endswith(".csv") or lower.endswith(".tsv"):
         return "csv", None
-    first = next((ln for ln in text.splitlines() if ln.strip()), "")
+    first = next((ln for ln in text.split("\n") if ln.strip()), "")
     if "," in first and "id" in [c.strip().strip('"') for c in first.split(",")]:
         return "csv", None
     raise LoadError(name, "line 1", "not JSON, JSONL or CSV with an \"id\" column (cannot tell the format)")

@@ -136,7 +136,7 @@ def jsonl_from_text(text: str, name: str) -> CaseSet:
         return flat_from_data(parse_json(text, name), name)
     runs: list[Run] = []
     places: list[str] = []
-    for n, line in enumerate(text.splitlines(), start=1):
+    for n, line in enumerate(text.split("\n"), start=1):
         if not line.strip():
             continue
         try:

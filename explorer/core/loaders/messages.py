@@ -170,7 +170,7 @@ def messages_from_text(text: str, name: str) -> CaseSet:
             parse_json(text, name)  # raises the JSON error with its line and column
     if whole_json:
         return messages_from_data(data, name)
-    for n, line in enumerate(text.splitlines(), start=1):
+    for n, line in enumerate(text.split("\n"), start=1):
         if not line.strip():
             continue
         try:
