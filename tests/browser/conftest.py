@@ -17,6 +17,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
+from playwright.sync_api import expect
 
 sys.path.insert(0, str(Path(__file__).parent))
 
@@ -28,6 +29,10 @@ BOOKING_CASES = REPO / "cases" / "booking_agent.json"
 XSS_CASES = REPO / "tests" / "fixtures" / "xss_cases.json"
 VIEWPORT = {"width": 1280, "height": 720}
 """The projector size the issue names."""
+
+EXPECT_TIMEOUT_MS = 15_000
+"""Default wait of every ``expect``: updates take ~0.1 s, but CI machines can be very loaded."""
+expect.set_options(timeout=EXPECT_TIMEOUT_MS)
 
 LOCAL_HOSTS = {"127.0.0.1", "localhost", "[::1]", "::1"}
 

@@ -10,6 +10,7 @@ hundred ms later). Panel renders inside open shadow roots: CSS locators pierce t
 from __future__ import annotations
 
 import re
+import time
 
 from playwright.sync_api import Locator, Page, expect
 
@@ -42,6 +43,27 @@ def phrase(text: str) -> re.Pattern[str]:
     return re.compile(re.escape(text) + r"(?![\w,/])")
 
 
+def _number(text: str) -> float:
+    """``"0.80"`` -> 0.8; NaN for text that is not a number."""
+    try:
+        return float(text.strip().replace("\u2212", "-"))
+    except ValueError:
+        return float("nan")
+
+
+def _close(a: float, b: float) -> bool:
+    return abs(a - b) < 1e-6
+
+
+def _wait_until(check, what: str, timeout_s: float = 15.0) -> None:
+    """Poll ``check()`` every 50 ms until true; AssertionError naming ``what`` after ``timeout_s``."""
+    deadline = time.monotonic() + timeout_s
+    while not check():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout_s:.0f} s waiting for {what}")
+        time.sleep(0.05)
+
+
 class App:
     """One page on a served explorer app (``url``), with the helpers the tests use."""
 
@@ -69,8 +91,9 @@ class App:
         """The text of contract element ``name``, shadow roots included, whitespace collapsed."""
         return self.el(name).evaluate(DEEP_TEXT)
 
-    def expect_text(self, name: str, text: str | re.Pattern[str], timeout: float = 10_000) -> None:
-        """Wait until element ``name`` contains ``text`` (a whole phrase when a plain string)."""
+    def expect_text(self, name: str, text: str | re.Pattern[str], timeout: float | None = None) -> None:
+        """Wait until element ``name`` contains ``text`` (a whole phrase when a plain string);
+        ``timeout`` in ms, default the session's ``expect`` timeout."""
         pattern = phrase(text) if isinstance(text, str) else text
         expect(self.el(name)).to_contain_text(pattern, timeout=timeout)
 
@@ -92,7 +115,7 @@ class App:
         """``All runs: <agree> agree`` (the whole set for the current inputs)."""
         self.expect_text("me-whole-agreement", f"All runs: {agree} agree")
 
-    def expect_time(self, seconds: float, timeout: float = 10_000) -> None:
+    def expect_time(self, seconds: float, timeout: float | None = None) -> None:
         """The time label reads ``t = <seconds> s`` with one decimal."""
         self.expect_text("me-time-label", f"t = {seconds:.1f} s", timeout=timeout)
 
@@ -129,16 +152,39 @@ class App:
         self.expect_f1(float(value))
 
     def expect_f1(self, value: float) -> None:
-        """The F1 slider's handle reads ``value`` (2 decimals)."""
-        handle = self.el("me-f1").get_by_role("slider")
-        expect(handle).to_have_attribute("aria-valuenow", re.compile(rf"^{value:.2f}0*$|^{value:g}$"))
+        """The F1 slider shows ``value`` and the typed-threshold box holds it too."""
+        self.wait_for_value("me-f1", value)
+        box = self.el("me-f1-input").locator("input").first
+        _wait_until(lambda: _close(_number(box.input_value()), value), f"me-f1-input to hold {value}")
 
-    def f1_keys(self, key: str, times: int) -> None:
-        """Move the F1 slider by keyboard: ``key`` (``ArrowLeft``/``ArrowRight``, one step 0.01)."""
-        handle = self.el("me-f1").get_by_role("slider")
+    def slider_value(self, name: str) -> float:
+        """The value slider ``name`` shows in its title (``Response F1 threshold: 0.80`` -> 0.8).
+        (``aria-valuenow`` is rounded to one decimal by Bokeh, so it is not used.)"""
+        return _number(self.el(name).locator(".bk-slider-value").text_content() or "")
+
+    def wait_for_value(self, name: str, value: float) -> None:
+        """Wait until slider ``name`` shows ``value``."""
+        _wait_until(lambda: _close(self.slider_value(name), value), f"{name} to show {value}")
+
+    def f1_keys_to(self, target: float) -> None:
+        """Move the F1 slider to ``target`` by keyboard (ArrowLeft/ArrowRight, one step 0.01),
+        pressing until it shows ``target`` and stays there (server echoes can lag)."""
+        self._keys_to("me-f1", target)
+        self.expect_f1(target)
+
+    def _keys_to(self, name: str, target: float) -> None:
+        handle = self.el(name).get_by_role("slider")
         handle.focus()
-        for _ in range(times):
-            handle.press(key)
+        for _attempt in range(3):
+            for _ in range(300):
+                now = self.slider_value(name)
+                if _close(now, target):
+                    break
+                handle.press("ArrowRight" if now < target else "ArrowLeft")
+            self.page.wait_for_timeout(500)
+            if _close(self.slider_value(name), target):
+                return
+        raise AssertionError(f"could not bring {name} to {target} by keyboard (shows {self.slider_value(name)})")
 
     def deny_tools(self) -> list[str]:
         """The tools currently chosen in the deny-list MultiChoice."""
@@ -170,7 +216,7 @@ class App:
         for _ in range(times):
             before = self.text("me-time-label")
             self.press("me-next")
-            expect(self.el("me-time-label")).not_to_have_text(before, timeout=10_000)
+            expect(self.el("me-time-label")).not_to_have_text(before)
         if then_time is not None:
             self.expect_time(then_time)
 
@@ -189,12 +235,5 @@ class App:
         assert box is not None, "the Inspection time slider is not visible"
         x = box["x"] + min(max(box["width"] * seconds / 60.0, 1.0), box["width"] - 1.0)
         self.page.mouse.click(x, box["y"] + box["height"] / 2)
-        handle = self.time_handle()
-        for _ in range(200):
-            now = float(handle.get_attribute("aria-valuenow") or "nan")
-            if abs(now - seconds) < 1e-6:
-                break
-            handle.press("ArrowRight" if now < seconds else "ArrowLeft")
-        else:
-            raise AssertionError(f"could not bring Inspection time to {seconds} (handle at {now})")
+        self._keys_to("me-time", seconds)
         self.expect_time(seconds)

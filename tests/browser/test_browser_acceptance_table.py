@@ -28,7 +28,7 @@ class Row:
     false_fail: list[str]
     combine: str = ALL
     f1_typed: str | None = None
-    f1_keys: tuple[str, int] | None = None
+    f1_keys_to: float | None = None
     deny: bool = False
     key_fields: bool = False
     f1_shown: float = 0.8
@@ -40,7 +40,7 @@ ROWS = {
     "any_order-0.8-all": Row("ANY_ORDER", "6/10", ["E5", "E6"], ["E1", "E7"]),
     "none-0.8-all": Row("Not scored", "5/10", ["E4", "E5", "E6"], ["E1", "E7"]),
     "exact-0.9-typed": Row("EXACT", "5/10", [], FIVE_GOOD, f1_typed="0.9", f1_shown=0.9),
-    "in_order-0.9-slider-keys": Row("IN_ORDER", "5/10", [], FIVE_GOOD, f1_keys=("ArrowRight", 10), f1_shown=0.9),
+    "in_order-0.9-slider-keys": Row("IN_ORDER", "5/10", [], FIVE_GOOD, f1_keys_to=0.9, f1_shown=0.9),
     "any_order-0.9-typed": Row("ANY_ORDER", "5/10", [], FIVE_GOOD, f1_typed="0.9", f1_shown=0.9),
     "exact-mean": Row("EXACT", "5/10", ["E5"], ["E2", "E3", "E7", "E8"], combine=MEAN),
     "any_order-deny": Row("ANY_ORDER", "7/10", ["E5"], ["E1", "E7"], deny=True),
@@ -58,8 +58,8 @@ def test_acceptance_row_through_widgets(app_page, row: Row):
     app.choose("me-combine", row.combine)
     if row.f1_typed is not None:
         app.type_f1(row.f1_typed)
-    if row.f1_keys is not None:
-        app.f1_keys(*row.f1_keys)
+    if row.f1_keys_to is not None:
+        app.f1_keys_to(row.f1_keys_to)
     app.expect_f1(row.f1_shown)
     if row.deny:
         app.choose_deny_tools(["delete_booking"])
