@@ -23,6 +23,7 @@ def test_time_zero_reveals_nothing(app_page):
     expect(app.el("me-table").locator(".tabulator-row")).to_have_count(0)
     app.expect_whole("4/10")
     expect(app.play_label()).to_have_text("Play")
+    app.expect_chosen("me-speed", "1x")
 
 
 def test_play_at_4x_ends_at_60s_with_agreement_4_of_10_and_screenshot(app_page, output_path):

@@ -29,6 +29,7 @@ def test_next_event_steps_to_each_reveal(app_page):
     app.expect_revealed(2, 10)
     expect(trace).to_contain_text(re.compile(r"12\.0 s\s+E1 revealed"))
     expect(trace).to_contain_text(re.compile(r"12\.0 s\s+E2 revealed"))
+    expect(trace).to_contain_text(re.compile(r"12\.0 s\s+E1 verdict fail \(F1 0\.62 < 0\.80\) — false fail"))
     expect(trace).not_to_contain_text(revealed_line("E3"))
 
     app.next_events(1, then_time=24.0)
@@ -74,3 +75,16 @@ def test_input_change_while_playing_stops_and_rewinds(app_page):
     time.sleep(1.5)  # no autoplay: still at 0 a moment later
     app.expect_time(0.0, timeout=1)
     expect(app.play_label()).to_have_text("Play", timeout=1)
+
+
+def test_next_event_while_playing_pauses_at_the_next_reveal(app_page):
+    app = app_page
+    app.press("me-play")
+    expect(app.play_label()).to_have_text("Pause")
+    expect(app.time_handle()).not_to_have_attribute("aria-valuenow", re.compile(r"^0(\.0*)?$"))
+    app.press("me-next")
+    expect(app.play_label()).to_have_text("Play")
+    expect(app.el("me-time-label")).to_contain_text(re.compile(r"t = (12|24|36|48|60)\.0 s"))
+    shown = app.text("me-time-label")
+    time.sleep(1.5)  # paused: the time stays where Next event put it
+    assert app.text("me-time-label") == shown
