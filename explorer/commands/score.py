@@ -7,7 +7,10 @@ import sys
 
 from ..core.evaluation import evaluate, result_table
 from ..core.features import build_features
-from .response_options import RESPONSE_COLUMNS, add_response_options, response_line, response_override
+from .response_options import (
+    RESPONSE_COLUMNS, add_response_options, response_features, response_line, response_settings, response_summary,
+    shows_response,
+)
 from .common import (
     add_run_input_options, add_settings_options, base_settings_from_args, load_cases_from_args, print_json,
     settings_from_args,
@@ -28,15 +31,16 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 def score_report(case_set, settings, response_args=None) -> dict:
     """The JSON report: ``{"settings", "summary", "runs"}`` as documented in the README (plus
-    ``"response"`` when ``response_args`` choose a response scorer, see response_options)."""
+    ``"response"`` when ``response_args`` or ``settings`` choose a response scorer, see
+    response_options)."""
+    settings = response_settings(response_args, settings)
     features = build_features(case_set)
-    override = response_override(response_args, case_set, features)  # None: today's F1
-    if override is not None:
-        features = override.features
-    ev = evaluate(features, settings)
+    rf = response_features(response_args, case_set, settings)  # None: today's F1
+    ev = evaluate(features, settings, rf)
     table = result_table(features, ev)
-    if override is not None:
-        override.patch_table(table, settings.f1_threshold)
+    response = response_summary(settings, features, ev, rf) if shows_response(response_args, settings) else None
+    if response is not None and "response_score" not in table:
+        table["response_score"] = ev.response_score
     summary = ev.summary
     runs = []
     for row in table.to_dict(orient="records"):
@@ -71,10 +75,10 @@ def score_report(case_set, settings, response_args=None) -> dict:
             "precision": summary.precision,
             "recall": summary.recall,
             "kappa": summary.kappa,
-            **({"embedding": override.summary["embedding"]} if override is not None and override.summary.get("embedding") else {}),
+            **({"embedding": response["embedding"]} if response is not None and response.get("embedding") else {}),
         },
         "runs": runs,
-        **({"response": override.summary} if override is not None else {}),
+        **({"response": response} if response is not None else {}),
     }, table
 
 

@@ -243,23 +243,25 @@ class CascadeResult:
     stage: np.ndarray
     review_queue: list[str]
 
+    def reason(self, features: CascadeFeatures, i: int, pass_above: float, fail_below: float) -> str:
+        """Why run ``i`` got its verdict, one line (text, so built per row on demand)."""
+        code = int(self.stage_code[i])
+        sc = features.score[i]
+        name = features.scorer_name
+        if code == _EXACT:
+            return f"equal to a reference at rung {features.settings.rung}"
+        if code == _FIELD:
+            return str(features.field_reason[i])
+        if code == _SEMANTIC:
+            return f"{name} {sc:.2f} >= {pass_above:.2f}" if self.passed[i] == 1 else f"{name} {sc:.2f} < {fail_below:.2f}"
+        band = f"{name} {sc:.2f} in [{fail_below:.2f}, {pass_above:.2f})"
+        if code == _REVIEW:
+            return f"{band}: waiting for review"
+        return f"{band}: {self.stage[i][6:]} judged {'acceptable' if self.passed[i] == 1 else 'unacceptable'}"
+
     def reasons(self, features: CascadeFeatures, pass_above: float, fail_below: float) -> list[str]:
         """One line per run saying why (built on demand: text)."""
-        out = []
-        name = features.scorer_name
-        for i in range(len(self.passed)):
-            code = int(self.stage_code[i])
-            sc = features.score[i]
-            if code == _EXACT:
-                out.append(f"equal to a reference at rung {features.settings.rung}")
-            elif code == _FIELD:
-                out.append(str(features.field_reason[i]))
-            elif code == _SEMANTIC:
-                out.append(f"{name} {sc:.2f} >= {pass_above:.2f}" if self.passed[i] == 1 else f"{name} {sc:.2f} < {fail_below:.2f}")
-            else:
-                band = f"{name} {sc:.2f} in [{fail_below:.2f}, {pass_above:.2f})"
-                out.append(f"{band}: waiting for review" if code == _REVIEW else f"{band}: {self.stage[i][6:]} judged {'acceptable' if self.passed[i] == 1 else 'unacceptable'}")
-        return out
+        return [self.reason(features, i, pass_above, fail_below) for i in range(len(self.passed))]
 
 
 def apply_bands(features: CascadeFeatures, pass_above: float, fail_below: float, judge: Judge | None = None, case_set: CaseSet | None = None) -> CascadeResult:
@@ -269,26 +271,52 @@ def apply_bands(features: CascadeFeatures, pass_above: float, fail_below: float,
     if fail_below > pass_above:
         raise ValueError(f"fail_below ({fail_below}) must not exceed pass_above ({pass_above})")
     judge = judge if judge is not None else PersonJudge()
+    gray = np.flatnonzero(_band_codes(features, pass_above, fail_below)[0] == _REVIEW)
+    decisions = np.full(len(features.exact), -1, dtype=np.int8)
+    for i in gray:  # the judge sees only the gray band
+        run = case_set.runs[i] if case_set is not None else None
+        cand = run.invocations[0].answer if run else ""
+        refs = run.invocations[0].references if run else ()
+        decision = judge.decide(str(features.run_ids[i]), cand, refs, float(features.score[i]))
+        if decision is not None:
+            decisions[i] = int(bool(decision))
+    return apply_bands_decided(features, pass_above, fail_below, decisions, judge.name)
+
+
+def _band_codes(features: CascadeFeatures, pass_above: float, fail_below: float) -> tuple[np.ndarray, np.ndarray]:
+    """(stage code int8 (N,), passed int8 (N,)) before any judge: gray runs are ``_REVIEW`` / -1."""
     sc = features.score
     has_field = features.field_stage != ""
     with np.errstate(invalid="ignore"):
         hi = sc >= pass_above
         lo = sc < fail_below
-    code = np.select([features.exact, has_field, hi, lo], [_EXACT, _FIELD, _SEMANTIC, _SEMANTIC], _REVIEW).astype(np.int8)
-    passed = np.select([features.exact, has_field, hi, lo], [1, 0, 1, 0], -1).astype(np.int8)
+    conds = [features.exact, has_field, hi, lo]
+    code = np.select(conds, [_EXACT, _FIELD, _SEMANTIC, _SEMANTIC], _REVIEW).astype(np.int8)
+    passed = np.select(conds, [1, 0, 1, 0], -1).astype(np.int8)
+    return code, passed
+
+
+def apply_bands_decided(features: CascadeFeatures, pass_above: float, fail_below: float, decisions: np.ndarray | None = None, judge_name: str = "person") -> CascadeResult:
+    """:func:`apply_bands` with the judge's decisions given as an array: ``decisions`` int8 (N,),
+    1 acceptable, 0 unacceptable, -1 undecided (None: nobody decided anything). A decision
+    counts only for a run in the gray band (stage ``judge:<judge_name>``); elsewhere the earlier
+    stages decide. Pure numpy over the runs (a band move costs O(N) array work).
+    Raises ValueError when ``fail_below > pass_above`` or ``decisions`` has the wrong shape."""
+    if fail_below > pass_above:
+        raise ValueError(f"fail_below ({fail_below}) must not exceed pass_above ({pass_above})")
+    code, passed = _band_codes(features, pass_above, fail_below)
     stage = np.array(STAGES, dtype=object)[code]
-    stage[has_field & ~features.exact] = features.field_stage[has_field & ~features.exact]
-    gray = np.flatnonzero(code == _REVIEW)
-    for i in gray:  # the judge sees only the gray band
-        run = case_set.runs[i] if case_set is not None else None
-        cand = run.invocations[0].answer if run else ""
-        refs = run.invocations[0].references if run else ()
-        decision = judge.decide(str(features.run_ids[i]), cand, refs, float(sc[i]))
-        if decision is not None:
-            passed[i] = int(bool(decision))
-            code[i] = _JUDGE
-            stage[i] = f"judge:{judge.name}"
-    queue = [str(features.run_ids[i]) for i in np.flatnonzero(code == _REVIEW)]
+    has_field = code == _FIELD
+    stage[has_field] = features.field_stage[has_field]
+    if decisions is not None:
+        decisions = np.asarray(decisions, dtype=np.int8)
+        if decisions.shape != code.shape:
+            raise ValueError(f"decisions must have shape {code.shape}, got {decisions.shape}")
+        judged = (code == _REVIEW) & (decisions >= 0)
+        passed[judged] = decisions[judged]
+        code[judged] = _JUDGE
+        stage[judged] = f"judge:{judge_name}"
+    queue = [str(x) for x in features.run_ids[code == _REVIEW]]
     return CascadeResult(passed=passed, stage_code=code, stage=stage, review_queue=queue)
 
 

@@ -6,6 +6,9 @@ asked for (a table page, the CLI's output).
 
 Check order (the first failing check *decides* the verdict): the hard checks first, deny-list
 then key fields, then trajectory, then F1 (``combine="all"``) or the mean (``combine="mean"``).
+With ``Settings.response_scorer`` other than ``f1`` the response check is that scorer's (a
+:class:`~explorer.core.response_features.ResponseFeatures` column), and ``decided_by`` names the
+scorer, or for the cascade the stage that failed the run.
 """
 
 from __future__ import annotations
@@ -18,15 +21,25 @@ import numpy as np
 import pandas as pd
 
 from .features import Features
+from .cascade import STAGES
 from .metrics import Agreement, agreement
+from .response_features import ResponseCheck, ResponseFeatures
 from .settings import Settings
 from .trajectory import MATCH_MODES, explain_trajectory
 
-DECIDED_BY = ("deny-list", "key fields", "trajectory", "F1", "mean", "all checks")
-"""Names of ``Evaluation.decided_by`` codes 0..5."""
+DECIDED_BY = (
+    "deny-list", "key fields", "trajectory", "F1", "mean", "all checks",
+    "rouge1", "exact", "cosine", "normalized-exact", "field", "semantic", "judge", "needs review",
+)
+"""Names of ``Evaluation.decided_by`` codes: 0..5 as before; 6..8 the response check of scorer
+``rouge1`` / ``exact`` / ``cosine``; 9..13 the cascade stage that failed the run (codes
+``9 + cascade.STAGES`` index; ``result_table`` names the detailed stage, e.g. ``field:date``)."""
+_SCORER_CODE = {"f1": 3, "rouge1": 6, "exact": 7, "cosine": 8}
+_CASCADE_BASE = 9
 OUTCOMES = ("agree", "false pass", "false fail", "unlabelled")
 """Names of ``Evaluation.outcome`` codes 0..3."""
 _DENY, _KEY, _TRAJ, _F1, _MEAN, _ALL = range(6)
+_REVIEW_STAGE = STAGES.index("needs review")
 
 
 @dataclass(frozen=True, eq=False)
@@ -35,7 +48,9 @@ class Evaluation:
 
     Arrays have shape (N,). ``trajectory_score`` and ``mean_score`` are NaN where not used
     (trajectory ``none``; combine ``all``). ``decided_by`` and ``outcome`` are int8 codes into
-    ``DECIDED_BY`` and ``OUTCOMES``.
+    ``DECIDED_BY`` and ``OUTCOMES``. ``f1`` / ``f1_pass`` are unigram F1 and ``f1 >= threshold``
+    always; ``response`` is the chosen scorer's check when it is not ``f1`` (None otherwise), and
+    then ``passed`` uses ``response.passed`` in place of ``f1_pass``.
     """
 
     settings: Settings
@@ -50,6 +65,32 @@ class Evaluation:
     decided_by: np.ndarray
     outcome: np.ndarray
     summary: Agreement
+    response: ResponseCheck | None = None
+
+    @property
+    def response_score(self) -> np.ndarray:
+        """float64 (N,): the response scorer's score (F1 by default; cascade: cosine, NaN where
+        an earlier stage decided)."""
+        return self.f1 if self.response is None else self.response.score
+
+    @property
+    def response_pass(self) -> np.ndarray:
+        """bool (N,): the response check passes."""
+        return self.f1_pass if self.response is None else self.response.passed
+
+    @property
+    def response_stage(self) -> np.ndarray | None:
+        """object (N,) the cascade stage that decided each run's response check
+        (``normalized-exact``, ``field:date``, ``semantic``, ``judge:person``, ``needs review``),
+        None when the scorer is not the cascade."""
+        return None if self.response is None or self.response.cascade is None else self.response.cascade.stage
+
+    @property
+    def needs_review(self) -> np.ndarray:
+        """bool (N,): the cascade left the run in the gray band, undecided (all False otherwise)."""
+        if self.response is None or self.response.cascade is None:
+            return np.zeros(self.passed.shape, dtype=bool)
+        return self.response.cascade.stage_code == _REVIEW_STAGE
 
     def ids_with(self, features: Features, outcome: str) -> list[str]:
         """Run ids whose outcome is ``outcome`` (one of ``OUTCOMES``), in run order."""
@@ -89,12 +130,20 @@ def _first_failing(checks: list[tuple[np.ndarray | None, int]], otherwise: int, 
     return decided
 
 
-def evaluate(features: Features, settings: Settings) -> Evaluation:
+def evaluate(
+    features: Features, settings: Settings, response: ResponseFeatures | None = None, decisions: np.ndarray | None = None
+) -> Evaluation:
     """Verdict per run for ``settings``; O(N) numpy work, no loop over runs.
 
     ``combine="all"``: pass iff deny-list and key fields pass (when enabled), trajectory score
     >= 1.0 (unless ``none``) and F1 >= ``f1_threshold``. ``combine="mean"``: deny-list and key
     fields first, then mean(trajectory score, F1) >= ``mean_threshold`` (F1 alone with ``none``).
+
+    ``response``: the case set's cached response columns, needed when ``settings.response_scorer``
+    is not ``f1``; its check replaces F1 (``ResponseCheck.value`` in the mean). ``decisions``:
+    int8 (N,) the person's review decisions for the cascade's gray band (-1 undecided). Raises
+    ValueError when a response scorer is chosen without ``response``, SimilarityUnavailable when
+    it needs the missing similarity extra.
     """
     n = features.n
     true = _constant(n, "true")
@@ -106,6 +155,13 @@ def evaluate(features: Features, settings: Settings) -> Evaluation:
         traj_pass = traj >= 1.0
     f1 = features.f1
     f1_pass = f1 >= settings.f1_threshold
+    check = None
+    if settings.response_scorer != "f1":
+        if response is None:
+            raise ValueError(f"response scorer {settings.response_scorer!r} needs the case set's ResponseFeatures")
+        check = response.check(settings, decisions)
+    resp_pass = f1_pass if check is None else check.passed
+    resp_value = f1 if check is None else check.value
     deny_pass = ~features.tool_mask(sorted(settings.active_deny)) if settings.deny_check else true
     key_pass = features.key_ok if settings.key_fields else true
     # checks that are off are left out of the work (``None``): everyone passes them
@@ -116,11 +172,14 @@ def evaluate(features: Features, settings: Settings) -> Evaluation:
     )
     if settings.combine == "all":
         mean = _constant(n, "nan")
-        passed = hard_pass & traj_pass & f1_pass
+        passed = hard_pass & traj_pass & resp_pass
         traj_check = None if settings.trajectory == "none" else traj_pass
-        decided = _first_failing([(deny_check, _DENY), (key_check, _KEY), (traj_check, _TRAJ), (f1_pass, _F1)], _ALL, n)
+        decided = _first_failing([(deny_check, _DENY), (key_check, _KEY), (traj_check, _TRAJ), (resp_pass, _F1)], _ALL, n)
+        if check is not None:  # name the scorer (cascade: the stage) where the response check decided
+            resp_code = _cascade_codes(check) if check.cascade is not None else np.int8(_SCORER_CODE[check.name])
+            decided = np.where(decided == _F1, resp_code, decided).astype(np.int8)
     else:
-        mean = f1 if settings.trajectory == "none" else (traj + f1) / 2.0
+        mean = resp_value if settings.trajectory == "none" else (traj + resp_value) / 2.0
         mean_pass = mean >= settings.mean_threshold
         passed = hard_pass & mean_pass
         decided = _first_failing([(deny_check, _DENY), (key_check, _KEY)], _MEAN, n)
@@ -137,7 +196,13 @@ def evaluate(features: Features, settings: Settings) -> Evaluation:
         decided_by=decided,
         outcome=outcome_codes(passed, features.human),
         summary=agreement(passed, features.human),
+        response=check,
     )
+
+
+def _cascade_codes(check: ResponseCheck) -> np.ndarray:
+    """int8 (N,) ``DECIDED_BY`` codes of the cascade's stages."""
+    return (check.cascade.stage_code + np.int8(_CASCADE_BASE)).astype(np.int8)  # type: ignore[union-attr]
 
 
 def reason(features: Features, ev: Evaluation, i: int) -> str:
@@ -162,13 +227,24 @@ def reason(features: Features, ev: Evaluation, i: int) -> str:
         return why
     if code == _F1:
         return f"F1 {ev.f1[i]:.2f} < {s.f1_threshold:.2f}"
+    rc = ev.response
+    if rc is not None and code >= _CASCADE_BASE and rc.cascade is not None:
+        return rc.cascade.reason(rc.cascade_features, i, s.pass_above, s.fail_below)  # type: ignore[arg-type]
+    if rc is not None and code > _ALL:
+        return f"{rc.name} {rc.score[i]:.2f} < {s.f1_threshold:.2f}"
+    resp = "F1" if rc is None else ("cascade" if rc.cascade is not None else rc.name)
     if code == _MEAN:
-        parts = f"F1 {ev.f1[i]:.2f}" if s.trajectory == "none" else f"trajectory {ev.trajectory_score[i]:.2f}, F1 {ev.f1[i]:.2f}"
+        value = ev.f1[i] if rc is None else rc.value[i]
+        parts = f"{resp} {value:.2f}" if s.trajectory == "none" else f"trajectory {ev.trajectory_score[i]:.2f}, {resp} {value:.2f}"
         sign = ">=" if ev.passed[i] else "<"
         return f"mean {ev.mean_score[i]:.2f} {sign} {s.mean_threshold:.2f} ({parts})"
+    if rc is not None and rc.cascade is not None:
+        why = rc.cascade.reason(rc.cascade_features, i, s.pass_above, s.fail_below)  # type: ignore[arg-type]
+        return f"all checks pass (cascade {rc.cascade.stage[i]}: {why})"
+    score = ev.f1[i] if rc is None else rc.score[i]
     if s.trajectory == "none":
-        return f"all checks pass (F1 {ev.f1[i]:.2f} >= {s.f1_threshold:.2f})"
-    return f"all checks pass (trajectory {ev.trajectory_score[i]:.2f}, F1 {ev.f1[i]:.2f} >= {s.f1_threshold:.2f})"
+        return f"all checks pass ({resp} {score:.2f} >= {s.f1_threshold:.2f})"
+    return f"all checks pass (trajectory {ev.trajectory_score[i]:.2f}, {resp} {score:.2f} >= {s.f1_threshold:.2f})"
 
 
 def reasons(features: Features, ev: Evaluation, rows: Iterable[int] | None = None) -> list[str]:
@@ -188,6 +264,8 @@ def result_table(features: Features, ev: Evaluation, rows: Sequence[int] | np.nd
 
     ``verdict`` is ``"pass"``/``"fail"``; ``human_verdict`` is ``"acceptable"``,
     ``"unacceptable"`` or ``""``; check columns are bool; scores float (NaN where not used).
+    With a response scorer other than F1, ``response_score`` (and for the cascade
+    ``response_stage``) follow, and ``decided_by`` names the scorer or the detailed cascade stage.
     Extra loader columns (e.g. ``adk_*``) follow when the runs carry them.
     """
     idx = np.arange(features.n) if rows is None else np.asarray(rows, dtype=np.int64)
@@ -210,6 +288,13 @@ def result_table(features: Features, ev: Evaluation, rows: Sequence[int] | np.nd
             "reason": reasons(features, ev, idx),
         }
     )
+    if ev.response is not None:
+        df["response_score"] = ev.response.score[idx]
+        stage = ev.response_stage
+        if stage is not None:
+            df["response_stage"] = stage[idx]
+            cascade_decided = ev.decided_by[idx] >= _CASCADE_BASE
+            df.loc[cascade_decided, "decided_by"] = stage[idx][cascade_decided]
     extra_keys = sorted({k for i in idx for k in features.runs[i].extra})
     for key in extra_keys:
         df[key] = [features.runs[i].extra.get(key) for i in idx]

@@ -13,6 +13,9 @@ from .trajectory import TRAJECTORY_MODES
 
 Combine = Literal["all", "mean"]
 COMBINE_RULES: tuple[str, str] = ("all", "mean")
+RESPONSE_SCORERS: tuple[str, ...] = ("f1", "rouge1", "exact", "cosine", "cascade")
+"""What judges the answer text (issue 5): unigram F1 (default), ROUGE-1 (ADK), normalised exact
+at ``rung``, embedding cosine, or seed 000's cascade with bands ``pass_above`` / ``fail_below``."""
 
 
 @dataclass(frozen=True)
@@ -27,7 +30,14 @@ class Settings:
       mean of trajectory score and F1 >= ``mean_threshold``);
     * ``deny_check`` and ``deny_tools``: when on, a run fails if it called any of these tools;
     * ``key_fields``: exact check on dates and booking ids;
-    * ``mean_threshold``: 0.75 in seed 002.
+    * ``mean_threshold``: 0.75 in seed 002;
+    * ``response_scorer``: one of ``RESPONSE_SCORERS``; ``"f1"`` (default) is today's check.
+      ``rouge1`` / ``exact`` / ``cosine`` replace F1 in the response check (still thresholded at
+      ``f1_threshold``); ``cascade`` passes where seed 000's cascade passes (see
+      :mod:`explorer.core.response_features`);
+    * ``rung``: 1..4, normalisation rung for ``exact`` and the cascade's first stage (default 3);
+    * ``pass_above`` >= ``fail_below``, both in [-1, 1]: the cascade's cosine bands (defaults
+      0.85 and 0.6, as ``score --pass-above/--fail-below``).
 
     Raises ValueError on construction for a value outside these ranges.
     """
@@ -40,8 +50,24 @@ class Settings:
     deny_tools: tuple[str, ...] = field(default=())
     key_fields: bool = False
     mean_threshold: float = 0.75
+    response_scorer: str = "f1"
+    rung: int = 3
+    pass_above: float = 0.85
+    fail_below: float = 0.6
 
     def __post_init__(self) -> None:
+        if self.response_scorer not in RESPONSE_SCORERS:
+            raise ValueError(f"response_scorer must be one of {', '.join(RESPONSE_SCORERS)}, got {self.response_scorer!r}")
+        if isinstance(self.rung, bool) or self.rung not in (1, 2, 3, 4):
+            raise ValueError(f"rung must be 1, 2, 3 or 4, got {self.rung!r}")
+        object.__setattr__(self, "rung", int(self.rung))
+        for name in ("pass_above", "fail_below"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not -1.0 <= value <= 1.0:
+                raise ValueError(f"{name} must be a number in [-1, 1], got {value!r}")
+            object.__setattr__(self, name, round(float(value), 9))
+        if self.fail_below > self.pass_above:
+            raise ValueError(f"fail_below ({self.fail_below}) must not exceed pass_above ({self.pass_above})")
         if self.trajectory not in TRAJECTORY_MODES:
             raise ValueError(f"trajectory must be one of {', '.join(TRAJECTORY_MODES)}, got {self.trajectory!r}")
         if self.combine not in COMBINE_RULES:

@@ -1,0 +1,193 @@
+"""Per-case-set response columns for the chosen response scorer, computed once and cached.
+
+:class:`~explorer.core.features.Features` holds unigram F1 (cheap, always there). The other
+response scorers (:mod:`explorer.core.response_scorers`) are columns of this module's
+:class:`ResponseFeatures`, computed on first use for one case set and kept:
+
+* ``rouge1``: float64 (N,), ADK's ROUGE-1 F, mean over a run's invocations;
+* ``exact`` at rung r: float64 (N,) of 1.0 / 0.0, one column per rung asked for;
+* ``cosine``: float64 (N,), best embedding cosine over the references, mean over invocations;
+  needs the ``similarity`` extra (embedder loaded on first use; :class:`SimilarityUnavailable`
+  says how to install it);
+* ``cascade`` at rung r: :class:`~explorer.core.cascade.CascadeFeatures` (stages 1-2 and the
+  cosine score), one per rung asked for.
+
+:meth:`ResponseFeatures.check` turns a column and :class:`~explorer.core.settings.Settings` into the
+response check :func:`explorer.core.evaluation.evaluate` uses in place of ``F1 >= threshold``;
+moving the cascade's bands or the threshold is numpy work on the cached columns.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+
+import numpy as np
+
+from .cascade import CascadeFeatures, CascadeResult, CascadeSettings, apply_bands_decided, cascade_features
+from .embedding import Embedder, EmbedderIdentity, SimilarityUnavailable, make_embedder, require_similarity
+from .model import CaseSet
+from .response_scorers import CosineScorer, make_scorer, run_scores
+from .settings import Settings
+
+NEEDS_EMBEDDER = ("cosine", "cascade")
+"""Scorers that need the embedding model (the ``similarity`` extra)."""
+
+
+@dataclass(frozen=True, eq=False)
+class ResponseCheck:
+    """The response check for one setting over N runs.
+
+    * ``name``: the scorer (``Settings.response_scorer``);
+    * ``score``: float64 (N,) the scorer's score (cascade: the cosine, NaN where an earlier
+      stage decided);
+    * ``value``: float64 (N,) what ``combine="mean"`` averages with the trajectory score (the
+      score; for the cascade 1.0 where it passes, else 0.0);
+    * ``passed``: bool (N,) the check passes (plain scorers: ``score >= f1_threshold``; cascade:
+      the cascade passes; a run waiting for review does not pass);
+    * ``cascade`` / ``cascade_features``: the cascade's verdicts and inputs (None otherwise);
+    * ``embedding``: the model that made cosine scores (None when none was used).
+    """
+
+    name: str
+    score: np.ndarray
+    value: np.ndarray
+    passed: np.ndarray
+    cascade: CascadeResult | None = None
+    cascade_features: CascadeFeatures | None = None
+    embedding: EmbedderIdentity | None = None
+
+
+class ResponseFeatures:
+    """Cached response columns for one ``case_set`` (see the module docstring).
+
+    ``locale`` / ``day_first`` feed rung 4 and the cascade's field rules (``day_first`` None:
+    the case set's own setting); ``backend`` is the embedding backend (``onnx-int8`` or
+    ``exact``), or pass an ``embedder``. Columns are computed lazily, once, under a lock (app
+    sessions share one instance). Raises :class:`SimilarityUnavailable` from ``cosine`` /
+    ``cascade`` when the similarity extra is missing, ValueError for an unknown locale.
+    """
+
+    def __init__(
+        self,
+        case_set: CaseSet,
+        *,
+        locale: str = "en",
+        day_first: bool | None = None,
+        backend: str = "onnx-int8",
+        embedder: Embedder | None = None,
+    ) -> None:
+        self.case_set = case_set
+        self.locale = locale
+        self.day_first = case_set.day_first if day_first is None else bool(day_first)
+        self.backend = backend
+        self._embedder = embedder
+        self._columns: dict[tuple[str, int], object] = {}
+        self._lock = threading.RLock()
+        CascadeSettings(locale=locale)  # validates the locale now, not on first use
+
+    @property
+    def n(self) -> int:
+        """Number of runs N."""
+        return len(self.case_set.runs)
+
+    def available(self, name: str) -> bool:
+        """True when scorer ``name`` can be computed here (cosine/cascade need the extra)."""
+        if name not in NEEDS_EMBEDDER or self._embedder is not None:
+            return True
+        try:
+            require_similarity(self.backend)
+        except SimilarityUnavailable:
+            return False
+        return True
+
+    def embedder(self) -> Embedder:
+        """The embedder (made on first call). Raises SimilarityUnavailable with the install hint."""
+        with self._lock:
+            if self._embedder is None:
+                require_similarity(self.backend)
+                self._embedder = make_embedder(self.backend)
+            return self._embedder
+
+    def embedding_identity(self) -> EmbedderIdentity | None:
+        """Model name, backend and weights hash of the embedder, once one has been made."""
+        return self._embedder.identity() if self._embedder is not None else None
+
+    def _cached(self, key: tuple[str, int], make):
+        with self._lock:
+            if key not in self._columns:
+                self._columns[key] = make()
+            return self._columns[key]
+
+    def rouge1(self) -> np.ndarray:
+        """float64 (N,) ROUGE-1 F (ADK ``response_match_score``), mean over invocations."""
+        return self._cached(("rouge1", 0), lambda: run_scores(make_scorer("rouge1"), self.case_set.runs))
+
+    def exact(self, rung: int) -> np.ndarray:
+        """float64 (N,): 1.0 where every invocation's answer equals a reference at ``rung``
+        (mean over invocations, so a run of two with one match scores 0.5)."""
+        scorer = make_scorer("exact", rung=rung, locale=self.locale, day_first=self.day_first)
+        return self._cached(("exact", rung), lambda: run_scores(scorer, self.case_set.runs))
+
+    def cosine(self) -> np.ndarray:
+        """float64 (N,) embedding cosine. Raises SimilarityUnavailable."""
+        return self._cached(("cosine", 0), lambda: run_scores(CosineScorer(self.embedder()), self.case_set.runs))
+
+    def cascade(self, rung: int) -> CascadeFeatures:
+        """The cascade's stages 1-2 and cosine scores at ``rung``. Raises SimilarityUnavailable."""
+        cs = self.case_set
+
+        def make() -> CascadeFeatures:
+            settings = CascadeSettings(rung=rung, locale=self.locale, day_first=self.day_first, id_pattern=cs.id_pattern)
+            return cascade_features(cs, CosineScorer(self.embedder()), settings)
+
+        return self._cached(("cascade", rung), make)
+
+    def column(self, settings: Settings) -> np.ndarray:
+        """The plain score column ``settings.response_scorer`` picks (not ``f1``/``cascade``)."""
+        name = settings.response_scorer
+        if name == "rouge1":
+            return self.rouge1()
+        if name == "exact":
+            return self.exact(settings.rung)
+        if name == "cosine":
+            return self.cosine()
+        raise ValueError(f"no plain score column for response scorer {name!r}")
+
+    def check(self, settings: Settings, decisions: np.ndarray | None = None) -> ResponseCheck:
+        """The response check for ``settings`` (response scorer other than ``f1``).
+
+        ``decisions``: int8 (N,) the person's review decisions for the cascade's gray band (1
+        acceptable, 0 unacceptable, -1 undecided); ignored by plain scorers. Numpy work once the
+        column is cached. Raises SimilarityUnavailable (cosine/cascade without the extra) and
+        ValueError for ``f1``.
+        """
+        name = settings.response_scorer
+        if name == "cascade":
+            cf = self.cascade(settings.rung)
+            res = apply_bands_decided(cf, settings.pass_above, settings.fail_below, decisions)
+            passed = res.passed == 1
+            return ResponseCheck(name, cf.score, passed.astype(np.float64), passed, res, cf, self.embedding_identity())
+        score = self.column(settings)
+        identity = self.embedding_identity() if name == "cosine" else None
+        return ResponseCheck(name, score, score, score >= settings.f1_threshold, embedding=identity)
+
+
+_SHARED: dict[int, tuple[CaseSet, ResponseFeatures]] = {}
+_SHARED_LOCK = threading.Lock()
+_SHARED_MAX = 8
+
+
+def response_features_for(case_set: CaseSet) -> ResponseFeatures:
+    """The process-wide :class:`ResponseFeatures` of ``case_set`` (default locale and
+    backend), so every session over the same loaded case set embeds it once. Keeps the last
+    ``_SHARED_MAX`` case sets."""
+    with _SHARED_LOCK:
+        hit = _SHARED.get(id(case_set))
+        if hit is not None and hit[0] is case_set:
+            return hit[1]
+        if len(_SHARED) >= _SHARED_MAX:
+            _SHARED.pop(next(iter(_SHARED)))
+        rf = ResponseFeatures(case_set)
+        _SHARED[id(case_set)] = (case_set, rf)
+        return rf
