@@ -210,7 +210,7 @@ class ExplorerSession:
         )
         main = pn.Column(
             self.controls.panel(),
-            pn.Row(self.metrics.panel(), self.chart.panel(), sizing_mode="stretch_width"),
+            pn.FlexBox(self.metrics.panel(), self.chart.panel(), flex_wrap="wrap", sizing_mode="stretch_width"),
             self.trace.panel(),
             sizing_mode="stretch_width",
             css_classes=["me-main"],

@@ -64,6 +64,8 @@ class ChartView:
                 **styled(margin=(0, 10)),
             ),
             self.pane,
-            css_classes=["me-card"],
+            css_classes=["me-card", "me-chart-card"],
             sizing_mode="stretch_width",
+            min_width=380,
+            styles={"flex": "1 1 380px"},
         )

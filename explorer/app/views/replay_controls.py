@@ -55,10 +55,13 @@ class ReplayControls:
     def panel(self) -> pn.Column:
         """The controls card."""
         return pn.Column(
-            pn.Row(
+            pn.FlexBox(
                 self.play, self.next, self.restart,
-                pn.pane.HTML('<div class="me-label me-inline">Speed</div>', **styled(margin=(12, 4, 0, 16))),
-                self.speed,
+                pn.Row(
+                    pn.pane.HTML('<div class="me-label me-inline">Speed</div>', **styled(margin=(12, 4, 0, 16))),
+                    self.speed,
+                ),
+                flex_wrap="wrap",
                 sizing_mode="stretch_width",
             ),
             pn.Row(self.time, self.label, sizing_mode="stretch_width"),
