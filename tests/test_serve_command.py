@@ -1,0 +1,98 @@
+"""``metric-explorer serve``: bad input exits 2 with one line; a served app answers /liveness,
+serves our stylesheet and references no other host (offline)."""
+
+from __future__ import annotations
+
+import re
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from explorer.cli import main
+from explorer.commands.serve import allowed_origins
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_origins_are_the_local_names_on_the_port():
+    assert allowed_origins("127.0.0.1", 5077) == ["127.0.0.1:5077", "localhost:5077"]
+    assert allowed_origins("192.168.1.5", 80) == ["127.0.0.1:80", "192.168.1.5:80", "localhost:80"]
+    assert allowed_origins("0.0.0.0", 5006) == ["*"]
+
+
+def test_missing_case_file_exits_2_with_one_line(tmp_path, capsys):
+    missing = tmp_path / "nope.json"
+    assert main(["serve", "--cases", str(missing), "--port", "5999"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1
+    assert str(missing) in err and "cannot read" in err
+
+
+def test_bad_case_file_names_the_json_path(tmp_path, capsys):
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"format": "metric-explorer/cases@1", "name": "x", "description": "", "runs": []}')
+    assert main(["serve", "--cases", str(bad)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and str(bad) in err
+
+
+def test_port_out_of_range_exits_2(capsys):
+    assert main(["serve", "--port", "70000"]) == 2
+    assert "--port must be between 1 and 65535" in capsys.readouterr().err
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _get(url: str) -> tuple[int, str, str]:
+    with urllib.request.urlopen(url, timeout=10) as r:
+        return r.status, r.headers.get("Content-Type", ""), r.read().decode("utf-8", "replace")
+
+
+@pytest.fixture(scope="module")
+def served():
+    port = _free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "explorer.cli", "serve", "--port", str(port)],
+        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+    )
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            pytest.fail(f"serve exited early: {proc.stderr.read().decode(errors='replace')}")
+        try:
+            if _get(base + "/liveness")[0] == 200:
+                break
+        except OSError:
+            time.sleep(0.2)
+    else:
+        proc.kill()
+        pytest.fail("serve did not answer /liveness within 60 s")
+    yield base
+    proc.terminate()
+    proc.wait(timeout=10)
+
+
+def test_liveness_and_stylesheet(served):
+    status, _, body = _get(served + "/liveness")
+    assert status == 200 and "true" in body
+    status, ctype, css = _get(served + "/assets/explorer.css")
+    assert status == 200 and ctype.startswith("text/css") and ".me-card" in css
+    assert "@import" not in css and "url(http" not in css  # no web fonts or remote images
+
+
+def test_page_loads_nothing_from_other_hosts(served):
+    status, _, page = _get(served + "/")
+    assert status == 200
+    assert "/assets/explorer.css" in page
+    refs = re.findall(r'(?:src|href)="([^"]*)"', page)
+    assert refs and all(not re.match(r"^(https?:)?//", ref) for ref in refs), refs
