@@ -93,3 +93,27 @@ def test_empty_and_binary_labels(tmp_path):
         load_labels(str(empty))
     with pytest.raises(LoadError, match="binary file"):
         load_labels(str(binary))
+
+
+def test_labels_over_a_big_set_keep_its_features(tmp_path):
+    """A case set whose runs are a RunStore with features (the parallel JSONL loader) is
+    labelled through a view: features are not recomputed, verdicts and runs read labelled."""
+    from explorer.core.bigload import load_jsonl_features
+    from explorer.core.loaders.flat import dumps_jsonl
+
+    cs = load_case_set(BUNDLED_CASES)
+    path = tmp_path / "runs.jsonl"
+    path.write_text(dumps_jsonl(cs))
+    big = load_jsonl_features(path, workers=1)
+    assert big.runs.features is not None
+    labelled, unknown = apply_labels(big, {"E1": Label("unacceptable", "no"), "E2": Label(None), "Q": Label("acceptable")})
+    assert unknown == ["Q"]
+    features = build_features(labelled)
+    assert features is labelled.runs.features
+    ids = list(features.run_ids)
+    assert features.human[ids.index("E1")] == 0 and features.human[ids.index("E2")] == -1
+    assert features.human[ids.index("E4")] == 0 and features.human[ids.index("E3")] == 1
+    assert labelled.runs[0].id == "E1" and labelled.runs[0].human_verdict == "unacceptable"
+    assert labelled.runs[0].human_note == "no" and labelled.runs[3].human_verdict == "unacceptable"
+    assert [r.id for r in labelled.runs[:2]] == ["E1", "E2"] and len(labelled.runs) == 10
+    assert np.array_equal(features.f1, build_features(cs).f1)

@@ -24,7 +24,7 @@ import numpy as np
 
 from ..errors import LoadError
 from ..features import HUMAN_CODES, Features
-from ..model import CaseSet
+from ..model import CaseSet, Run
 from ..reading import decode_text, read_bytes
 from ._common import Problem, parse_verdict, show
 
@@ -105,9 +105,40 @@ def unknown_ids(labels: Mapping[str, Label], run_ids: Iterable[str]) -> list[str
     return [rid for rid in labels if rid not in known]
 
 
+class LabelledRuns(Sequence[Run]):
+    """A read-only view of ``base`` runs with ``labels`` applied as each run is read, for a big
+    case set whose runs are rebuilt on access (:class:`~explorer.core.runstore.RunStore`). Its
+    ``features`` are the base's with the person's verdicts replaced, so
+    :func:`~explorer.core.features.build_features` returns them without recomputing."""
+
+    def __init__(self, base: Sequence[Run], labels: Mapping[str, Label], features: Features):
+        self._base = base
+        self._labels = dict(labels)
+        self.features = features.with_human(human_codes(features, labels))
+
+    def __len__(self) -> int:
+        return len(self._base)
+
+    def _labelled(self, run: Run) -> Run:
+        lab = self._labels.get(run.id)
+        return run if lab is None else replace(run, human_verdict=lab.verdict, human_note=lab.note)
+
+    def __getitem__(self, i):  # type: ignore[override]
+        got = self._base[i]
+        if isinstance(i, slice):
+            return tuple(self._labelled(r) for r in got)
+        return self._labelled(got)
+
+
 def apply_labels(case_set: CaseSet, labels: Mapping[str, Label]) -> tuple[CaseSet, list[str]]:
     """``case_set`` with each labelled run's ``human_verdict`` and ``human_note`` replaced, and
-    the label ids that name no run (caller reports them). Runs not listed keep theirs."""
+    the label ids that name no run (caller reports them). Runs not listed keep theirs. A big set
+    whose runs carry precomputed ``features`` gets a :class:`LabelledRuns` view (no run is
+    rebuilt); others a new tuple."""
+    ready = getattr(case_set.runs, "features", None)
+    if ready is not None:
+        view = LabelledRuns(case_set.runs, labels, ready)
+        return replace(case_set, runs=view), unknown_ids(labels, (str(r) for r in ready.run_ids))  # type: ignore[arg-type]
     runs = tuple(
         replace(r, human_verdict=labels[r.id].verdict, human_note=labels[r.id].note) if r.id in labels else r
         for r in case_set.runs
