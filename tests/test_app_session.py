@@ -154,3 +154,16 @@ def test_run_text_reaches_html_escaped(xss):
     detail = detail_html(xss.features, ev, 0)
     assert "<img" not in detail and "<script" not in detail and "<b>bold" not in detail
     assert "&lt;b&gt;bold&lt;/b&gt;" in detail
+
+
+def test_the_lesson_marks_the_step_the_inputs_are_on(shared):
+    session = ExplorerSession(shared)
+    kinds = lambda: [b.button_type for b in session.lesson.buttons]  # noqa: E731
+    assert kinds() == ["primary"] + ["light"] * 6  # the opening run is step 1
+    session.lesson.choose(STEPS[4])
+    assert kinds() == ["light"] * 4 + ["primary"] + ["light"] * 2
+    assert "5. Deny-list catches E6" in session.lesson.text.object
+    session.inputs.key_fields = True  # step 6's settings, reached by hand
+    assert kinds() == ["light"] * 5 + ["primary", "light"]
+    session.inputs.f1_threshold = 0.55  # no step has this
+    assert kinds() == ["light"] * 7

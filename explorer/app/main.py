@@ -157,6 +157,7 @@ class ExplorerSession:
 
     def _refresh_all(self) -> None:
         self.metrics.show_whole(self.ev.summary)
+        self.lesson.mark_current(self.ev.settings, self.shared.defaults)
         self.chart.show(sweep(self.features, self.ev.settings), self.ev.settings.f1_threshold)
         self._shown_revealed = -1
         self._refresh_time()

@@ -7,6 +7,7 @@ from typing import Callable
 
 import panel as pn
 
+from ...core.settings import Settings
 from ..lesson import STEPS, LessonStep
 from .style import styled
 
@@ -27,16 +28,22 @@ class LessonView:
                 button_type="light", sizing_mode="stretch_width", margin=(2, 10),
                 stylesheets=[":host .bk-btn { text-align: left; white-space: normal; font-size: 14px; padding: 5px 10px; }"],
             )
-            b.on_click(lambda _e, s=step: self._choose(s))
+            b.on_click(lambda _e, s=step: self.choose(s))
             self.buttons.append(b)
         self.text = pn.pane.HTML(
             '<div class="me-empty">No step chosen yet.</div>', css_classes=["me-lesson-text"],
             **styled(sizing_mode="stretch_width", margin=(8, 10)),
         )
 
-    def _choose(self, step: LessonStep) -> None:
+    def mark_current(self, settings: Settings, opening: Settings) -> None:
+        """Highlight the step whose settings are ``settings`` (none when the inputs left every step)."""
         for b, s in zip(self.buttons, STEPS):
-            b.button_type = "primary" if s is step else "light"
+            kind = "primary" if s.settings(opening) == settings else "light"
+            if b.button_type != kind:
+                b.button_type = kind
+
+    def choose(self, step: LessonStep) -> None:
+        """Show ``step``'s explanation and apply its settings (what a click on its button does)."""
         self.text.object = (
             f'<div class="me-lesson-title">{html.escape(step.title)}</div>'
             f"<p>{html.escape(step.explanation)}</p>"
