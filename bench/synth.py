@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import os
 import random
 import sys
 from pathlib import Path
@@ -269,12 +270,30 @@ def flat_record(run: dict[str, Any]) -> dict[str, Any]:
     return rec
 
 
-def write_jsonl(path: Path, n: int, seed: int = 0) -> Path:
-    """Write ``n`` runs to ``path`` as JSONL, one flat record per line."""
+def _jsonl_lines(span: tuple[int, int, int]) -> str:
+    """The JSONL text of runs ``start .. stop-1`` of ``seed`` (a worker's share)."""
+    start, stop, seed = span
+    return "".join(
+        json.dumps(flat_record(make_run(i, random.Random(seed * 1_000_003 + i))), separators=(",", ":")) + "\n"
+        for i in range(start, stop)
+    )
+
+
+def write_jsonl(path: Path, n: int, seed: int = 0, processes: int | None = None) -> Path:
+    """Write ``n`` runs to ``path`` as JSONL, one flat record per line (in parallel for big n;
+    each run is seeded by its index, so the file is the same either way)."""
+    step = 20_000
+    spans = [(s, min(n, s + step), seed) for s in range(0, n, step)]
     with open(path, "w", encoding="utf-8") as fh:
-        for run in runs(n, seed):
-            fh.write(json.dumps(flat_record(run), separators=(",", ":")))
-            fh.write("\n")
+        if n < 100_000:
+            for span in spans:
+                fh.write(_jsonl_lines(span))
+        else:
+            import multiprocessing
+
+            with multiprocessing.get_context("fork").Pool(processes or os.cpu_count() or 1) as pool:
+                for text in pool.imap(_jsonl_lines, spans):
+                    fh.write(text)
     return path
 
 

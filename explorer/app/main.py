@@ -17,9 +17,12 @@ from typing import Any, Mapping
 
 import panel as pn
 
+from ..core.embedding import SimilarityUnavailable
 from ..core.evaluation import Evaluation, evaluate
+from ..core.response_features import response_features_for
 from ..core.replay import DURATION, advance, next_event_time, reveal_times, revealed_count, state_at, trace_events
 from ..core.settings import Settings
+from .labels import SessionLabels
 from .lesson import LessonStep
 from .shared import SharedData
 from .state import INPUT_NAMES, Clock, Inputs
@@ -30,7 +33,10 @@ from .views.detail import DetailView
 from .views.inputs import inputs_panel
 from .views.lesson import LessonView
 from .views.metrics import MetricsView
+from .views.calibration import CalibrationView
 from .views.replay_controls import ReplayControls
+from .views.response_inputs import ResponseInputs
+from .views.review_queue import ReviewDecisions, ReviewQueueView
 from .views.style import styled
 from .views.table import TableView
 from .views.trace import TraceView
@@ -45,12 +51,16 @@ class ExplorerSession:
 
     def __init__(self, shared: SharedData, query: Mapping[str, Any] | None = None) -> None:
         self.shared = shared
-        self.features = shared.features
+        # the session's own labels (labelling, review decisions) over the shared features
+        self.labels = SessionLabels.from_features(shared.features)
+        self.features = self.labels.apply_to(shared.features)
+        self.response = response_features_for(shared.case_set)  # response-scorer columns, shared, lazy
+        self.review = ReviewDecisions(self.features.n)
         settings, self.notices = settings_from_query(query or {}, shared.defaults, shared.tools)
         self.inputs = Inputs(shared.tools, settings)
         self.clock = Clock()
         self.times = reveal_times(self.features.n)
-        self.ev: Evaluation = evaluate(self.features, self.inputs.settings())
+        self.ev: Evaluation = self._evaluate(self.inputs.settings())
         self.selected_id: str | None = None
         self._shown_revealed = -1
         self._callback: Any = None
@@ -63,6 +73,9 @@ class ExplorerSession:
         self.detail = DetailView()
         self.chart = ChartView(self.features.n)
         self.lesson = LessonView(self.choose_step)
+        self.response_inputs = ResponseInputs(self.inputs)
+        self.review_view = ReviewQueueView(self.decide)
+        self.calibration = CalibrationView(self.response, self.use_bands)
         self.notice = pn.pane.HTML("", css_classes=["me-notice"], visible=False, **styled(sizing_mode="stretch_width"))
         self.show_notices(self.notices)
 
@@ -70,6 +83,7 @@ class ExplorerSession:
         self.clock.param.watch(self._on_time, ["time"])
         self.clock.param.watch(self._on_playing, ["playing"])
         self.table.table.param.watch(self._on_select, ["selection"])
+        self.labels.param.watch(self._on_labels, ["version"])
         self._refresh_all()
 
     # --- reactions ---------------------------------------------------------------------------
@@ -80,11 +94,41 @@ class ExplorerSession:
         except ValueError as exc:  # e.g. a typed threshold outside 0..1 (the widgets bound it)
             self.show_notices([str(exc)])
             return
-        self.ev = evaluate(self.features, settings)
+        try:
+            self.ev = self._evaluate(settings)
+        except SimilarityUnavailable as exc:  # cosine/cascade without the similarity extra
+            self.response_inputs.show_model(None, str(exc))
+            self.show_notices([f"Embedding similarity is not installed: {exc}"])
+            self.inputs.response_scorer = "f1"
+            return
         with pn.io.hold():  # one message to the browser for the whole update
             self.clock.param.update(playing=False, time=0.0)
             self._refresh_all()
         self._write_url(settings)
+
+    def _evaluate(self, settings: Settings) -> Evaluation:
+        """Evaluate ``settings`` over this session's labelled features, the case set's response
+        columns and the person's review decisions (raises SimilarityUnavailable)."""
+        return evaluate(self.features, settings, self.response, self.review.decisions)
+
+    def _on_labels(self, *_events: Any) -> None:
+        """A label changed (review decision, labelling): re-evaluate and refresh without
+        rewinding the replay (the inputs did not change)."""
+        self.features = self.labels.apply_to(self.shared.features)
+        self.ev = self._evaluate(self.ev.settings)
+        with pn.io.hold():
+            self._refresh_all()
+        if self.calibration.features is not None:  # the Calibration tab has been opened
+            self.calibration.show(self.features)
+
+    def decide(self, index: int, acceptable: bool) -> None:
+        """The person decides gray-band run ``index`` in the review queue: the judge's decision,
+        recorded as the run's label (one re-evaluation)."""
+        self.review.record(index, acceptable, self.labels)
+
+    def use_bands(self, pass_above: float, fail_below: float) -> None:
+        """Put calibrated bands into the cascade's sliders (one recompute)."""
+        self.inputs.param.update(pass_above=pass_above, fail_below=fail_below)
 
     def _on_time(self, *_events: Any) -> None:
         with pn.io.hold():  # every view changes in the same message
@@ -158,7 +202,9 @@ class ExplorerSession:
     def _refresh_all(self) -> None:
         self.metrics.show_whole(self.ev.summary)
         self.lesson.mark_current(self.ev.settings, self.shared.defaults)
-        self.chart.show(sweep(self.features, self.ev.settings), self.ev.settings.f1_threshold)
+        self.chart.show(sweep(self.features, self.ev.settings.with_(response_scorer="f1")), self.ev.settings.f1_threshold)
+        self.response_inputs.show_model(self.response.embedding_identity())
+        self.review_view.show(self.features, self.ev, self.review.decisions)
         self._shown_revealed = -1
         self._refresh_time()
 
@@ -193,6 +239,18 @@ class ExplorerSession:
 
     # --- layout ------------------------------------------------------------------------------
 
+    def _tabs(self, explorer: pn.viewable.Viewable) -> pn.Tabs:
+        """The explorer and the Calibration page as tabs; the calibration is computed when its
+        tab is first opened (cosine scores need the embedder)."""
+        tabs = pn.Tabs(("Explorer", explorer), ("Calibration", self.calibration.panel()), css_classes=["me-tabs"], sizing_mode="stretch_width")
+
+        def opened(event: Any) -> None:
+            if event.new == 1:
+                self.calibration.show(self.features)
+
+        tabs.param.watch(opened, ["active"])
+        return tabs
+
     def layout(self) -> pn.viewable.Viewable:
         """The page: header, notice, then the inputs and lesson beside replay, metrics, chart,
         table, detail and trace."""
@@ -205,6 +263,8 @@ class ExplorerSession:
         )
         sidebar = pn.Column(
             inputs_panel(self.inputs),
+            self.response_inputs.panel(),
+            self.review_view.panel(),
             self.lesson.panel(),
             width=370,
             css_classes=["me-sidebar"],
@@ -219,9 +279,10 @@ class ExplorerSession:
         return pn.Column(
             pn.Row(header, pn.Column(self.metrics.whole, css_classes=["me-card", "me-whole-card"], width=300)),
             self.notice,
-            pn.Row(sidebar, main, sizing_mode="stretch_width"),
-            self.table.panel(),
-            self.detail.panel(),
+            self._tabs(pn.Column(
+                pn.Row(sidebar, main, sizing_mode="stretch_width"), self.table.panel(), self.detail.panel(),
+                sizing_mode="stretch_width",
+            )),
             sizing_mode="stretch_width",
             css_classes=["me-page"],
         )
