@@ -119,3 +119,15 @@ def test_adk_note_for_a_response_scorer_adk_lacks():
     assert "Response scorer cascade has no ADK counterpart" in notes
     notes = " ".join(adk_test_config(Settings(response_scorer="rouge1"))["_metric_explorer_notes"])
     assert "counterpart" not in notes and "unigram F1" not in notes
+
+
+def test_bad_settings_names_the_field_that_breaks_a_cross_field_rule():
+    ok = loads_settings(json.dumps({"format": SETTINGS_FORMAT, "settings": {"pass_above": 0.5, "fail_below": 0.4}}), "s.json")
+    assert (ok.pass_above, ok.fail_below) == (0.5, 0.4)
+    with pytest.raises(LoadError) as info:
+        loads_settings(json.dumps({"format": SETTINGS_FORMAT, "settings": {"pass_above": 0.3, "fail_below": 0.4}}), "s.json")
+    assert info.value.location == "settings.pass_above"
+    assert "0.4" in info.value.problem and "0.3" in info.value.problem
+    with pytest.raises(LoadError) as info:
+        loads_settings(json.dumps({"format": SETTINGS_FORMAT, "settings": {"f1_threshold": 2, "rung": 9}}), "s.json")
+    assert (info.value.location, info.value.problem) == ("settings.f1_threshold", "f1_threshold must be a number in [0, 1], got 2")

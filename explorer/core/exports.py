@@ -78,7 +78,14 @@ def settings_from_data(data: Any, name: str) -> Settings:
     try:
         return Settings.from_dict(values)
     except (ValueError, TypeError) as exc:
-        for key, value in values.items():  # name the field when one value is bad on its own
+        # name the field: the one whose removal makes the rest valid, else one bad on its own
+        for key in values:
+            try:
+                Settings.from_dict({k: v for k, v in values.items() if k != key})
+            except (ValueError, TypeError):
+                continue
+            raise LoadError(name, f"settings.{show(key)}", str(exc)) from None
+        for key, value in values.items():
             try:
                 Settings.from_dict({key: value})
             except (ValueError, TypeError) as one:
