@@ -160,3 +160,13 @@ def test_cli_bad_file_exits_2(tmp_path, capsys):
     assert main(["sweep", "--cases", str(bad)]) == 2
     err = capsys.readouterr().err
     assert str(bad) in err and "line 1" in err
+
+
+def test_heatmap_frame(bundled):
+    from explorer.core.sweep import heatmap_frame
+
+    grid = heatmap_frame(sweep(bundled, DENY), combine="all", deny_check=True, key_fields=True)
+    assert grid.shape == (8, 101)  # 4 modes x 2 args, 101 thresholds
+    assert list(grid.index.get_level_values("trajectory")[::2]) == ["exact", "in_order", "any_order", "none"]
+    # any_order reaches 10/10 up to E7's F1 0.41; at 0.42 E7 fails (9/10)
+    assert grid.loc[("any_order", True), 0.41] == 10 and grid.loc[("any_order", True), 0.42] == 9

@@ -165,6 +165,21 @@ def best(table: pd.DataFrame) -> pd.DataFrame:
     return table[table["rank"] == 1]
 
 
+def heatmap_frame(table: pd.DataFrame, value: str = "agree", **fixed) -> pd.DataFrame:
+    """A :func:`sweep` table as a grid for a heatmap: one row per remaining (non-threshold)
+    setting combination, one column per F1 threshold, cells ``value`` (``agree``,
+    ``false_pass``, ``false_fail``...). ``fixed`` keeps only rows with those values, e.g.
+    ``heatmap_frame(t, combine="all", deny_check=True)``. Rows in grid order; raises KeyError
+    for an unknown column."""
+    rows = table
+    for col, want in fixed.items():
+        rows = rows[rows[col] == want]
+    keys = [c for c in SETTING_COLUMNS[:-1] if c not in fixed]
+    grid = rows.pivot_table(index=keys, columns="f1_threshold", values=value, aggfunc="first", sort=False)
+    order = {m: k for k, m in enumerate(TRAJECTORY_MODES)}
+    return grid.sort_index(key=lambda idx: idx.map(order) if idx.name == "trajectory" else idx)
+
+
 def row_settings(row: pd.Series | dict, base: Settings | None = None) -> Settings:
     """The :class:`Settings` one sweep row stands for, with ``deny_tools`` and ``mean_threshold``
     from ``base``; ``evaluate(features, row_settings(row))`` reproduces the row's counts."""
