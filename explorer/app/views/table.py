@@ -20,11 +20,11 @@ from .style import styled
 
 COLUMNS = (
     "ID", "Title", "Expected calls", "Actual calls", "Trajectory", "F1", "Key fields",
-    "Evaluator", "Person", "Outcome", "Reason",
+    "Evaluator", "Person", "Outcome", "Decided by", "Reason",
 )
 WIDTHS = {
     "ID": 50, "Title": 136, "Expected calls": 140, "Actual calls": 190, "Trajectory": 96, "F1": 52,
-    "Key fields": 120, "Evaluator": 90, "Person": 105, "Outcome": 96,
+    "Key fields": 120, "Evaluator": 90, "Person": 105, "Outcome": 96, "Decided by": 110,
 }
 _SLUG = {"agree": "agree", "false pass": "false-pass", "false fail": "false-fail", "unlabelled": "unlabelled"}
 
@@ -71,6 +71,9 @@ def table_frame(features: Features, ev: Evaluation, k: int, start: int = 0) -> p
             traj = f'<span class="me-{word}">{word}</span> {score:.2f}' if not math.isnan(score) else "—"
         f1_word = "pass" if rec["f1_pass"] else "fail"
         f1 = f'<span class="me-{f1_word}-num">{rec["f1"]:.2f}</span>'
+        if ev.response is not None:  # the chosen response scorer's score under F1 (issue 5)
+            rs = rec["response_score"]
+            f1 += f'<br><small class="me-response-score">{_esc(s.response_scorer)} {"–" if math.isnan(rs) else f"{rs:.2f}"}</small>'
         if s.key_fields:
             key = '<span class="me-pass">pass</span>' if rec["key_pass"] else f'<span class="me-fail">fail</span> {_esc(features.key_reason[i])}'
         else:
@@ -88,6 +91,7 @@ def table_frame(features: Features, ev: Evaluation, k: int, start: int = 0) -> p
         data["Evaluator"].append(f'<span class="me-{verdict}">{verdict}</span>')
         data["Person"].append(_esc(person))
         data["Outcome"].append(f'<span class="me-outcome me-outcome-{_SLUG[outcome]}">{_esc(outcome)}</span>')
+        data["Decided by"].append(f'<span class="me-decided-by">{_esc(rec["decided_by"])}</span>')
         data["Reason"].append(_esc(rec["reason"]))
     return pd.DataFrame(data, index=rows)
 
