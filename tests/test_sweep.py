@@ -170,3 +170,12 @@ def test_heatmap_frame(bundled):
     assert list(grid.index.get_level_values("trajectory")[::2]) == ["exact", "in_order", "any_order", "none"]
     # any_order reaches 10/10 up to E7's F1 0.41; at 0.42 E7 fails (9/10)
     assert grid.loc[("any_order", True), 0.41] == 10 and grid.loc[("any_order", True), 0.42] == 9
+
+
+def test_sweep_scores_f1_whatever_response_scorer_the_base_names(bundled):
+    base = DENY.with_(response_scorer="exact")
+    table = sweep(bundled, base)
+    assert best(table)["agree"].iloc[0] == 10
+    row = table.iloc[0]
+    assert row_settings(row, base).response_scorer == "f1"
+    assert evaluate(bundled, row_settings(row, base)).summary.agree == row["agree"]

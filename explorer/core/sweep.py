@@ -42,6 +42,15 @@ SETTING_COLUMNS = ("trajectory", "compare_args", "combine", "deny_check", "key_f
 """The columns that together name one setting."""
 
 
+def _f1_base(base: Settings | None) -> Settings:
+    """``base`` (default ``Settings()``) with unigram F1 as the response check: the grid's
+    threshold is an F1 threshold, whatever response scorer the person chose elsewhere."""
+    base = base or Settings()
+    if getattr(base, "response_scorer", "f1") != "f1":
+        base = base.with_(response_scorer="f1")
+    return base
+
+
 def n_settings(thresholds: Sequence[float] = THRESHOLDS) -> int:
     """Size of the grid: 4 modes × 2 × 2 × 2 × 2 × len(thresholds) (6,464 for the default)."""
     return len(TRAJECTORY_MODES) * 2 * len(COMBINE_RULES) * 2 * 2 * len(thresholds)
@@ -51,7 +60,8 @@ def sweep(features: Features, base: Settings | None = None, thresholds: Sequence
     """Agreement for every setting of the grid, best first.
 
     ``base`` supplies what the grid does not vary: ``deny_tools`` (the tools the deny-list denies
-    when it is on) and ``mean_threshold``. ``thresholds`` must be increasing values in [0, 1].
+    when it is on) and ``mean_threshold``. The response check is unigram F1 (the grid varies its
+    threshold), whatever ``base.response_scorer`` says. ``thresholds`` must be increasing values in [0, 1].
 
     Returns a DataFrame with ``SWEEP_COLUMNS``, one row per setting (6,464 by default), sorted by
     most ``agree``, then fewest ``false_pass``, then fewest ``false_fail``, then grid order (mode
@@ -62,7 +72,7 @@ def sweep(features: Features, base: Settings | None = None, thresholds: Sequence
 
     Raises ValueError when ``thresholds`` is empty, not increasing, or outside [0, 1].
     """
-    base = base or Settings()
+    base = _f1_base(base)
     thr = np.asarray([round(float(t), 9) for t in thresholds], dtype=np.float64)
     if thr.size == 0 or np.any(np.diff(thr) <= 0) or thr[0] < 0.0 or thr[-1] > 1.0:
         raise ValueError("thresholds must be increasing values in [0, 1]")
@@ -183,7 +193,7 @@ def heatmap_frame(table: pd.DataFrame, value: str = "agree", **fixed) -> pd.Data
 def row_settings(row: pd.Series | dict, base: Settings | None = None) -> Settings:
     """The :class:`Settings` one sweep row stands for, with ``deny_tools`` and ``mean_threshold``
     from ``base``; ``evaluate(features, row_settings(row))`` reproduces the row's counts."""
-    base = base or Settings()
+    base = _f1_base(base)
     return base.with_(
         trajectory=str(row["trajectory"]),
         compare_args=bool(row["compare_args"]),
@@ -199,7 +209,7 @@ def sweep_plain(features: Features, base: Settings | None = None, thresholds: Se
 
     For tests and the benchmark only (O(N · settings)).
     """
-    base = base or Settings()
+    base = _f1_base(base)
     rows = []
     for mode in TRAJECTORY_MODES:
         for compare_args in (False, True):
