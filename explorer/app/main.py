@@ -41,6 +41,12 @@ from .views.style import styled
 from .views.table import TableView
 from .views.trace import TraceView
 
+FOOTER = (
+    '<div class="me-footer">Trajectory match follows the ADK definitions (EXACT, IN_ORDER, ANY_ORDER). '
+    "The person's verdict is treated as ground truth; a person's label can be wrong too. No agent, model or "
+    "judge runs here: the runs are scored from the file. A handful of runs cannot calibrate a threshold: "
+    "calibrate every threshold against labelled runs from your own agent before using it as a gate.</div>"
+)
 TICK_MS = 100
 """Period of the replay's periodic callback while playing (ms)."""
 
@@ -281,6 +287,7 @@ class ExplorerSession:
             self.notice,
             self._tabs(pn.Column(
                 pn.Row(sidebar, main, sizing_mode="stretch_width"), self.table.panel(), self.detail.panel(),
+                pn.pane.HTML(FOOTER, **styled(sizing_mode="stretch_width", margin=(4, 12))),
                 sizing_mode="stretch_width",
             )),
             sizing_mode="stretch_width",

@@ -65,6 +65,11 @@ class ReplayControls:
                 sizing_mode="stretch_width",
             ),
             pn.Row(self.time, self.label, sizing_mode="stretch_width"),
+            pn.pane.HTML(
+                '<div class="me-hint">Play reveals the runs two at a time over 60 inspection seconds. '
+                "Any change to the settings recomputes the runs and rewinds to 0.</div>",
+                **styled(margin=(0, 10), sizing_mode="stretch_width"),
+            ),
             css_classes=["me-card", "me-replay"],
             sizing_mode="stretch_width",
         )
