@@ -23,9 +23,10 @@ COLUMNS = (
     "Evaluator", "Person", "Outcome", "Decided by", "Reason",
 )
 WIDTHS = {
-    "ID": 50, "Title": 136, "Expected calls": 140, "Actual calls": 190, "Trajectory": 96, "F1": 52,
-    "Key fields": 120, "Evaluator": 90, "Person": 105, "Outcome": 96, "Decided by": 110,
+    "ID": 46, "Title": 104, "Expected calls": 134, "Actual calls": 172, "Trajectory": 88, "F1": 62,
+    "Key fields": 66, "Evaluator": 80, "Person": 110, "Outcome": 92, "Decided by": 92,
 }
+"""Column widths in px; Reason takes the rest (about 200 px at 1280 px)."""
 _SLUG = {"agree": "agree", "false pass": "false-pass", "false fail": "false-fail", "unlabelled": "unlabelled"}
 
 
@@ -75,7 +76,8 @@ def table_frame(features: Features, ev: Evaluation, k: int, start: int = 0) -> p
             rs = rec["response_score"]
             f1 += f'<br><small class="me-response-score">{_esc(s.response_scorer)} {"–" if math.isnan(rs) else f"{rs:.2f}"}</small>'
         if s.key_fields:
-            key = '<span class="me-pass">pass</span>' if rec["key_pass"] else f'<span class="me-fail">fail</span> {_esc(features.key_reason[i])}'
+            # the why is in the tooltip, the trace and (when it decided) the reason column
+            key = '<span class="me-pass">pass</span>' if rec["key_pass"] else f'<span class="me-fail" title="{_esc(features.key_reason[i])}">fail</span>'
         else:
             key = '<span class="me-none">off</span>'
         verdict = rec["verdict"]
