@@ -75,7 +75,7 @@ def test_calibration_page_on_the_bundled_pairs(shared):
     ps = bundled_pairs()
     want = choose_bands(ps.stored_scores(), ps.labels(), 0.8)
     assert s.calibration.bands == want
-    assert f"cosine ≥ {want.pass_above:.3f}" in s.calibration.bands_pane.object
+    assert f"score ≥ {want.pass_above:.3f}" in s.calibration.bands_pane.object
     assert s.calibration.table.object.count("<tr>") == len(set(ps.stored_scores())) + 1
     s.calibration.use.clicks += 1
     assert (s.inputs.pass_above, s.inputs.fail_below) == (round(want.pass_above, 2), round(want.fail_below, 2))

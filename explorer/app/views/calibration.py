@@ -90,8 +90,8 @@ def table_html(table) -> str:
 def bands_html(bands: Bands) -> str:
     """Pass / gray / fail bands with their counts (acceptable, not)."""
     c = bands.counts
-    pa = "no threshold reaches the target" if bands.pass_above is None else f"cosine ≥ {bands.pass_above:.3f}"
-    fb = "no threshold reaches the target" if bands.fail_below is None else f"cosine &lt; {bands.fail_below:.3f}"
+    pa = "no threshold reaches the target" if bands.pass_above is None else f"score ≥ {bands.pass_above:.3f}"
+    fb = "no threshold reaches the target" if bands.fail_below is None else f"score &lt; {bands.fail_below:.3f}"
 
     def line(css: str, name: str, where: str, key: str, extra: str = "") -> str:
         return (

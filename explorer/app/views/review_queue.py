@@ -66,6 +66,7 @@ class ReviewQueueView:
     def __init__(self, decide: Callable[[int, bool], None]) -> None:
         self.decide = decide
         self.ids: list[str] = []
+        self._texts: list[pn.pane.HTML] = []
         self.header = pn.pane.HTML("", css_classes=["me-review-status"], **styled(margin=(0, 10), sizing_mode="stretch_width"))
         self.items = pn.Column(css_classes=["me-review-items"], sizing_mode="stretch_width")
         self.decided = pn.pane.HTML("", css_classes=["me-review-decided"], **styled(margin=(4, 10), sizing_mode="stretch_width"))
@@ -93,17 +94,17 @@ class ReviewQueueView:
         else:
             word = "run waits" if len(queue) == 1 else "runs wait"
             self.header.object = f'<div class="me-review-count">{len(queue)} {word} for review</div>'
-        if ids != self.ids or not cascade:
-            self.ids = ids if cascade else []
+        if not cascade:
+            queue, ids = [], []
+        if ids != self.ids:  # new rows (and buttons) only when the queue changed
+            self.ids = ids
+            self._texts = [pn.pane.HTML("", **styled(sizing_mode="stretch_width")) for _ in queue]
             self.items.objects = [
-                pn.Row(
-                    pn.pane.HTML(item_html(features, ev, i), **styled(sizing_mode="stretch_width")),
-                    self._buttons(i),
-                    css_classes=["me-review-item"],
-                    sizing_mode="stretch_width",
-                )
-                for i in (queue if cascade else [])
+                pn.Row(text, self._buttons(i), css_classes=["me-review-item"], sizing_mode="stretch_width")
+                for text, i in zip(self._texts, queue)
             ]
+        for text, i in zip(self._texts, queue):  # the band in the text moves with the sliders
+            text.object = item_html(features, ev, i)
         done = np.flatnonzero(decisions >= 0)
         if done.size:
             parts = ", ".join(
