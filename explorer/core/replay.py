@@ -146,7 +146,13 @@ def _run_events(features: Features, ev: Evaluation, i: int, t: float) -> list[Tr
             why = explain_trajectory(features.runs[i].invocations, s.trajectory, s.compare_args)  # type: ignore[arg-type]
             check(f"trajectory {label} fail: {why}")
     sign = ">=" if ev.f1_pass[i] else "<"
-    if s.combine == "all":
+    rc = ev.response  # a response scorer other than F1 (issue 5)
+    if rc is not None and rc.cascade is not None:
+        check(f"cascade {rc.cascade.stage[i]} {'pass' if rc.passed[i] else 'fail'}")
+    elif rc is not None:
+        ok = bool(rc.passed[i])
+        check(f"{rc.name} {rc.score[i]:.2f} {'>=' if ok else '<'} {s.f1_threshold:.2f} {'pass' if ok else 'fail'}")
+    elif s.combine == "all":
         check(f"F1 {ev.f1[i]:.2f} {sign} {s.f1_threshold:.2f} {'pass' if ev.f1_pass[i] else 'fail'}")
     else:
         check(f"F1 {ev.f1[i]:.2f}")
