@@ -1,13 +1,13 @@
 """Fixtures for the browser tests: served apps, one shared offline browser context, a page.
 
 * ``booking_app`` / ``xss_app``: session-scoped ``metric-explorer serve`` subprocesses (see
-  :mod:`served_app`) on the bundled booking set and on the XSS fixture set.
-* ``offline_context``: one browser context for the session whose every request not to
-  127.0.0.1/localhost is aborted and recorded in ``offline_context.external_requests``.
+  :mod:`served_app`) on the bundled booking set and on the XSS fixture set, launched side by side.
+* ``new_offline_context()``: a browser context (1280×720) whose every request not to
+  127.0.0.1/localhost is aborted and recorded in the list returned with it.
 * ``app_page``: the session's shared page, freshly navigated for each test (a reload gives a new
   Panel session, so no state leaks between tests); the test fails at teardown when any external
   request was attempted while it ran (the offline check).
-* ``new_offline_context()``: further contexts (independent sessions) with the same routing.
+* ``xss_page``: like ``app_page``, on the XSS fixture app.
 """
 
 from __future__ import annotations
@@ -44,29 +44,34 @@ def _is_local(url: str) -> bool:
     return parts.hostname in LOCAL_HOSTS
 
 
-def _serve(cases: Path):
-    app = ServedApp(cases, cwd=REPO)
+@pytest.fixture(scope="session")
+def _servers():
+    """Both servers, launched side by side on first use and stopped at the end of the session."""
+    apps = {"booking": ServedApp(BOOKING_CASES, cwd=REPO), "xss": ServedApp(XSS_CASES, cwd=REPO)}
+    for app in apps.values():
+        app.launch()
+    yield apps
+    for app in apps.values():
+        app.stop()
+
+
+def _ready(app: ServedApp) -> ServedApp:
     try:
-        app.start()
+        return app.wait_ready()
     except RuntimeError as exc:
         pytest.fail(str(exc), pytrace=False)
-    return app
 
 
 @pytest.fixture(scope="session")
-def booking_app():
-    """``metric-explorer serve --cases cases/booking_agent.json`` on a free port."""
-    app = _serve(BOOKING_CASES)
-    yield app
-    app.stop()
+def booking_app(_servers):
+    """``metric-explorer serve --cases cases/booking_agent.json`` on a free port, ready."""
+    return _ready(_servers["booking"])
 
 
 @pytest.fixture(scope="session")
-def xss_app():
-    """``metric-explorer serve --cases tests/fixtures/xss_cases.json`` on a free port."""
-    app = _serve(XSS_CASES)
-    yield app
-    app.stop()
+def xss_app(_servers):
+    """``metric-explorer serve --cases tests/fixtures/xss_cases.json`` on a free port, ready."""
+    return _ready(_servers["xss"])
 
 
 class _ExternalRequests(list):

@@ -63,6 +63,10 @@ class ServedApp:
 
     def start(self) -> "ServedApp":
         """Start the subprocess and wait until ``GET /`` answers 200."""
+        return self.launch().wait_ready()
+
+    def launch(self) -> "ServedApp":
+        """Start the subprocess without waiting (several servers can start side by side)."""
         env = {**os.environ, "BOKEH_RESOURCES": "server", "PYTHONUNBUFFERED": "1"}
         with open(self._stderr_path, "wb") as err:
             self._proc = subprocess.Popen(
@@ -73,6 +77,11 @@ class ServedApp:
                 stdout=subprocess.DEVNULL,
                 stderr=err,
             )
+        return self
+
+    def wait_ready(self) -> "ServedApp":
+        """Wait until ``GET /`` answers 200; RuntimeError with the server's stderr otherwise."""
+        assert self._proc is not None, "launch() first"
         deadline = time.monotonic() + READY_TIMEOUT_S
         while time.monotonic() < deadline:
             if self._proc.poll() is not None:
