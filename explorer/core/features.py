@@ -150,8 +150,9 @@ def invocation_key_reason(inv: Invocation, day_first: bool, id_rx: re.Pattern[st
     return key_fields_reason_best(inv.answer, inv.references, day_first, id_rx)
 
 
-RunRow = tuple
-"""(trajectory six floats, f1, called tool names, key reason, human code, n invocations)."""
+RunRow = tuple[tuple[float, float, float, float, float, float], float, set[str], str, int, int]
+"""One run's features: (six trajectory scores in :func:`invocation_hits` order, F1, names of the
+tools called, key-field reason or ``""``, person's verdict code, number of invocations)."""
 
 
 def run_row(run: Run, day_first: bool, id_rx: re.Pattern[str]) -> RunRow:
