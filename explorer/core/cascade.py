@@ -18,6 +18,7 @@ failing invocation, the score is the mean over invocations (as ADK averages per 
 
 from __future__ import annotations
 
+import functools
 import json
 from dataclasses import dataclass, field
 from typing import Mapping, Protocol, Sequence, runtime_checkable
@@ -235,13 +236,29 @@ class CascadeResult:
 
     ``passed``: int8 (N,), 1 pass, 0 fail, -1 pending review; ``stage_code``: int8 (N,) into
     ``STAGES``; ``stage``: object (N,) detailed stage (``field:amount``, ``judge:person``);
-    ``review_queue``: run ids pending review, in run order.
+    ``review_queue``: run ids pending review, in run order. ``stage`` and ``review_queue`` are
+    built on first access (text: a band move over many runs needs only the codes).
     """
 
     passed: np.ndarray
     stage_code: np.ndarray
-    stage: np.ndarray
-    review_queue: list[str]
+    features: CascadeFeatures
+    judge_name: str = "person"
+
+    @functools.cached_property
+    def stage(self) -> np.ndarray:
+        """object (N,): the stage that decided each run, fields and judge named."""
+        code = self.stage_code
+        stage = np.array(STAGES, dtype=object)[code]
+        has_field = code == _FIELD
+        stage[has_field] = self.features.field_stage[has_field]
+        stage[code == _JUDGE] = f"judge:{self.judge_name}"
+        return stage
+
+    @functools.cached_property
+    def review_queue(self) -> list[str]:
+        """Run ids waiting for review, in run order."""
+        return [str(x) for x in self.features.run_ids[self.stage_code == _REVIEW]]
 
     def reason(self, features: CascadeFeatures, i: int, pass_above: float, fail_below: float) -> str:
         """Why run ``i`` got its verdict, one line (text, so built per row on demand)."""
@@ -286,14 +303,27 @@ def apply_bands(features: CascadeFeatures, pass_above: float, fail_below: float,
 def _band_codes(features: CascadeFeatures, pass_above: float, fail_below: float) -> tuple[np.ndarray, np.ndarray]:
     """(stage code int8 (N,), passed int8 (N,)) before any judge: gray runs are ``_REVIEW`` / -1."""
     sc = features.score
-    has_field = features.field_stage != ""
     with np.errstate(invalid="ignore"):
-        hi = sc >= pass_above
+        hi = sc >= pass_above  # NaN (decided before similarity) is neither
         lo = sc < fail_below
-    conds = [features.exact, has_field, hi, lo]
-    code = np.select(conds, [_EXACT, _FIELD, _SEMANTIC, _SEMANTIC], _REVIEW).astype(np.int8)
-    passed = np.select(conds, [1, 0, 1, 0], -1).astype(np.int8)
+    # similarity stage: pass 1 / fail 0 / gray -1; then the earlier stages override
+    passed = hi.view(np.int8) - (~hi & ~lo).view(np.int8)
+    code = np.where(hi | lo, np.int8(_SEMANTIC), np.int8(_REVIEW)).astype(np.int8)
+    has_field = _has_field(features)
+    code[has_field] = _FIELD
+    passed[has_field] = 0
+    code[features.exact] = _EXACT
+    passed[features.exact] = 1
     return code, passed
+
+
+def _has_field(features: CascadeFeatures) -> np.ndarray:
+    """bool (N,) a hard field failed (cached on the features: object comparison is slow)."""
+    cached = features.__dict__.get("_has_field")
+    if cached is None:
+        cached = (features.field_stage != "") & ~features.exact
+        object.__setattr__(features, "_has_field", cached)
+    return cached
 
 
 def apply_bands_decided(features: CascadeFeatures, pass_above: float, fail_below: float, decisions: np.ndarray | None = None, judge_name: str = "person") -> CascadeResult:
@@ -305,9 +335,6 @@ def apply_bands_decided(features: CascadeFeatures, pass_above: float, fail_below
     if fail_below > pass_above:
         raise ValueError(f"fail_below ({fail_below}) must not exceed pass_above ({pass_above})")
     code, passed = _band_codes(features, pass_above, fail_below)
-    stage = np.array(STAGES, dtype=object)[code]
-    has_field = code == _FIELD
-    stage[has_field] = features.field_stage[has_field]
     if decisions is not None:
         decisions = np.asarray(decisions, dtype=np.int8)
         if decisions.shape != code.shape:
@@ -315,9 +342,7 @@ def apply_bands_decided(features: CascadeFeatures, pass_above: float, fail_below
         judged = (code == _REVIEW) & (decisions >= 0)
         passed[judged] = decisions[judged]
         code[judged] = _JUDGE
-        stage[judged] = f"judge:{judge_name}"
-    queue = [str(x) for x in features.run_ids[code == _REVIEW]]
-    return CascadeResult(passed=passed, stage_code=code, stage=stage, review_queue=queue)
+    return CascadeResult(passed=passed, stage_code=code, features=features, judge_name=judge_name)
 
 
 def labels_to_json(judge: PersonJudge) -> str:
