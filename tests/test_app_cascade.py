@@ -82,3 +82,25 @@ def test_calibration_page_on_the_bundled_pairs(shared):
     # the case set's answers under the live model name it
     s.calibration.state.param.update(source="case", score="cosine")
     assert "all-MiniLM-L6-v2" in s.calibration.model.object and "10 labelled runs" in s.calibration.info.object
+
+
+def test_trace_names_the_cascade_stage(shared):
+    from explorer.core.replay import DURATION, reveal_times, trace_events
+
+    s = ExplorerSession(shared)
+    s.inputs.response_scorer = "cascade"
+    lines = [e.text for e in trace_events(s.features, s.ev, reveal_times(s.features.n), DURATION)]
+    assert "E1 cascade needs review fail" in " | ".join(lines)
+    assert "E5 cascade field:date fail" in " | ".join(lines)
+
+
+@pytest.mark.skipif(__import__("explorer.core.embedding", fromlist=["x"]).similarity_available("exact"), reason="exact backend installed")
+def test_missing_similarity_extra_is_a_notice_not_a_crash(shared):
+    from explorer.core.response_features import ResponseFeatures
+
+    s = ExplorerSession(shared)
+    s.layout()
+    s.response = ResponseFeatures(shared.case_set, backend="exact")  # a backend not installed here
+    s.inputs.response_scorer = "cosine"
+    assert s.notice.visible and "pip install" in s.notice.object
+    assert s.inputs.response_scorer == "f1" and s.ev.settings.response_scorer == "f1"
