@@ -74,7 +74,8 @@ def table_frame(features: Features, ev: Evaluation, k: int, start: int = 0) -> p
         f1 = f'<span class="me-{f1_word}-num">{rec["f1"]:.2f}</span>'
         if ev.response is not None:  # the chosen response scorer's score under F1 (issue 5)
             rs = rec["response_score"]
-            f1 += f'<br><small class="me-response-score">{_esc(s.response_scorer)} {"–" if math.isnan(rs) else f"{rs:.2f}"}</small>'
+            model = f' title="{_esc(ev.response.embedding.label())}"' if ev.response.embedding is not None else ""
+            f1 += f'<br><small class="me-response-score"{model}>{_esc(s.response_scorer)} {"–" if math.isnan(rs) else f"{rs:.2f}"}</small>'
         if s.key_fields:
             # the why is in the tooltip, the trace and (when it decided) the reason column
             key = '<span class="me-pass">pass</span>' if rec["key_pass"] else f'<span class="me-fail" title="{_esc(features.key_reason[i])}">fail</span>'
