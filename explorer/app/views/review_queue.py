@@ -93,7 +93,9 @@ class ReviewQueueView:
             self.header.object = '<div class="me-hint">The review queue fills when the response scorer is the cascade.</div>'
         else:
             word = "run waits" if len(queue) == 1 else "runs wait"
-            self.header.object = f'<div class="me-review-count">{len(queue)} {word} for review</div>'
+            emb = ev.response.embedding if ev.response is not None else None
+            model = f'<div class="me-hint">Cosine by {html.escape(emb.label())}</div>' if emb is not None else ""
+            self.header.object = f'<div class="me-review-count">{len(queue)} {word} for review</div>{model}'
         if not cascade:
             queue, ids = [], []
         if ids != self.ids:  # new rows (and buttons) only when the queue changed
