@@ -53,12 +53,15 @@ TICK_MS = 100
 
 class ExplorerSession:
     """A session's state and views. ``query``: the page's URL query (name -> value or list of
-    values, str or bytes), applied over the shared defaults; bad values become notices."""
+    values, str or bytes), applied over the shared defaults; bad values become notices.
+    ``labels``: the session's labels of this case set when it already has some (the workspace
+    keeps them across case-set switches and failed loads); new ones from the file otherwise."""
 
-    def __init__(self, shared: SharedData, query: Mapping[str, Any] | None = None) -> None:
+    def __init__(self, shared: SharedData, query: Mapping[str, Any] | None = None,
+                 labels: SessionLabels | None = None) -> None:
         self.shared = shared
         # the session's own labels (labelling, review decisions) over the shared features
-        self.labels = SessionLabels.from_features(shared.features)
+        self.labels = labels if labels is not None else SessionLabels.from_features(shared.features)
         self.features = self.labels.apply_to(shared.features)
         self.response = response_features_for(shared.case_set)  # response-scorer columns, shared, lazy
         self.review = ReviewDecisions(self.features.n)

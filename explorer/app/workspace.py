@@ -1,0 +1,229 @@
+"""Which case sets a session can look at, and each one's labels: the workspace (issue 4).
+
+* :class:`ProcessSets` (one per server process): the set served with ``serve --cases`` and the
+  bundled run case sets (``cases/*.json`` whose format is ``metric-explorer/cases@1``), each
+  loaded and its features built **once per process** (on first use) and shared read-only.
+* :class:`Workspace` (one per browser session): those shared sets plus what was uploaded in
+  this session (never seen by another session), the active set, and one
+  :class:`~explorer.app.labels.SessionLabels` per set, kept while the session lives, so switching
+  sets or a failed load never loses a label.
+
+A load either fully succeeds (a new entry is added) or raises LoadError having changed nothing.
+No Panel here: the views live in :mod:`explorer.app.page` and :mod:`explorer.app.views`.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Literal
+
+import numpy as np
+
+from ..core.errors import LoadError
+from ..core.features import HUMAN_CODES, build_features
+from ..core.loaders.detect import loads_runs
+from ..core.loaders.labels import Label, labels_from_text
+from ..core.model import CaseSet
+from ..core.reading import decode_text
+from ..core.settings import Settings
+from .labels import SessionLabels
+from .shared import DEFAULT_DENIED_TOOL, SharedData
+
+CASES_DIR = Path(__file__).resolve().parents[2] / "cases"
+"""The bundled case sets (``cases/*.json``)."""
+RUN_SET_FORMAT = "metric-explorer/cases@1"
+
+Origin = Literal["served", "bundled", "upload"]
+
+
+def shared_from_case_set(case_set: CaseSet, defaults: Settings | None = None) -> SharedData:
+    """Features built once for ``case_set`` (``build_features``), the deny-list choices and the
+    default inputs (``defaults``, else seed 002's opening settings with ``delete_booking`` chosen
+    when the data has it). Raises LoadError ``"<source>: runs: no runs"`` for a set with 0 runs."""
+    if len(case_set.runs) == 0:
+        raise LoadError(case_set.source or case_set.name, "runs", "the file holds 0 runs")
+    features = build_features(case_set)
+    tools = tuple(features.tool_names)
+    if defaults is None:
+        deny = (DEFAULT_DENIED_TOOL,) if DEFAULT_DENIED_TOOL in tools else ()
+        defaults = Settings(deny_tools=deny)
+    return SharedData(case_set, features, tools, defaults)
+
+
+def bundled_run_sets(folder: Path = CASES_DIR) -> list[Path]:
+    """The ``*.json`` files in ``folder`` that are run case sets (``"format":
+    "metric-explorer/cases@1"`` in their first 4 kB), sorted by name; other formats (the
+    labelled pairs) are left out."""
+    found = []
+    for path in sorted(folder.glob("*.json")):
+        try:
+            head = path.read_text(encoding="utf-8", errors="replace")[:4096]
+        except OSError:
+            continue
+        if f'"{RUN_SET_FORMAT}"' in head:
+            found.append(path)
+    return found
+
+
+@dataclass(frozen=True, eq=False)
+class SetEntry:
+    """One case set a session can pick: ``key`` (unique in the workspace), ``label`` (shown in
+    the picker), ``origin`` and its loaded ``shared`` data (None for a bundled set not loaded
+    yet; :meth:`ProcessSets.get` loads it)."""
+
+    key: str
+    label: str
+    origin: Origin
+    shared: SharedData | None = None
+
+
+def entry_label(name: str, origin: Origin, n_runs: int | None) -> str:
+    """Picker text: ``"Booking agent (bundled, 10 runs)"``, ``"runs.csv (uploaded, 1000 runs)"``."""
+    word = {"served": "served", "bundled": "bundled", "upload": "uploaded"}[origin]
+    runs = "" if n_runs is None else f", {n_runs} run{'s' if n_runs != 1 else ''}"
+    return f"{name} ({word}{runs})"
+
+
+class ProcessSets:
+    """The case sets every session shares: the served set (already loaded) and the bundled run
+    sets, each loaded once per process on first use (thread-safe). ``loader(path)`` builds the
+    :class:`SharedData` of a bundled file (default: the file read with ``loads_runs``)."""
+
+    def __init__(self, served: SharedData, served_path: str | None = None,
+                 bundled: list[Path] | None = None,
+                 loader: Callable[[Path], SharedData] | None = None) -> None:
+        self.served = served
+        self._loader = loader or (lambda p: shared_from_case_set(loads_runs(p.read_bytes(), str(p))))
+        self._lock = threading.Lock()
+        self._loaded: dict[str, SharedData] = {}
+        served_resolved = str(Path(served_path).resolve()) if served_path else None
+        self._bundled = [p for p in (bundled if bundled is not None else bundled_run_sets())
+                         if str(p.resolve()) != served_resolved]
+        self.loads = 0
+        """How many bundled files were loaded so far (each at most once)."""
+
+    def entries(self) -> list[SetEntry]:
+        """The served set first, then the bundled sets by file name."""
+        out = [SetEntry("served", entry_label(self.served.case_set.name, "served", self.served.features.n), "served", self.served)]
+        for p in self._bundled:
+            loaded = self._loaded.get(p.name)
+            n = loaded.features.n if loaded else None
+            out.append(SetEntry(f"bundled:{p.name}", entry_label(p.stem, "bundled", n), "bundled", loaded))
+        return out
+
+    def get(self, key: str) -> SharedData:
+        """The shared data of entry ``key`` (a bundled set is loaded on first use, once per
+        process). KeyError for an unknown key; LoadError when the bundled file is bad."""
+        if key == "served":
+            return self.served
+        name = key.removeprefix("bundled:")
+        path = next((p for p in self._bundled if p.name == name), None)
+        if path is None or not key.startswith("bundled:"):
+            raise KeyError(key)
+        with self._lock:
+            if name not in self._loaded:
+                self._loaded[name] = self._loader(path)
+                self.loads += 1
+            return self._loaded[name]
+
+
+def looks_like_labels_csv(data: bytes, name: str) -> bool:
+    """True when the file's first line is a labels CSV header (has ``run_id`` and
+    ``human_verdict`` columns), so an upload applies labels instead of loading runs."""
+    head = data[:2048].split(b"\n", 1)[0].decode("utf-8-sig", errors="replace")
+    cols = [c.strip().strip('"') for c in head.split(",")]
+    return "run_id" in cols and "human_verdict" in cols
+
+
+def load_upload(data: bytes, name: str, input_format: str = "auto") -> SharedData:
+    """Runs uploaded as file ``name`` with content ``data``: read with ``loads_runs`` (format
+    detected under ``auto``), features built once. Raises LoadError (empty, binary, over the size
+    limit, not JSON/CSV, schema, missing field, wrong type, 0 runs) naming the file, the location
+    and the field; nothing else is touched."""
+    case_set = loads_runs(data, name, input_format)
+    return shared_from_case_set(case_set)
+
+
+def label_codes_from_upload(data: bytes, name: str, run_ids: np.ndarray, current: np.ndarray) -> tuple[np.ndarray, dict[str, str], int]:
+    """Apply a labels CSV upload over ``current`` verdict codes (int8 (N,)) of runs ``run_ids``.
+
+    Returns (new codes (a copy), notes by run index as str, number of ids naming no run).
+    Raises LoadError for a bad labels file, and when none of its ids names a loaded run."""
+    labels: dict[str, Label] = labels_from_text(decode_text(data, name), name)
+    position = {str(rid): i for i, rid in enumerate(run_ids)}
+    out = current.copy()
+    notes: dict[str, str] = {}
+    unknown = 0
+    for rid, lab in labels.items():
+        i = position.get(rid)
+        if i is None:
+            unknown += 1
+            continue
+        out[i] = HUMAN_CODES[lab.verdict]
+        if lab.note:
+            notes[str(i)] = lab.note
+    if unknown == len(labels):
+        first = next(iter(labels))
+        raise LoadError(name, "row 2, column run_id", f"none of the {len(labels)} run ids names a run of this case set (first: {json.dumps(first)})")
+    return out, notes, unknown
+
+
+class Workspace:
+    """One session's case sets: the process's shared sets plus this session's uploads, the
+    active set's key, and the session's labels per set (created on first use from the file's
+    labels, then kept).
+
+    Loads that fail raise and leave every attribute as it was."""
+
+    def __init__(self, process: ProcessSets) -> None:
+        self.process = process
+        self.uploads: dict[str, SetEntry] = {}
+        self.labels: dict[str, SessionLabels] = {}
+        self.active = "served"
+
+    def entries(self) -> list[SetEntry]:
+        """Shared entries, then this session's uploads in upload order."""
+        return [*self.process.entries(), *self.uploads.values()]
+
+    def options(self) -> dict[str, str]:
+        """Picker options: label -> key (labels are unique: an upload's label carries a number
+        when its name repeats)."""
+        return {e.label: e.key for e in self.entries()}
+
+    def shared(self, key: str | None = None) -> SharedData:
+        """Shared data of ``key`` (default the active set). KeyError / LoadError as :meth:`ProcessSets.get`."""
+        key = key or self.active
+        if key in self.uploads:
+            shared = self.uploads[key].shared
+            assert shared is not None
+            return shared
+        return self.process.get(key)
+
+    def labels_for(self, key: str | None = None) -> SessionLabels:
+        """The session's labels of set ``key`` (default active), made from the file's labels on first use."""
+        key = key or self.active
+        if key not in self.labels:
+            self.labels[key] = SessionLabels.from_features(self.shared(key).features)
+        return self.labels[key]
+
+    def add_upload(self, data: bytes, name: str, input_format: str = "auto") -> str:
+        """Load an uploaded run file into a new entry and return its key (does not activate it).
+        LoadError leaves the workspace unchanged."""
+        shared = load_upload(data, name, input_format)
+        n = len(self.uploads) + 1
+        key = f"upload:{n}"
+        label = entry_label(name, "upload", shared.features.n)
+        if label in self.options():
+            label = entry_label(f"{name} #{n}", "upload", shared.features.n)
+        self.uploads[key] = SetEntry(key, label, "upload", shared)
+        return key
+
+    def select(self, key: str) -> SharedData:
+        """Make ``key`` the active set and return its data (KeyError / LoadError leave the
+        active set as it was)."""
+        shared = self.shared(key)
+        self.active = key
+        return shared
