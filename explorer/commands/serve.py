@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import os
 
-from .common import BUNDLED_CASES, CliError, add_cases_option
+from .common import BUNDLED_CASES, CliError, add_run_input_options, base_settings_from_args, load_cases_from_args
 
 HELP = "serve the explorer web app"
 
@@ -19,7 +19,7 @@ HELP = "serve the explorer web app"
 def add_parser(sub: argparse._SubParsersAction) -> None:
     """Register ``serve`` and its options."""
     p = sub.add_parser("serve", help=HELP, description=HELP)
-    add_cases_option(p)
+    add_run_input_options(p)
     p.add_argument("--port", type=int, default=5006, help="port to listen on (default 5006)")
     p.add_argument("--address", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     p.add_argument("--show", action="store_true", help="open a browser tab")
@@ -40,16 +40,20 @@ def run(args: argparse.Namespace) -> int:
     if not 1 <= args.port <= 65535:
         raise CliError(f"--port must be between 1 and 65535, got {args.port}")
     os.environ["BOKEH_RESOURCES"] = "server"  # offline: Bokeh/Panel JS and CSS from this server
-    from ..app.shared import load_shared
+    from ..app.workspace import ProcessSets, shared_from_case_set
 
-    shared = load_shared(args.cases or BUNDLED_CASES)
+    # the same run inputs as ``score``: repeatable --cases, --input-format, --labels, --settings
+    defaults = base_settings_from_args(args) if getattr(args, "settings", None) else None
+    shared = shared_from_case_set(load_cases_from_args(args), defaults)
+    served_path = (args.cases[0] if len(args.cases) == 1 else None) if args.cases else str(BUNDLED_CASES)
+    process = ProcessSets(shared, served_path)
 
     import panel as pn
 
-    from ..app.main import create_app
+    from ..app.page import create_workspace_app
     from ..app.views.style import ASSETS_ROUTE, STATIC_DIR, STYLESHEET
 
-    pn.extension("tabulator", notifications=False)
+    pn.extension("tabulator", "filedropper", notifications=False)
     pn.config.css_files = [*pn.config.css_files, STYLESHEET]
     print(
         f"metric-explorer: serving {shared.case_set.name!r} ({shared.features.n} runs) at "
@@ -57,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
         flush=True,
     )
     pn.serve(
-        lambda: create_app(shared),
+        lambda: create_workspace_app(process),
         port=args.port,
         address=args.address,
         websocket_origin=allowed_origins(args.address, args.port),

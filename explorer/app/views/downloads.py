@@ -1,0 +1,90 @@
+"""Downloads: the session's labels CSV, the scored table CSV, the settings JSON and an ADK
+``test_config.json`` (each made when clicked, from the current case set, labels and settings)."""
+
+from __future__ import annotations
+
+import io
+import re
+from typing import Callable
+
+import numpy as np
+import panel as pn
+
+from ...core.evaluation import Evaluation
+from ...core.exports import dumps_adk_test_config, dumps_scored_table, dumps_settings
+from ...core.features import Features
+from ...core.loaders.labels import Label, dumps_labels
+from ..labels import SessionLabels
+
+
+def session_labels_csv(features: Features, labels: SessionLabels) -> str:
+    """Labels CSV (``run_id,human_verdict,note``) of every labelled run under the session's
+    labels, with the note typed in this session, else the file's note; unlabelled runs left out."""
+    names = {1: "acceptable", 0: "unacceptable"}
+    out: dict[str, Label] = {}
+    for i in np.flatnonzero(labels.human >= 0):  # labelled runs only
+        i = int(i)
+        note = labels.notes.get(str(i))
+        if note is None:
+            note = getattr(features.runs[i], "human_note", "") or ""
+        out[str(features.run_ids[i])] = Label(names[int(labels.human[i])], note)
+    return dumps_labels(out)
+
+
+def file_stem(name: str) -> str:
+    """A safe file-name stem from a case-set name (letters, digits, ``-`` and ``_``; at most 40)."""
+    stem = re.sub(r"[^A-Za-z0-9_-]+", "-", name).strip("-")[:40]
+    return stem or "cases"
+
+
+class Downloads:
+    """The four download buttons. ``current()`` returns (features, evaluation, labels, set name)
+    of the session's active case set when clicked."""
+
+    def __init__(self, current: Callable[[], tuple[Features, Evaluation, SessionLabels, str]]) -> None:
+        self._current = current
+
+        def button(label: str, css: str, make: Callable[[], str], filename: str) -> pn.widgets.FileDownload:
+            def callback() -> io.BytesIO:
+                return io.BytesIO(make().encode("utf-8"))
+            return pn.widgets.FileDownload(callback=callback, filename=filename, label=label, css_classes=[css],
+                                           button_type="light", embed=False, width=190)
+
+        self.labels = button("Labels CSV", "me-download-labels", self._labels, "labels.csv")
+        self.table = button("Scored table CSV", "me-download-table", self._table, "scored_table.csv")
+        self.settings = button("Settings JSON", "me-download-settings", self._settings, "settings.json")
+        self.adk = button("ADK test_config.json", "me-download-adk", self._adk, "test_config.json")
+
+    def _labels(self) -> str:
+        features, _ev, labels, _name = self._current()
+        return session_labels_csv(features, labels)
+
+    def _table(self) -> str:
+        features, ev, _labels, _name = self._current()
+        return dumps_scored_table(features, ev)
+
+    def _settings(self) -> str:
+        return dumps_settings(self._current()[1].settings)
+
+    def _adk(self) -> str:
+        return dumps_adk_test_config(self._current()[1].settings)
+
+    def name_files(self, set_name: str) -> None:
+        """File names after the active case set: ``<set>-labels.csv``, ``<set>-scored.csv``."""
+        stem = file_stem(set_name)
+        self.labels.filename = f"{stem}-labels.csv"
+        self.table.filename = f"{stem}-scored.csv"
+
+    def panel(self) -> pn.Column:
+        """The downloads row with a note on what the ADK file cannot hold."""
+        return pn.Column(
+            pn.Row(self.labels, self.table, self.settings, self.adk),
+            pn.pane.HTML(
+                '<div class="me-hint">Settings JSON is read back by <code>metric-explorer score --settings</code> and '
+                "<code>serve --settings</code>. The ADK file holds the criteria ADK has (tool_trajectory_avg_score with "
+                "match_type and ignore_args, response_match_score); what ADK cannot express (deny-list, key fields, "
+                "mean combine) is listed in its <code>_metric_explorer_notes</code>.</div>",
+                margin=(0, 10),
+            ),
+            css_classes=["me-downloads"],
+        )

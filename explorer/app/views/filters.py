@@ -1,0 +1,101 @@
+"""Table filters: outcome (agree / false pass / false fail / unlabelled), decided by, text search.
+
+:func:`filter_mask` is the pure part (numpy over the evaluation's code arrays, one pass of
+string search over the runs' ids and titles); :class:`FilterBar` holds the widgets and gives
+the Tabulator a server-side filter function, so only the matching rows (and with pagination only
+one page of them) are sent to the browser.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Sequence
+
+import numpy as np
+import pandas as pd
+import panel as pn
+
+from ...core.evaluation import DECIDED_BY, OUTCOMES, Evaluation
+from ...core.features import Features
+
+OUTCOME_LABELS = {"agree": "Agree", "false pass": "False pass", "false fail": "False fail", "unlabelled": "Unlabelled"}
+"""Outcome name (``evaluation.OUTCOMES``) -> filter button label."""
+
+
+def search_text(features: Features) -> np.ndarray:
+    """object (N,): ``"<id> <title>"`` of each run, lower case (what the text search looks in).
+    Reads every run once: call once per loaded set, not per keystroke."""
+    titles = [getattr(r, "title", "") or "" for r in features.runs]
+    return np.array([f"{rid} {t}".lower() for rid, t in zip(features.run_ids, titles)], dtype=object)
+
+
+def filter_mask(ev: Evaluation, outcomes: Sequence[str] = (), decided: Sequence[str] = (),
+                search: str = "", text: np.ndarray | None = None) -> np.ndarray:
+    """bool (N,): runs kept by the filters. Empty ``outcomes`` / ``decided`` keep every run;
+    otherwise a run is kept when its outcome (names of ``OUTCOMES``) is in ``outcomes`` and the
+    check that decided it (names of ``DECIDED_BY``) is in ``decided``. ``search`` (case
+    insensitive, spaces trimmed) must occur in ``text[i]`` (see :func:`search_text`). Raises
+    ValueError for an unknown outcome or decided-by name."""
+    n = ev.outcome.size
+    keep = np.ones(n, dtype=bool)
+    if outcomes:
+        bad = [o for o in outcomes if o not in OUTCOMES]
+        if bad:
+            raise ValueError(f"unknown outcome {bad[0]!r} (known: {', '.join(OUTCOMES)})")
+        codes = np.array([OUTCOMES.index(o) for o in outcomes], dtype=ev.outcome.dtype)
+        keep &= np.isin(ev.outcome, codes)
+    if decided:
+        bad = [d for d in decided if d not in DECIDED_BY]
+        if bad:
+            raise ValueError(f"unknown decided-by {bad[0]!r} (known: {', '.join(DECIDED_BY)})")
+        codes = np.array([DECIDED_BY.index(d) for d in decided], dtype=ev.decided_by.dtype)
+        keep &= np.isin(ev.decided_by, codes)
+    needle = search.strip().lower()
+    if needle and text is not None:
+        keep &= np.fromiter((needle in t for t in text), dtype=bool, count=n)
+    return keep
+
+
+class FilterBar:
+    """The filter widgets (``me-filter-outcome``, ``me-filter-decided``, ``me-search``).
+    ``changed()`` is called after any of them changes."""
+
+    def __init__(self, changed: Callable[[], None]) -> None:
+        self.outcome = pn.widgets.CheckButtonGroup(
+            name="Outcome", options={v: k for k, v in OUTCOME_LABELS.items()}, value=[],
+            css_classes=["me-filter-outcome"], button_type="default",
+        )
+        self.decided = pn.widgets.MultiChoice(
+            name="Decided by", options=list(DECIDED_BY), value=[], css_classes=["me-filter-decided"], width=260,
+        )
+        self.search = pn.widgets.TextInput(
+            name="Search id or title", placeholder="type to filter", css_classes=["me-search"], width=220,
+        )
+        for w in (self.outcome, self.decided):
+            w.param.watch(lambda _e: changed(), ["value"])
+        self.search.param.watch(lambda _e: changed(), ["value_input"])
+
+    def mask(self, ev: Evaluation, text: np.ndarray | None) -> np.ndarray:
+        """:func:`filter_mask` for the current widget values."""
+        return filter_mask(ev, self.outcome.value, self.decided.value, self.search.value_input or "", text)
+
+    def active(self) -> bool:
+        """Whether any filter is set."""
+        return bool(self.outcome.value or self.decided.value or (self.search.value_input or "").strip())
+
+    def panel(self) -> pn.Row:
+        """The filter row (shown above the table)."""
+        return pn.Row(self.outcome, self.decided, self.search, css_classes=["me-filters"], sizing_mode="stretch_width")
+
+
+def frame_filter(mask_of: Callable[[], np.ndarray | None]) -> Callable[[pd.DataFrame], pd.DataFrame]:
+    """A Tabulator filter function: keeps the display rows whose index (the run index) is set in
+    ``mask_of()`` (all rows when it returns None)."""
+
+    def apply(df: pd.DataFrame) -> pd.DataFrame:
+        mask = mask_of()
+        if mask is None or df.empty:
+            return df
+        idx = df.index.to_numpy()
+        return df[mask[idx]]
+
+    return apply

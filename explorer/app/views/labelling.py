@@ -1,0 +1,110 @@
+"""Labelling runs in the table: buttons (mouse) and the a / u / c keys.
+
+Select a row in the table, then press **a** (acceptable), **u** (unacceptable) or **c** (clear),
+or click the buttons. The label goes into the session's
+:class:`~explorer.app.labels.SessionLabels`, so agreement, chart and table update at once;
+unlabelled runs are counted in ``me-unlabelled`` and never counted as either verdict.
+"""
+
+from __future__ import annotations
+
+import html
+from typing import Callable
+
+import numpy as np
+import panel as pn
+import param
+from panel.reactive import ReactiveHTML
+
+from .style import styled
+
+KEY_VERDICTS: dict[str, str | None] = {"a": "acceptable", "u": "unacceptable", "c": None}
+"""Key pressed (lower case) -> the verdict it records (None clears the label)."""
+
+
+def verdict_for_key(key: str) -> tuple[bool, str | None]:
+    """``(known, verdict)`` for a key name as the browser reports it (``"a"``, ``"U"``...):
+    ``(True, "acceptable")`` for a/A, ``(True, "unacceptable")`` for u/U, ``(True, None)`` for
+    c/C, ``(False, None)`` for any other key."""
+    k = key.lower()
+    return (k in KEY_VERDICTS, KEY_VERDICTS.get(k))
+
+
+def unlabelled_text(human: np.ndarray) -> str:
+    """``"Unlabelled: 3 of 10 runs (counted as neither verdict) · 4 acceptable · 3 unacceptable"``
+    from int8 verdict codes (1 / 0 / -1)."""
+    n = int(human.size)
+    unl = int(np.count_nonzero(human < 0))
+    acc = int(np.count_nonzero(human == 1))
+    unacc = int(np.count_nonzero(human == 0))
+    return (f"Unlabelled: {unl} of {n} run{'s' if n != 1 else ''} (counted as neither verdict) · "
+            f"{acc} acceptable · {unacc} unacceptable")
+
+
+class KeyListener(ReactiveHTML):
+    """Listens for single a / u / c key presses on the page (not while typing in an input) and
+    reports each one in ``press`` as ``"<key>:<count>"`` (the count makes repeats distinct)."""
+
+    press = param.String(default="", doc="last key pressed and a counter, e.g. 'a:3'")
+
+    _template = '<div id="keys" class="me-label-keys" style="display:none"></div>'
+    _scripts = {
+        "render": """
+          if (window.__meLabelKeys) document.removeEventListener('keydown', window.__meLabelKeys);
+          let count = 0;
+          window.__meLabelKeys = (e) => {
+            if (e.ctrlKey || e.metaKey || e.altKey || e.repeat) return;
+            const t = e.composedPath()[0];
+            const tag = ((t && t.tagName) || '').toLowerCase();
+            if (tag === 'input' || tag === 'textarea' || tag === 'select' || (t && t.isContentEditable)) return;
+            const k = (e.key || '').toLowerCase();
+            if (k === 'a' || k === 'u' || k === 'c') { count += 1; data.press = k + ':' + count; }
+          };
+          document.addEventListener('keydown', window.__meLabelKeys);
+        """,
+    }
+
+
+class LabelBar:
+    """The label buttons, the selected-run line and the unlabelled count.
+
+    ``label(verdict)`` is called with ``"acceptable"``, ``"unacceptable"`` or None (clear) for
+    the selected run; :meth:`show` updates the selected run and the counts."""
+
+    def __init__(self, label: Callable[[str | None], None]) -> None:
+        self._label = label
+
+        def button(text: str, css: str, key: str, verdict: str | None, kind: str) -> pn.widgets.Button:
+            b = pn.widgets.Button(name=text, button_type=kind, css_classes=[css], width=150,
+                                  description=f"Label the selected run (key {key})")
+            b.on_click(lambda _e: self._label(verdict))
+            return b
+
+        self.accept = button("Acceptable (a)", "me-label-accept", "a", "acceptable", "success")
+        self.reject = button("Unacceptable (u)", "me-label-reject", "u", "unacceptable", "danger")
+        self.clear = button("Clear (c)", "me-label-clear", "c", None, "default")
+        self.selected = pn.pane.HTML("", css_classes=["me-label-selected"], **styled(margin=(4, 10)))
+        self.unlabelled = pn.pane.HTML("", css_classes=["me-unlabelled"], **styled(margin=(4, 10)))
+
+    def show(self, selected: str | None, human: np.ndarray) -> None:
+        """Name the selected run (``selected`` id, escaped) and count the labels."""
+        if selected is None:
+            self.selected.object = '<div class="me-hint">Select a row in the table, then press a / u / c.</div>'
+        else:
+            self.selected.object = f'<div>Selected run: <b>{html.escape(selected)}</b></div>'
+        self.unlabelled.object = f'<div class="me-sub">{html.escape(unlabelled_text(human))}</div>'
+
+    def panel(self) -> pn.Column:
+        """The labelling card."""
+        return pn.Column(
+            pn.pane.HTML(
+                "<h2>Label runs</h2><div class=\"me-hint\">Select a row, then press <kbd>a</kbd> acceptable, "
+                "<kbd>u</kbd> unacceptable or <kbd>c</kbd> clear (or click). Agreement updates as you label; "
+                "unlabelled runs count as neither verdict.</div>",
+                **styled(margin=(0, 10)),
+            ),
+            pn.Row(self.accept, self.reject, self.clear, self.selected),
+            self.unlabelled,
+            css_classes=["me-card", "me-labelling"],
+            sizing_mode="stretch_width",
+        )
