@@ -26,7 +26,7 @@ from ...core.sweep import best, row_settings, sweep
 from .style import styled
 
 ROW_KEYS = ("trajectory", "compare_args", "combine", "deny_check", "key_fields")
-"""The settings besides the F1 threshold; one heatmap row per combination (32)."""
+"""The settings besides the F1 threshold; one heatmap row per combination (64)."""
 
 
 def row_label(trajectory: str, compare_args: bool, combine: str, deny_check: bool, key_fields: bool) -> str:
@@ -113,7 +113,7 @@ class SweepView:
         self.source = ColumnDataSource(data={"row": [], "f1_threshold": [], "agree": [], "false_pass": [], "false_fail": []})
         self.mapper = LinearColorMapper(palette=Viridis256, low=0, high=1)
         fig = figure(
-            height=560, sizing_mode="stretch_width", x_range=(-0.005, 1.005), y_range=FactorRange(*reversed(rows)),
+            height=920, sizing_mode="stretch_width", x_range=(-0.005, 1.005), y_range=FactorRange(*reversed(rows)),
             toolbar_location=None, tools="", x_axis_label="Response F1 threshold",
         )
         fig.rect("f1_threshold", "row", width=0.01, height=1, source=self.source,

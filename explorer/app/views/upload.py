@@ -26,7 +26,7 @@ class UploadView:
             multiple=True, css_classes=["me-upload"], layout="compact", width=330, height=80,
         )
         self.dropper.param.watch(self._on_value, ["value"])
-        self.error = pn.pane.HTML("", css_classes=["me-load-error"], visible=False, **styled(sizing_mode="stretch_width"))
+        self.error = pn.pane.HTML("", css_classes=["me-load-error"], visible=False, **styled(sizing_mode="stretch_width", min_width=700))
         self.status = pn.pane.HTML("", css_classes=["me-load-status"], **styled(margin=(2, 10)))
 
     def _on_value(self, _event: object) -> None:

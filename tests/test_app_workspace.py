@@ -1,0 +1,213 @@
+"""Issue 4 in the app, the pure parts and the page without a browser: workspace and picker,
+uploads with clear errors that lose nothing, label keys, filters, sweep data, label downloads.
+
+Expected values come from seed 002's bundled set: at the opening settings (EXACT with args, F1 0.8,
+every check must pass) the five acceptable runs E1, E2, E3, E7, E8 all fail (E1 F1 0.62, E7 F1 0.41;
+E2 extra call, E3 reorder, E8 retry fail EXACT), E5 passes although unacceptable, E4, E6, E9, E10
+fail and are unacceptable: agreement 4/10.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+os.environ.setdefault("BOKEH_RESOURCES", "server")
+
+from explorer.app.page import WorkspacePage  # noqa: E402
+from explorer.app.shared import load_shared  # noqa: E402
+from explorer.app.views.downloads import session_labels_csv  # noqa: E402
+from explorer.app.views.filters import filter_mask, search_text  # noqa: E402
+from explorer.app.views.labelling import unlabelled_text, verdict_for_key  # noqa: E402
+from explorer.app.views.sweep import sweep_view_data  # noqa: E402
+from explorer.app.workspace import (  # noqa: E402
+    ProcessSets, Workspace, bundled_run_sets, label_codes_from_upload, load_upload, looks_like_labels_csv,
+)
+from explorer.core.errors import LoadError  # noqa: E402
+from explorer.core.evaluation import evaluate  # noqa: E402
+from explorer.core.loaders.labels import loads_labels  # noqa: E402
+from explorer.core.settings import Settings  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+BOOKING = ROOT / "cases" / "booking_agent.json"
+IDS = [f"E{i}" for i in range(1, 11)]
+
+
+@pytest.fixture(scope="module")
+def shared():
+    return load_shared(BOOKING)
+
+
+@pytest.fixture
+def process(shared):
+    return ProcessSets(shared, str(BOOKING))
+
+
+def flat_jsonl(ids: list[str], verdict: str | None = None) -> bytes:
+    lines = []
+    for rid in ids:
+        v = f', "human_verdict": "{verdict}"' if verdict else ""
+        lines.append(
+            f'{{"id": "{rid}", "expected_calls": "a>b", "actual_calls": "a>b", "answer": "ok done", '
+            f'"reference": "ok done"{v}}}'
+        )
+    return ("\n".join(lines) + "\n").encode()
+
+
+# --- workspace and picker ---------------------------------------------------------------------
+
+def test_bundled_run_sets_are_the_run_case_sets_only():
+    names = [p.name for p in bundled_run_sets()]
+    assert names == ["booking_agent.json", "token_overlap.json"]  # labelled_pairs.json is pairs@1
+
+
+def test_served_bundled_set_is_not_listed_twice_and_bundled_sets_load_once(process):
+    keys = [e.key for e in process.entries()]
+    assert keys == ["served", "bundled:token_overlap.json"]
+    first = process.get("bundled:token_overlap.json")
+    again = process.get("bundled:token_overlap.json")
+    assert first is again and process.loads == 1
+    assert first.features.n == 3  # one reference and three candidates (seed 000)
+    with pytest.raises(KeyError):
+        process.get("bundled:nope.json")
+
+
+def test_uploads_belong_to_their_session(process):
+    a, b = Workspace(process), Workspace(process)
+    key = a.add_upload(flat_jsonl(["r1", "r2"]), "mine.jsonl")
+    assert a.shared(key).features.n == 2
+    assert "mine.jsonl (uploaded, 2 runs)" in a.options()
+    assert key not in b.options().values() and len(b.entries()) == 2
+    assert a.shared("served") is b.shared("served")  # shared read-only, not copied
+
+
+@pytest.mark.parametrize(
+    "name, data, where",
+    [
+        ("empty.json", b"", "empty.json: file is empty"),
+        ("blank.csv", b"  \n\n", "blank.csv: file is empty"),
+        ("image.png", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", "image.png: binary file"),
+        ("notes.txt", b"hello there\nnothing here\n", "notes.txt: line 1: not JSON, JSONL or CSV"),
+        ("zero.json", b'{"format": "metric-explorer/cases@1", "name": "z", "runs": []}', "zero.json: runs: no runs"),
+        ("typed.json", b'{"format": "metric-explorer/cases@1", "name": "x", "runs": [{"id": 3}]}', "typed.json: runs[0].id: expected a string"),
+        ("broken.json", b'{"runs": [', "broken.json: line 1, column 11: invalid JSON"),
+    ],
+)
+def test_bad_upload_names_file_location_and_leaves_the_workspace_as_it_was(process, name, data, where):
+    ws = Workspace(process)
+    ws.labels_for().set(0, "unacceptable")
+    before = (ws.active, dict(ws.options()), ws.labels_for().human.copy())
+    with pytest.raises(LoadError) as err:
+        ws.add_upload(data, name)
+    assert str(err.value).startswith(where)
+    assert (ws.active, ws.options()) == before[:2]
+    assert np.array_equal(ws.labels_for().human, before[2])
+
+
+def test_missing_field_is_named(process):
+    with pytest.raises(LoadError) as err:
+        load_upload(b'{"id": "r1", "expected_calls": "a", "answer": "x", "reference": "x"}\n', "runs.jsonl")
+    assert "runs.jsonl" in str(err.value) and "actual_calls" in str(err.value)
+
+
+def test_size_limit_is_configurable(monkeypatch):
+    monkeypatch.setenv("METRIC_EXPLORER_MAX_BYTES", "100")
+    with pytest.raises(LoadError, match=r"big\.jsonl: file is 0\.0 MB, over the 0 MB limit"):
+        load_upload(flat_jsonl([f"r{i}" for i in range(5)]), "big.jsonl")
+
+
+def test_labels_csv_upload_applies_over_current_codes(shared):
+    data = b"run_id,human_verdict,note\nE1,unacceptable,wrong after all\nE9,,\nX99,acceptable,\n"
+    assert looks_like_labels_csv(data, "l.csv")
+    assert not looks_like_labels_csv(b"id,answer\n", "runs.csv")
+    codes, notes, unknown = label_codes_from_upload(data, "l.csv", shared.features.run_ids, shared.features.human)
+    assert codes[0] == 0 and codes[8] == -1 and unknown == 1 and notes == {"0": "wrong after all"}
+    assert shared.features.human[0] == 1  # the shared features are not touched
+    with pytest.raises(LoadError, match="none of the 1 run ids"):
+        label_codes_from_upload(b"run_id,human_verdict\nZ,acceptable\n", "z.csv", shared.features.run_ids, shared.features.human)
+
+
+# --- labelling keys, filters ------------------------------------------------------------------
+
+def test_label_keys():
+    assert verdict_for_key("a") == (True, "acceptable")
+    assert verdict_for_key("U") == (True, "unacceptable")
+    assert verdict_for_key("c") == (True, None)
+    assert verdict_for_key("x") == (False, None)
+
+
+def test_unlabelled_text_counts_neither_verdict():
+    assert unlabelled_text(np.array([1, -1, 0, -1], dtype=np.int8)) == (
+        "Unlabelled: 2 of 4 runs (counted as neither verdict) · 1 acceptable · 1 unacceptable"
+    )
+
+
+def test_filters_on_the_opening_run(shared):
+    ev = evaluate(shared.features, Settings())
+    ids = np.array(IDS)
+    assert list(ids[filter_mask(ev, ["false fail"])]) == ["E1", "E2", "E3", "E7", "E8"]
+    assert list(ids[filter_mask(ev, ["false pass"])]) == ["E5"]
+    assert list(ids[filter_mask(ev, ["agree"])]) == ["E4", "E6", "E9", "E10"]
+    # E1 and E7 fail on F1 alone; E2, E3, E8 on the trajectory
+    assert list(ids[filter_mask(ev, ["false fail"], ["trajectory"])]) == ["E2", "E3", "E8"]
+    text = search_text(shared.features)
+    assert list(ids[filter_mask(ev, search="  PARAPHRASE ", text=text)]) == ["E7"]
+    assert list(ids[filter_mask(ev, search="e1", text=text)]) == ["E1", "E10"]
+    assert filter_mask(ev).all()
+    labelled = shared.features.with_human(np.where(np.arange(10) == 0, -1, shared.features.human).astype(np.int8))
+    assert list(ids[filter_mask(evaluate(labelled, Settings()), ["unlabelled"])]) == ["E1"]
+    with pytest.raises(ValueError):
+        filter_mask(ev, ["maybe"])
+
+
+# --- sweep ------------------------------------------------------------------------------------
+
+def test_sweep_view_finds_ten_of_ten_on_the_bundled_set(shared):
+    d = sweep_view_data(shared.features, shared.defaults)
+    assert (d.agree, d.labelled, d.false_pass, d.false_fail) == (10, 10, 0, 0)
+    assert len(d.heat) == 6464 and d.heat["row"].nunique() == 64  # 4 modes x 2 x 2 x 2 x 2
+    # seed 002's last lesson step: ANY_ORDER, deny-list on delete_booking, key fields on
+    assert any(g["trajectory"] == "any_order" and g["deny_check"] and g["key_fields"] for g in d.groups)
+    for settings in d.choices.values():
+        s = evaluate(shared.features, settings).summary
+        assert (s.agree, s.labelled) == (10, 10)
+
+
+# --- the page (Panel objects, no browser) -----------------------------------------------------
+
+def test_page_failed_upload_keeps_set_labels_and_settings(process):
+    page = WorkspacePage(process)
+    page.layout()
+    page.session.clock.time = 60.0
+    page.session.table.table.selection = [0]
+    page._on_key(type("E", (), {"new": "u:1"})())  # the key listener reports 'u'
+    assert page.session.metrics.whole.object.endswith("All runs: 5/10 agree</div>")
+    page.session.inputs.f1_threshold = 0.5
+    session, settings = page.session, page.session.inputs.settings()
+    page.received("broken.json", b'{"format": "metric-explorer/cases@1", "name": "x", "runs": [{"id": 3}]}')
+    assert page.upload.error.visible and "broken.json" in page.upload.error.object and "runs[0].id" in page.upload.error.object
+    assert page.session is session and page.session.inputs.settings() == settings
+    assert page.session.labels.human[0] == 0
+
+
+def test_page_upload_then_switch_back_keeps_labels_and_settings(process):
+    page = WorkspacePage(process)
+    page.layout()
+    page.session.clock.time = 60.0
+    page.session.table.table.selection = [0]
+    page.attached.label_selected("unacceptable")
+    page.session.inputs.f1_threshold = 0.5
+    page.received("mine.jsonl", flat_jsonl(["r1", "r2", "r3"], "acceptable"))
+    assert page.session.features.n == 3 and page.picker.value == "upload:1"
+    assert page.session.inputs.f1_threshold == 0.5  # settings carried over
+    # both runs match exactly: pass and acceptable
+    assert "All runs: 3/3 agree" in page.session.metrics.whole.object
+    page.picker.value = "served"
+    assert page.session.labels.human[0] == 0  # the label made before the upload is kept
+    assert page.session.inputs.f1_threshold == 0.5
+    csv_text = session_labels_csv(page.session.shared.features, page.session.labels)
+    labels = loads_labels(csv_text, "labels.csv")
+    assert labels["E1"].verdict == "unacceptable" and len(labels) == 10
