@@ -104,3 +104,26 @@ def test_missing_similarity_extra_is_a_notice_not_a_crash(shared):
     s.inputs.response_scorer = "cosine"
     assert s.notice.visible and "pip install" in s.notice.object
     assert s.inputs.response_scorer == "f1" and s.ev.settings.response_scorer == "f1"
+
+
+def test_decisions_survive_a_new_explorer_on_the_same_labels(shared):
+    a = ExplorerSession(shared)
+    a.inputs.response_scorer = "cascade"
+    a.decide(6, False)  # E7 unacceptable
+    a.close()
+    b = ExplorerSession(shared, None, a.labels)  # the workspace's switch back to this set
+    b.inputs.response_scorer = "cascade"
+    assert b.review.decisions.tolist() == [-1] * 6 + [0] + [-1] * 3
+    assert b.review_view.ids == ["E1"]
+    # the closed explorer no longer follows the labels
+    before = a.ev
+    b.decide(0, True)
+    # 5/10 under the cascade, + E7 (now labelled unacceptable, failed) + E1 (decided acceptable, passes)
+    assert a.ev is before and b.ev.summary.agree == 7
+
+
+def test_calibration_table_is_thinned_evenly():
+    from explorer.app.views.calibration import thin
+
+    assert thin(10, 4).tolist() == [0, 3, 6, 9]
+    assert thin(3, 4).tolist() == [0, 1, 2]

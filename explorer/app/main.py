@@ -64,7 +64,7 @@ class ExplorerSession:
         self.labels = labels if labels is not None else SessionLabels.from_features(shared.features)
         self.features = self.labels.apply_to(shared.features)
         self.response = response_features_for(shared.case_set)  # response-scorer columns, shared, lazy
-        self.review = ReviewDecisions(self.features.n)
+        self.review = ReviewDecisions.from_labels(self.labels)  # decisions made before a set switch
         settings, self.notices = settings_from_query(query or {}, shared.defaults, shared.tools)
         self.inputs = Inputs(shared.tools, settings)
         self.clock = Clock()
@@ -92,7 +92,7 @@ class ExplorerSession:
         self.clock.param.watch(self._on_time, ["time"])
         self.clock.param.watch(self._on_playing, ["playing"])
         self.table.table.param.watch(self._on_select, ["selection"])
-        self.labels.param.watch(self._on_labels, ["version"])
+        self._labels_watcher = self.labels.param.watch(self._on_labels, ["version"])
         self._refresh_all()
 
     # --- reactions ---------------------------------------------------------------------------
@@ -193,6 +193,12 @@ class ExplorerSession:
     def choose_step(self, step: LessonStep) -> None:
         """Set the inputs to a lesson step's settings (one recompute)."""
         self.inputs.apply(step.settings(self.shared.defaults))
+
+    def close(self) -> None:
+        """Stop the timer and stop following the labels (they outlive this session's explorer
+        when the workspace switches case sets)."""
+        self.stop_timer()
+        self.labels.param.unwatch(self._labels_watcher)
 
     def stop_timer(self) -> None:
         """Stop the periodic callback (pause, end of replay, session destroyed)."""

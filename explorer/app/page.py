@@ -133,7 +133,7 @@ class WorkspacePage:
     # --- the explorer ------------------------------------------------------------------------
     def _show(self, session: ExplorerSession) -> None:
         if self.attached is not None:
-            self.attached.session.stop_timer()
+            self.attached.session.close()
         self.attached = Attached(session)
         self.downloads.name_files(session.shared.case_set.name)
         self.body.objects = [self.attached.layout()]

@@ -75,8 +75,22 @@ def _f(x: float | None) -> str:
     return "–" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.3f}"
 
 
+MAX_ROWS = 120
+"""Table rows and chart points shown at most (thinned evenly, the first and last kept)."""
+
+
+def thin(n: int, limit: int = MAX_ROWS) -> np.ndarray:
+    """int64 indices of at most ``limit`` rows of ``n``, evenly spread, first and last kept."""
+    if n <= limit:
+        return np.arange(n)
+    return np.unique(np.linspace(0, n - 1, limit).round().astype(np.int64))
+
+
 def table_html(table) -> str:
-    """The precision-recall table as HTML (numbers only)."""
+    """The precision-recall table as HTML (numbers only; at most ``MAX_ROWS`` rows, evenly
+    thinned, with a note saying so)."""
+    note = f'<div class="me-hint">{MAX_ROWS} of {len(table)} thresholds shown, evenly spread.</div>' if len(table) > MAX_ROWS else ""
+    table = table.iloc[thin(len(table))]
     head = "".join(f"<th>{h}</th>" for h in ("threshold", "passed", "TP", "FP", "FN", "TN", "precision", "recall", "F-measure"))
     rows = []
     for r in table.itertuples(index=False):
@@ -84,7 +98,7 @@ def table_html(table) -> str:
             f"<tr><td>{r.threshold:.3f}</td><td>{r.passed}</td><td>{r.tp}</td><td>{r.fp}</td><td>{r.fn}</td>"
             f"<td>{r.tn}</td><td>{_f(r.precision)}</td><td>{_f(r.recall)}</td><td>{_f(r.f_measure)}</td></tr>"
         )
-    return f'<table class="me-pr-table"><tr>{head}</tr>{"".join(rows)}</table>'
+    return f'{note}<table class="me-pr-table"><tr>{head}</tr>{"".join(rows)}</table>'
 
 
 def bands_html(bands: Bands) -> str:
@@ -218,10 +232,11 @@ class CalibrationView:
         self.model.visible = identity is not None
         self.bands_pane.object = bands_html(bands)
         self.table.object = table_html(table)
+        shown = table.iloc[thin(len(table), 2000)]  # the chart stays light on a big set
         self.source.data = {
-            "threshold": table["threshold"].to_numpy(),
-            "precision": np.nan_to_num(table["precision"].to_numpy(), nan=0.0),
-            "recall": table["recall"].to_numpy(),
+            "threshold": shown["threshold"].to_numpy(),
+            "precision": np.nan_to_num(shown["precision"].to_numpy(), nan=0.0),
+            "recall": shown["recall"].to_numpy(),
         }
         lo = bands.fail_below if bands.fail_below is not None else float(table["threshold"].min())
         hi = bands.pass_above if bands.pass_above is not None else float(table["threshold"].max())

@@ -21,6 +21,9 @@ from ..labels import SessionLabels
 from .style import styled
 
 REVIEW_NOTE = "decided in the review queue"
+MAX_SHOWN = 20
+"""Queued runs shown at once (a big set can leave thousands in the gray band); decide the first
+ones and the next move up."""
 
 
 class ReviewDecisions:
@@ -29,6 +32,16 @@ class ReviewDecisions:
 
     def __init__(self, n: int) -> None:
         self.decisions = np.full(n, -1, dtype=np.int8)
+
+    @classmethod
+    def from_labels(cls, labels: SessionLabels) -> "ReviewDecisions":
+        """The decisions this session already made in the review queue (labels whose note is
+        ``REVIEW_NOTE``), so they survive a case-set switch and back."""
+        out = cls(int(labels.human.size))
+        for key, note in labels.notes.items():
+            if note == REVIEW_NOTE and str(key).isdigit() and int(key) < out.decisions.size and labels.human[int(key)] >= 0:
+                out.decisions[int(key)] = labels.human[int(key)]
+        return out
 
     def record(self, index: int, acceptable: bool, labels: SessionLabels) -> None:
         """Decide run ``index``: store the judge's decision and record it as the run's label
@@ -87,15 +100,17 @@ class ReviewQueueView:
             f'<div class="me-review-agree">Agreement with the person: {summary.agree}/{summary.labelled}</div>'
         )
         cascade = ev.settings.response_scorer == "cascade"
-        queue = [int(i) for i in np.flatnonzero(ev.needs_review)]
+        waiting = np.flatnonzero(ev.needs_review)
+        queue = [int(i) for i in waiting[:MAX_SHOWN]]
         ids = [str(features.run_ids[i]) for i in queue]
         if not cascade:
             self.header.object = '<div class="me-hint">The review queue fills when the response scorer is the cascade.</div>'
         else:
-            word = "run waits" if len(queue) == 1 else "runs wait"
+            word = "run waits" if waiting.size == 1 else "runs wait"
             emb = ev.response.embedding if ev.response is not None else None
             model = f'<div class="me-hint">Cosine by {html.escape(emb.label())}</div>' if emb is not None else ""
-            self.header.object = f'<div class="me-review-count">{len(queue)} {word} for review</div>{model}'
+            shown = f" (the first {MAX_SHOWN} shown)" if waiting.size > MAX_SHOWN else ""
+            self.header.object = f'<div class="me-review-count">{waiting.size} {word} for review{shown}</div>{model}'
         if not cascade:
             queue, ids = [], []
         if ids != self.ids:  # new rows (and buttons) only when the queue changed
@@ -110,8 +125,10 @@ class ReviewQueueView:
         done = np.flatnonzero(decisions >= 0)
         if done.size:
             parts = ", ".join(
-                f"{_esc(features.run_ids[i])} {'acceptable' if decisions[i] == 1 else 'unacceptable'}" for i in done
+                f"{_esc(features.run_ids[i])} {'acceptable' if decisions[i] == 1 else 'unacceptable'}" for i in done[-MAX_SHOWN:]
             )
+            if done.size > MAX_SHOWN:
+                parts = f"{done.size} runs; the last {MAX_SHOWN}: {parts}"
             self.decided.object = f'<div class="me-review-done">Decided: {parts}</div>'
         else:
             self.decided.object = '<div class="me-review-done">Decided: none</div>'
