@@ -131,3 +131,24 @@ def test_cli_sweep_through_the_big_loader_equals_the_ordinary_one(synth_file, mo
     assert main(argv) == 0
     big = json.loads(capsys.readouterr().out)
     assert big["settings"] == ordinary["settings"] and len(big["settings"]) == 6464
+
+
+def test_build_features_reports_progress():
+    from explorer.commands.common import load_cases
+
+    cs = load_cases(None)
+    seen = []
+    build_features(cs, progress=lambda done, total: seen.append((done, total)))
+    assert seen[-1] == (10, 10)
+
+
+def test_runstore_indexing(synth_file):
+    cs = load_jsonl_features(synth_file, workers=1)
+    runs = cs.runs
+    assert runs[-400] == runs[0] and runs[np.int64(5)] == runs[5]
+    assert runs[398:] == (runs[398], runs[399]) and runs[::200] == (runs[0], runs[200])
+    with pytest.raises(IndexError):
+        runs[400]
+    with pytest.raises(TypeError):
+        runs["R0000001"]
+    assert runs.record(3).startswith(b'{"id":"R0000003"')
