@@ -182,7 +182,7 @@ def test_evaluate_equals_plain_for_every_setting(cs):
             assert (ev.passed == want).all(), (s, ev.passed, want)
 
 
-@FAST
+@hsettings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(case_sets())
 def test_sweep_equals_plain_counts_for_all_6464_settings(cs):
     f = build_features(cs)
