@@ -127,3 +127,18 @@ def test_calibration_table_is_thinned_evenly():
 
     assert thin(10, 4).tolist() == [0, 3, 6, 9]
     assert thin(3, 4).tolist() == [0, 1, 2]
+
+
+def test_review_one_at_a_time_with_skip(shared):
+    s = ExplorerSession(shared)
+    s.layout()
+    s.inputs.response_scorer = "cascade"
+    rv = s.review_view
+    assert rv.current == 0 and "<b>E1</b>" in rv.item.object
+    rv.skip.clicks += 1  # to E7
+    assert rv.current == 6 and "<b>E7</b>" in rv.item.object and 'class="me-review-current">E7' in rv.waiting.object
+    rv.reject.clicks += 1  # E7 unacceptable; back to E1, the only one left
+    assert rv.ids == ["E1"] and rv.current == 0 and s.review.decisions[6] == 0
+    rv.accept.clicks += 1
+    assert rv.ids == [] and rv.current is None and "Nothing to review." in rv.item.object
+    assert s.ev.summary.agree == 7  # 5 + E7 (labelled unacceptable, failed) + E1 (acceptable, passes)

@@ -54,13 +54,13 @@ def test_cascade_review_queue_changes_agreement(app_page):
     # fail-below down to 0.80: E1 (cosine 0.84) enters the queue, E7 (0.79) stays failed
     slider_keys_to(app, "me-fail-below", 0.80)
     app.expect_text("me-review-status", "1 run waits for review")
-    item = app.page.locator(".me-review-item", has_text="E1")
-    expect(item).to_contain_text("cosine 0.84 in [0.80, 0.85)")
-    expect(app.page.locator(".me-review-item")).to_have_count(1)
+    app.expect_text("me-review-item", re.compile(re.escape("E1 Reworded confirmation · cosine 0.84 in [0.80, 0.85)")))
+    app.expect_text("me-review-list", re.compile(r"^E1 · cosine 0\.84$"))
     app.expect_text("me-review-agreement", "Agreement with the person: 5/10")
 
-    item.locator(".me-review-accept").get_by_role("button").click()
+    app.press("me-review-accept")
     app.expect_text("me-review-status", "0 runs wait for review")
+    app.expect_text("me-review-item", "Nothing to review.")
     app.expect_text("me-review-decided", "Decided: E1 acceptable")
     app.expect_text("me-review-agreement", "Agreement with the person: 6/10")
     app.expect_whole("6/10")

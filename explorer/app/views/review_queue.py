@@ -74,54 +74,78 @@ def item_html(features: Features, ev: Evaluation, i: int) -> str:
 
 
 class ReviewQueueView:
-    """The review-queue card. ``decide(index, acceptable)`` is the session's command."""
+    """The review-queue card, one run at a time: the current run (the first waiting, or the one
+    ``Skip`` moved to) with *Acceptable* / *Unacceptable* / *Skip*, the list of waiting runs, the
+    decisions made and the agreement. ``decide(index, acceptable)`` is the session's command.
+
+    The card's models are made once; updates only change their text (no components are created
+    while the page is live).
+    """
 
     def __init__(self, decide: Callable[[int, bool], None]) -> None:
         self.decide = decide
         self.ids: list[str] = []
-        self._texts: list[pn.pane.HTML] = []
+        self.current: int | None = None  # run index under review
+        self._queue: list[int] = []
         self.header = pn.pane.HTML("", css_classes=["me-review-status"], **styled(margin=(0, 10), sizing_mode="stretch_width"))
-        self.items = pn.Column(css_classes=["me-review-items"], sizing_mode="stretch_width")
+        self.item = pn.pane.HTML("", css_classes=["me-review-item"], **styled(margin=(4, 10), sizing_mode="stretch_width"))
+        self.accept = pn.widgets.Button(name="Acceptable", button_type="success", css_classes=["me-review-accept"], width=110)
+        self.reject = pn.widgets.Button(name="Unacceptable", button_type="danger", css_classes=["me-review-reject"], width=110)
+        self.skip = pn.widgets.Button(name="Skip", css_classes=["me-review-skip"], width=70)
+        self.accept.on_click(lambda _e: self._decide_current(True))
+        self.reject.on_click(lambda _e: self._decide_current(False))
+        self.skip.on_click(lambda _e: self._skip())
+        self.waiting = pn.pane.HTML("", css_classes=["me-review-list"], **styled(margin=(4, 10), sizing_mode="stretch_width"))
         self.decided = pn.pane.HTML("", css_classes=["me-review-decided"], **styled(margin=(4, 10), sizing_mode="stretch_width"))
         self.agreement = pn.pane.HTML("", css_classes=["me-review-agreement"], **styled(margin=(4, 10), sizing_mode="stretch_width"))
+        self._last: tuple[Features, Evaluation, np.ndarray] | None = None
 
-    def _buttons(self, i: int) -> pn.Column:
-        accept = pn.widgets.Button(name="Acceptable", button_type="success", css_classes=["me-review-accept"], width=120)
-        reject = pn.widgets.Button(name="Unacceptable", button_type="danger", css_classes=["me-review-reject"], width=120)
-        accept.on_click(lambda _e: self.decide(i, True))
-        reject.on_click(lambda _e: self.decide(i, False))
-        return pn.Column(accept, reject, width=130)
+    def _decide_current(self, acceptable: bool) -> None:
+        if self.current is not None:
+            self.decide(self.current, acceptable)
+
+    def _skip(self) -> None:
+        """Move to the next waiting run (wrapping round)."""
+        if self.current is None or len(self._queue) < 2 or self._last is None:
+            return
+        k = self._queue.index(self.current) if self.current in self._queue else -1
+        self.current = self._queue[(k + 1) % len(self._queue)]
+        self._show_current(*self._last[:2])
+
+    def _show_current(self, features: Features, ev: Evaluation) -> None:
+        if self.current is None:
+            self.item.object = '<div class="me-review-none">Nothing to review.</div>'
+        else:
+            self.item.object = item_html(features, ev, self.current)
+        rows = []
+        for i in self._queue:
+            mark = ' class="me-review-current"' if i == self.current else ""
+            rows.append(f"<li{mark}>{_esc(features.run_ids[i])} · cosine {ev.response_score[i]:.2f}</li>")
+        self.waiting.object = f'<ul class="me-review-ids">{"".join(rows)}</ul>' if rows else ""
 
     def show(self, features: Features, ev: Evaluation, decisions: np.ndarray) -> None:
-        """Show the runs waiting for review under ``ev`` (whole set), the decisions made, and
-        the agreement. Rebuilds the item rows only when the queue changed."""
+        """Show the runs waiting for review under ``ev`` (whole set), the current one, the
+        decisions made and the agreement."""
+        self._last = (features, ev, decisions)
         summary = ev.summary
         self.agreement.object = (
             f'<div class="me-review-agree">Agreement with the person: {summary.agree}/{summary.labelled}</div>'
         )
         cascade = ev.settings.response_scorer == "cascade"
-        waiting = np.flatnonzero(ev.needs_review)
-        queue = [int(i) for i in waiting[:MAX_SHOWN]]
-        ids = [str(features.run_ids[i]) for i in queue]
+        waiting = np.flatnonzero(ev.needs_review) if cascade else np.zeros(0, dtype=np.int64)
+        self._queue = [int(i) for i in waiting[:MAX_SHOWN]]
+        self.ids = [str(features.run_ids[i]) for i in self._queue]
+        if self.current not in self._queue:
+            self.current = self._queue[0] if self._queue else None
         if not cascade:
             self.header.object = '<div class="me-hint">The review queue fills when the response scorer is the cascade.</div>'
         else:
             word = "run waits" if waiting.size == 1 else "runs wait"
             emb = ev.response.embedding if ev.response is not None else None
-            model = f'<div class="me-hint">Cosine by {html.escape(emb.label())}</div>' if emb is not None else ""
-            shown = f" (the first {MAX_SHOWN} shown)" if waiting.size > MAX_SHOWN else ""
+            model = f' <div class="me-hint">· cosine by {html.escape(emb.label())}</div>' if emb is not None else ""
+            shown = f" (the first {MAX_SHOWN} listed)" if waiting.size > MAX_SHOWN else ""
             self.header.object = f'<div class="me-review-count">{waiting.size} {word} for review{shown}</div>{model}'
-        if not cascade:
-            queue, ids = [], []
-        if ids != self.ids:  # new rows (and buttons) only when the queue changed
-            self.ids = ids
-            self._texts = [pn.pane.HTML("", **styled(sizing_mode="stretch_width")) for _ in queue]
-            self.items.objects = [
-                pn.Row(text, self._buttons(i), css_classes=["me-review-item"], sizing_mode="stretch_width")
-                for text, i in zip(self._texts, queue)
-            ]
-        for text, i in zip(self._texts, queue):  # the band in the text moves with the sliders
-            text.object = item_html(features, ev, i)
+        self._show_current(features, ev)
         done = np.flatnonzero(decisions >= 0)
         if done.size:
             parts = ", ".join(
@@ -138,7 +162,9 @@ class ReviewQueueView:
         return pn.Column(
             pn.pane.HTML("<h2>Review queue</h2>", **styled(margin=(0, 10))),
             self.header,
-            self.items,
+            self.item,
+            pn.Row(self.accept, self.reject, self.skip),
+            self.waiting,
             self.decided,
             self.agreement,
             css_classes=["me-card", "me-review-queue"],
