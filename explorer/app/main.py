@@ -286,7 +286,8 @@ class ExplorerSession:
         )
         main = pn.Column(
             self.controls.panel(),
-            pn.FlexBox(self.metrics.panel(), self.chart.panel(), flex_wrap="wrap", sizing_mode="stretch_width"),
+            # a Row, not a FlexBox: a Bokeh figure inside a FlexBox nested in another column lays out to 0x0
+            pn.Row(self.metrics.panel(), self.chart.panel(), sizing_mode="stretch_width", styles={"flex-wrap": "wrap"}),
             self.trace.panel(),
             sizing_mode="stretch_width",
             css_classes=["me-main"],

@@ -48,7 +48,7 @@ class Downloads:
             def callback() -> io.BytesIO:
                 return io.BytesIO(make().encode("utf-8"))
             return pn.widgets.FileDownload(callback=callback, filename=filename, label=label, css_classes=[css],
-                                           button_type="light", embed=False, width=190)
+                                           button_type="light", embed=False, width=160)
 
         self.labels = button("Labels CSV", "me-download-labels", self._labels, "labels.csv")
         self.table = button("Scored table CSV", "me-download-table", self._table, "scored_table.csv")
@@ -78,13 +78,15 @@ class Downloads:
     def panel(self) -> pn.Column:
         """The downloads row with a note on what the ADK file cannot hold."""
         return pn.Column(
-            pn.Row(self.labels, self.table, self.settings, self.adk),
+            pn.FlexBox(self.labels, self.table, self.settings, self.adk, flex_wrap="wrap", sizing_mode="stretch_width"),
             pn.pane.HTML(
                 '<div class="me-hint">Settings JSON is read back by <code>metric-explorer score --settings</code> and '
                 "<code>serve --settings</code>. The ADK file holds the criteria ADK has (tool_trajectory_avg_score with "
                 "match_type and ignore_args, response_match_score); what ADK cannot express (deny-list, key fields, "
                 "mean combine) is listed in its <code>_metric_explorer_notes</code>.</div>",
                 margin=(0, 10),
+                sizing_mode="stretch_width",
             ),
             css_classes=["me-downloads"],
+            sizing_mode="stretch_width",
         )
