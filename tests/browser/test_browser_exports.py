@@ -1,0 +1,132 @@
+"""Issue 4 in the browser: a broken upload changes nothing, labels round-trip through a 1,000-run
+JSONL and CSV export, and the Settings sweep finds 10/10 on the bundled set.
+
+Runs are uploaded through the page's drop zone (``me-upload``: its file input, as a person's
+browse/drop would fill it), labelled with the keyboard (row click, then ``a`` / ``u``) and the
+labels CSV is taken from the ``me-download-labels`` button with Playwright's ``expect_download``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import expect
+
+from explorer.core.loaders.flat import dumps_csv, dumps_jsonl, loads_jsonl
+from explorer.core.loaders.labels import loads_labels
+
+pytestmark = pytest.mark.browser
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "bench"))
+import synth  # noqa: E402
+
+N_RUNS = 1000
+LABELS = ["a", "u", "a", "a", "u", "u", "a", "u", "a", "a"]
+"""Keys pressed on the first ten rows (6 acceptable, 4 unacceptable)."""
+
+
+def export_1000(fmt: str) -> bytes:
+    """1,000 synthetic single-invocation runs (bench/synth.py, seed 4) with no person's verdict,
+    written by the flat writers as JSONL or CSV."""
+    lines = []
+    for run in synth.runs(1300, seed=4):
+        if len(run["invocations"]) == 1:
+            lines.append(json.dumps(synth.flat_record(run)))
+        if len(lines) == N_RUNS:
+            break
+    cs = loads_jsonl("\n".join(lines) + "\n", "synth.jsonl")
+    cs = replace(cs, runs=tuple(replace(r, human_verdict=None, human_note="") for r in cs.runs))
+    return (dumps_jsonl(cs) if fmt == "jsonl" else dumps_csv(cs)).encode("utf-8")
+
+
+IDLE = "() => window.Bokeh && Bokeh.documents.length > 0 && Bokeh.documents[0].is_idle"
+"""JS: the page's Bokeh document has finished its first render. Layout changes sent before
+that can be lost by the client (seen with Bokeh 3.9 / Panel 1.9), so uploads wait for it."""
+
+
+def upload(app, name: str, data: bytes, mime: str) -> None:
+    """Give the file to the drop zone's file input (once the page is idle)."""
+    app.page.wait_for_function(IDLE)
+    app.page.locator(".me-upload input[type=file]").first.set_input_files(
+        files=[{"name": name, "mimeType": mime, "buffer": data}]
+    )
+
+
+def test_broken_upload_keeps_agreement_and_labels(app_page):
+    app = app_page
+    app.scrub_to(60.0)
+    app.expect_outcome("4/10", ["E5"], ["E1", "E2", "E3", "E7", "E8"])
+    app.page.locator(".me-table .tabulator-row").first.click()  # E1, acceptable in the file
+    app.page.keyboard.press("u")
+    app.expect_text("me-unlabelled", "· 4 acceptable · 6 unacceptable")
+    app.expect_whole("5/10")  # E1 now agrees: the evaluator fails it
+    app.expect_outcome("5/10", ["E5"], ["E2", "E3", "E7", "E8"])
+
+    upload(app, "broken_runs.json", b'{"format": "metric-explorer/cases@1", "name": "x", "runs": [{"id": 3}]}', "application/json")
+    app.expect_text("me-load-error", re.compile(re.escape("broken_runs.json: runs[0].id: expected a string")))
+    app.expect_whole("5/10")
+    app.expect_outcome("5/10", ["E5"], ["E2", "E3", "E7", "E8"])
+    app.expect_text("me-unlabelled", "· 4 acceptable · 6 unacceptable")
+
+    upload(app, "photo.png", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", "image/png")
+    app.expect_text("me-load-error", re.compile(re.escape("photo.png: binary file")))
+    app.expect_whole("5/10")
+    expect(app.el("me-case-picker").locator("select")).to_have_value("Booking agent: ten judged runs (served, 10 runs)")
+
+
+@pytest.mark.parametrize("fmt, mime", [("jsonl", "application/jsonl"), ("csv", "text/csv")])
+def test_1000_run_export_labels_round_trip(app_page, tmp_path, fmt, mime):
+    app = app_page
+    name = f"runs_1000.{fmt}"
+    data = export_1000(fmt)
+    upload(app, name, data, mime)
+    app.expect_text("me-load-status", f"{name}: 1000 runs loaded", timeout=30_000)
+    app.expect_whole("0/0")
+    app.expect_text("me-unlabelled", "Unlabelled: 1000 of 1000 runs")
+
+    app.scrub_to(60.0)
+    rows = app.page.locator(".me-table .tabulator-row")
+    for k, key in enumerate(LABELS):
+        rows.nth(k).click()
+        app.page.keyboard.press(key)
+        app.expect_text("me-unlabelled", f"Unlabelled: {N_RUNS - k - 1} of {N_RUNS} runs")
+    app.expect_text("me-unlabelled", "· 6 acceptable · 4 unacceptable")
+    whole = app.text("me-whole-agreement")
+    assert whole.startswith("All runs: ") and whole.endswith("/10 agree (990 unlabelled)"), whole
+
+    with app.page.expect_download() as info:
+        app.el("me-download-labels").locator("button, a").first.click()
+    saved = tmp_path / "labels.csv"
+    info.value.save_as(saved)
+    labels = loads_labels(saved.read_bytes(), str(saved))
+    run_ids = [json.loads(line)["id"] for line in data.decode().splitlines()[:10]] if fmt == "jsonl" else None
+    assert len(labels) == 10
+    if run_ids is not None:
+        assert [labels[r].verdict for r in run_ids] == ["acceptable" if k == "a" else "unacceptable" for k in LABELS]
+
+    app.open()  # a new session: nothing of the old one
+    upload(app, name, data, mime)
+    app.expect_text("me-load-status", f"{name}: 1000 runs loaded", timeout=30_000)
+    app.expect_whole("0/0")
+    upload(app, "labels.csv", saved.read_bytes(), "text/csv")
+    app.expect_text("me-load-status", "labels.csv: labels applied")
+    expect(app.el("me-whole-agreement")).to_contain_text(whole)
+    app.expect_text("me-unlabelled", "· 6 acceptable · 4 unacceptable")
+
+
+def test_sweep_tab_finds_ten_of_ten_and_applies_it(app_page):
+    app = app_page
+    app.page.locator(".me-tabs .bk-tab", has_text="Settings sweep").click()
+    app.expect_text("me-sweep-best", "Best agreement 10/10 (false passes 0, false fails 0)")
+    # seed 002's last lesson step (ANY_ORDER, deny-list, key fields, F1 0.40) is among them
+    app.expect_text("me-sweep-best", re.compile(re.escape(
+        "trajectory any_order, compare args, combine all, deny-list on, key fields on, F1 threshold 0.00-0.41")))
+    expect(app.el("me-sweep-heatmap").locator("canvas").first).to_be_visible()
+    app.el("me-sweep-apply").get_by_role("button").click()
+    app.expect_whole("10/10")
