@@ -8,6 +8,8 @@ one page of them) are sent to the browser.
 
 from __future__ import annotations
 
+import threading
+import weakref
 from typing import Callable, Sequence
 
 import numpy as np
@@ -21,11 +23,22 @@ OUTCOME_LABELS = {"agree": "Agree", "false pass": "False pass", "false fail": "F
 """Outcome name (``evaluation.OUTCOMES``) -> filter button label."""
 
 
+_SEARCH_TEXT: "weakref.WeakKeyDictionary[Features, np.ndarray]" = weakref.WeakKeyDictionary()
+_SEARCH_LOCK = threading.Lock()
+
+
 def search_text(features: Features) -> np.ndarray:
     """object (N,): ``"<id> <title>"`` of each run, lower case (what the text search looks in).
-    Reads every run once: call once per loaded set, not per keystroke."""
-    titles = [getattr(r, "title", "") or "" for r in features.runs]
-    return np.array([f"{rid} {t}".lower() for rid, t in zip(features.run_ids, titles)], dtype=object)
+    Reads every run once, on the first search of a loaded set; kept per ``features`` object
+    (pass the shared, read-only features: every session then shares one array)."""
+    with _SEARCH_LOCK:
+        got = _SEARCH_TEXT.get(features)
+        if got is None:
+            titles = [getattr(r, "title", "") or "" for r in features.runs]
+            got = np.array([f"{rid} {t}".lower() for rid, t in zip(features.run_ids, titles)], dtype=object)
+            got.flags.writeable = False
+            _SEARCH_TEXT[features] = got
+        return got
 
 
 def filter_mask(ev: Evaluation, outcomes: Sequence[str] = (), decided: Sequence[str] = (),
