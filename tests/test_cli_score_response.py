@@ -71,3 +71,15 @@ def test_cascade_gray_band_needs_review(capsys):
 def test_bad_bands_exit_2(capsys):
     assert main(["score", "--response-scorer", "cascade", "--pass-above", "0.5", "--fail-below", "0.7"]) == 2
     assert "must not exceed" in capsys.readouterr().err
+
+
+def test_a_settings_file_chooses_the_scorer_and_flags_override_it(capsys, tmp_path):
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps({"format": "metric-explorer/settings@1", "settings": {"response_scorer": "exact", "rung": 4}}))
+    out = run_json(capsys, "--settings", str(path))
+    assert out["settings"]["response_scorer"] == "exact" and out["settings"]["rung"] == 4
+    assert out["response"]["description"].startswith("normalised exact at rung 4")
+    e1 = next(r for r in out["runs"] if r["id"] == "E1")
+    assert (e1["response_score"], e1["decided_by"]) == (0.0, "exact")
+    flagged = run_json(capsys, "--settings", str(path), "--response-scorer", "f1")
+    assert flagged["settings"]["response_scorer"] == "f1" and flagged["summary"]["agree"] == 4  # seed 002 opening
