@@ -136,7 +136,7 @@ def test_review_one_at_a_time_with_skip(shared):
     rv = s.review_view
     assert rv.current == 0 and "<b>E1</b>" in rv.item.object
     rv.skip.clicks += 1  # to E7
-    assert rv.current == 6 and "<b>E7</b>" in rv.item.object and 'class="me-review-current">E7' in rv.waiting.object
+    assert rv.current == 6 and "<b>E7</b>" in rv.item.object and 'class="me-review-current"><b>E7 · cosine 0.79</b>' in rv.waiting.object
     rv.reject.clicks += 1  # E7 unacceptable; back to E1, the only one left
     assert rv.ids == ["E1"] and rv.current == 0 and s.review.decisions[6] == 0
     rv.accept.clicks += 1

@@ -120,7 +120,8 @@ class ReviewQueueView:
         rows = []
         for i in self._queue:
             mark = ' class="me-review-current"' if i == self.current else ""
-            rows.append(f"<li{mark}>{_esc(features.run_ids[i])} · cosine {ev.response_score[i]:.2f}</li>")
+            text = f"{_esc(features.run_ids[i])} · cosine {ev.response_score[i]:.2f}"
+            rows.append(f"<li{mark}><b>{text}</b></li>" if mark else f"<li>{text}</li>")
         self.waiting.object = f'<ul class="me-review-ids">{"".join(rows)}</ul>' if rows else ""
 
     def show(self, features: Features, ev: Evaluation, decisions: np.ndarray) -> None:
