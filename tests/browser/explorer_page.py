@@ -39,8 +39,11 @@ def ids_text(ids: list[str] | tuple[str, ...]) -> str:
 
 def phrase(text: str) -> re.Pattern[str]:
     """A pattern for ``text`` as a whole phrase: ``False fails: E1, E7`` must not match
-    ``False fails: E1, E7, E8`` and ``Agreement 4/10`` must not match ``Agreement 4/100``."""
-    return re.compile(re.escape(text) + r"(?![\w,/])")
+    ``False fails: E1, E7, E8`` and ``Agreement 4/10`` must not match ``Agreement 4/100``.
+    Only a digit, or a comma starting a further id (``, E8``), may not follow: the texts of
+    neighbouring elements join without a space (``2 runs wait for review`` + ``Cosine ...``), so
+    a following letter or ``, reached by ...`` is allowed."""
+    return re.compile(re.escape(text) + r"(?!\d|,\s*[A-Za-z_]*\d)")
 
 
 def _number(text: str) -> float:
