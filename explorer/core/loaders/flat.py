@@ -29,7 +29,7 @@ from ..errors import LoadError
 from ..model import CaseSet, Invocation, Run
 from ..reading import decode_text, parse_json, read_bytes
 from ._common import (
-    Problem, check_unique_ids, expect_list, expect_object, expect_str, join_path, json_type,
+    Problem, check_unique_ids, expect_list, expect_object, expect_str, fast_call, join_path, json_type,
     make_case_set, parse_calls, parse_verdict, show,
 )
 
@@ -61,8 +61,35 @@ def _references(obj: dict[str, Any], path: str) -> tuple[str, ...]:
     return tuple(expect_str(r, join_path(rpath, i)) for i, r in enumerate(items))
 
 
+def _well_formed_invocation(obj: dict[str, Any]) -> Invocation | None:
+    """The Invocation of ``obj`` when its fields are well formed in the common JSON way (call
+    lists of ``{name, args}`` objects, a text answer, ``reference`` text or a non-empty
+    ``references`` list of texts), else None, and the full path below names the problem. Builds
+    no path strings: the hot path of a 1M-run load (same result as the full path)."""
+    expected, actual, answer = obj.get("expected_calls"), obj.get("actual_calls"), obj.get("answer")
+    if type(expected) is not list or type(actual) is not list or type(answer) is not str:
+        return None
+    if "reference" in obj:
+        if "references" in obj or type(obj["reference"]) is not str:
+            return None
+        references: tuple[str, ...] = (obj["reference"],)
+    else:
+        refs = obj.get("references")
+        if type(refs) is not list or not refs or not all(type(r) is str for r in refs):
+            return None
+        references = tuple(refs)
+    expected_calls = tuple(fast_call(c) for c in expected)
+    actual_calls = tuple(fast_call(c) for c in actual)
+    if None in expected_calls or None in actual_calls:
+        return None
+    return Invocation(expected_calls=expected_calls, actual_calls=actual_calls, answer=answer, references=references)  # type: ignore[arg-type]
+
+
 def invocation_from_fields(obj: dict[str, Any], path: str = "") -> Invocation:
     """One Invocation from the per-invocation fields of ``obj``; raises Problem."""
+    fast = _well_formed_invocation(obj)
+    if fast is not None:
+        return fast
     for key in REQUIRED_INVOCATION_FIELDS:
         if key not in obj:
             raise Problem(path, f'missing "{key}"')
