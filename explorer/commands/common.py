@@ -85,23 +85,25 @@ def settings_from_args(args: argparse.Namespace, base: Settings | None = None) -
     return s.with_(**changes) if changes else s
 
 
-def load_cases(path: str | list[str] | None, input_format: str = "auto") -> CaseSet:
+def load_cases(path: str | list[str] | None, input_format: str = "auto", progress=None) -> CaseSet:
     """The runs at ``path`` (one path or a list, joined; bundled set when None or empty), each
-    file in ``input_format`` (``auto`` detects); LoadError propagates."""
+    file in ``input_format`` (``auto`` detects); LoadError propagates. ``progress(done, total)``
+    (bytes) is called while a big JSONL file loads."""
     if not path:
         return load_case_set(BUNDLED_CASES)
     paths = [path] if isinstance(path, (str, Path)) else list(path)
     if len(paths) == 1 and looks_like_flat_jsonl(paths[0], input_format):
         from .progress import load_big_jsonl  # big JSONL: parallel load + features, progress bar
 
-        return load_big_jsonl(paths[0])
+        return load_big_jsonl(paths[0], progress)
     return load_many(paths, input_format)
 
 
-def load_cases_from_args(args: argparse.Namespace) -> CaseSet:
+def load_cases_from_args(args: argparse.Namespace, progress=None) -> CaseSet:
     """Runs from ``--cases``/``--input-format``, with ``--labels`` applied. Label ids that name
-    no run are reported on stderr; a labels file none of whose ids name a run is an error."""
-    case_set = load_cases(args.cases, getattr(args, "input_format", "auto"))
+    no run are reported on stderr; a labels file none of whose ids name a run is an error.
+    ``progress``: as for :func:`load_cases`."""
+    case_set = load_cases(args.cases, getattr(args, "input_format", "auto"), progress)
     labels_path = getattr(args, "labels", None)
     if labels_path:
         labels = load_labels(labels_path)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import sys
+from typing import Callable
 
 from tqdm import tqdm
 
@@ -12,9 +13,10 @@ from ..core.bigload import load_jsonl_features
 from ..core.model import CaseSet
 
 
-def load_big_jsonl(path: str | os.PathLike[str]) -> CaseSet:
+def load_big_jsonl(path: str | os.PathLike[str], also: Callable[[int, int], None] | None = None) -> CaseSet:
     """:func:`explorer.core.bigload.load_jsonl_features` with a bar counting MB read, parsed and
-    featurised. Raises LoadError."""
+    featurised; ``also(done, total)`` (bytes), when given, is called too (the app's progress
+    bar while ``serve`` loads). Raises LoadError."""
     with tqdm(total=None, unit="B", unit_scale=True, desc=f"loading {os.path.basename(str(path))}",
               file=sys.stderr, disable=None, leave=False) as bar:
 
@@ -22,5 +24,7 @@ def load_big_jsonl(path: str | os.PathLike[str]) -> CaseSet:
             bar.total = total
             bar.n = done
             bar.refresh()
+            if also is not None:
+                also(done, total)
 
         return load_jsonl_features(path, progress=progress)

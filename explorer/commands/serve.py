@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import os
 
+from ..core.bigload import looks_like_flat_jsonl
 from .common import BUNDLED_CASES, CliError, add_run_input_options, base_settings_from_args, load_cases_from_args
 
 HELP = "serve the explorer web app"
@@ -44,24 +45,35 @@ def run(args: argparse.Namespace) -> int:
 
     # the same run inputs as ``score``: repeatable --cases, --input-format, --labels, --settings
     defaults = base_settings_from_args(args) if getattr(args, "settings", None) else None
-    shared = shared_from_case_set(load_cases_from_args(args), defaults)
     served_path = (args.cases[0] if len(args.cases) == 1 else None) if args.cases else str(BUNDLED_CASES)
-    process = ProcessSets(shared, served_path)
+
+    def load(progress=None) -> ProcessSets:
+        return ProcessSets(shared_from_case_set(load_cases_from_args(args, progress), defaults), served_path)
+
+    # a big JSONL file loads in the background while the page shows a progress bar (issue 6)
+    big = served_path is not None and looks_like_flat_jsonl(served_path, getattr(args, "input_format", "auto"))
+    process = None if big else load()
 
     import panel as pn
 
+    from ..app.loading import BackgroundLoad, waiting_page
     from ..app.page import create_workspace_app
     from ..app.views.style import ASSETS_ROUTE, STATIC_DIR, STYLESHEET
 
     pn.extension("tabulator", "filedropper", notifications=False)
     pn.config.css_files = [*pn.config.css_files, STYLESHEET]
-    print(
-        f"metric-explorer: serving {shared.case_set.name!r} ({shared.features.n} runs) at "
-        f"http://{args.address}:{args.port}/",
-        flush=True,
-    )
+    if process is not None:
+        served = process.served
+        print(f"metric-explorer: serving {served.case_set.name!r} ({served.features.n} runs) at "
+              f"http://{args.address}:{args.port}/", flush=True)
+        make_page = lambda: create_workspace_app(process)  # noqa: E731
+    else:
+        job = BackgroundLoad(load, str(served_path)).start()
+        print(f"metric-explorer: loading {served_path!r} in the background; serving at "
+              f"http://{args.address}:{args.port}/ (a progress bar shows until it is loaded)", flush=True)
+        make_page = lambda: waiting_page(job, create_workspace_app)  # noqa: E731
     pn.serve(
-        lambda: create_workspace_app(process),
+        make_page,
         port=args.port,
         address=args.address,
         websocket_origin=allowed_origins(args.address, args.port),

@@ -12,8 +12,15 @@ from ...core.replay import ReplayState
 from .style import styled
 
 
+MAX_IDS = 30
+"""Run ids listed under false passes / fails; more are counted (a 1M-run set can have 100,000s)."""
+
+
 def _ids(ids: list[str]) -> str:
-    return html.escape(", ".join(ids)) if ids else "none"
+    if not ids:
+        return "none"
+    more = f" (+{len(ids) - MAX_IDS:,} more)" if len(ids) > MAX_IDS else ""
+    return html.escape(", ".join(ids[:MAX_IDS]) + more)
 
 
 def _fmt(x: float | None) -> str:

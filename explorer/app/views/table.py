@@ -102,6 +102,9 @@ def table_frame(features: Features, ev: Evaluation, k: int, start: int = 0) -> p
 PAGE_SIZE = 25
 PAGINATE_ABOVE = 50
 """Sets with more runs than this page the table on the server (only a page is sent)."""
+WINDOW_ABOVE = 2000
+"""Sets with more runs than this build rows for the page shown only (our own page buttons), so a
+reveal step or an input change at 100k-1M runs costs one page of rows, not every revealed run."""
 
 
 class TableView:
@@ -111,7 +114,13 @@ class TableView:
         self.ids: list[str] = []
         self._ev: Evaluation | None = None
         self._built = table_frame_empty()  # rows 0..len-1 of the current evaluation, built once each
-        paged = {"pagination": "remote", "page_size": PAGE_SIZE} if n_runs > PAGINATE_ABOVE else {}
+        self.windowed = n_runs > WINDOW_ABOVE
+        self._shown: tuple = ()  # windowed: (features, ev, k) last shown, for the page buttons
+        self._page_key: tuple = ()  # windowed: (ev, start, stop) of the rows in the table
+        paged = {"pagination": "remote", "page_size": PAGE_SIZE} if PAGINATE_ABOVE < n_runs <= WINDOW_ABOVE else {}
+        self.page = pn.widgets.IntInput(label="Page", value=1, start=1, width=90, css_classes=["me-table-page"], visible=self.windowed)
+        self.page_info = pn.pane.HTML("", css_classes=["me-table-page-info"], visible=self.windowed, **styled(margin=(22, 10)))
+        self.page.param.watch(lambda *_: self._show_page(), ["value"])
         self.table = pn.widgets.Tabulator(
             table_frame_empty(),
             css_classes=["me-table"],
@@ -132,6 +141,10 @@ class TableView:
     def show(self, features: Features, ev: Evaluation, k: int) -> None:
         """Show runs ``0..k-1``. Rows are built once per evaluation, when first revealed (a replay
         over a large set builds each row once, not at every reveal)."""
+        if self.windowed:
+            self._shown = (features, ev, k)
+            self._show_page()
+            return
         if ev is not self._ev:
             self._ev, self._built = ev, table_frame_empty()
         built = len(self._built)
@@ -141,6 +154,31 @@ class TableView:
         self.ids = [str(x) for x in features.run_ids[:k]]
         self.table.value = self._built.iloc[:k]
 
+    def _show_page(self) -> None:
+        """Windowed: build and show the rows of the chosen page of the ``k`` revealed runs (page
+        clamped to the last one); rows are rebuilt only when the evaluation or the page changes."""
+        if not self._shown:
+            return
+        features, ev, k = self._shown
+        pages = max(1, math.ceil(k / PAGE_SIZE))
+        if self.page.value is None or self.page.value > pages:
+            self.page.value = pages  # comes back here through the watcher
+            return
+        self.page.end = pages
+        start = (self.page.value - 1) * PAGE_SIZE
+        stop = min(k, start + PAGE_SIZE)
+        self.page_info.object = (
+            f'<span class="me-hint">Runs {start + 1:,}-{stop:,} of {k:,} revealed, page {self.page.value:,} of {pages:,}</span>'
+            if k else '<span class="me-hint">No runs revealed yet</span>'
+        )
+        if self._page_key and self._page_key[0] is ev and self._page_key[1:] == (start, stop):
+            return
+        self._page_key = (ev, start, stop)
+        self.ids = [str(x) for x in features.run_ids[start:stop]]
+        if self.table.selection:  # row positions now name other runs; the session clears its detail
+            self.table.selection = []
+        self.table.value = table_frame(features, ev, stop, start=start)
+
     def panel(self) -> pn.Column:
         """The card."""
         return pn.Column(
@@ -149,6 +187,7 @@ class TableView:
                 "against the reference.</div>",
                 **styled(margin=(0, 10)),
             ),
+            pn.Row(self.page, self.page_info, visible=self.windowed),
             self.table,
             css_classes=["me-card"],
             sizing_mode="stretch_width",
