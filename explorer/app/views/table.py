@@ -146,7 +146,9 @@ class TableView:
             self._show_page()
             return
         if ev is not self._ev:
-            self._ev, self._built = ev, table_frame_empty()
+            self._ev, self._built = ev, _EMPTY  # never mutated (rows are added with pd.concat)
+        if k == 0 and not self.ids and len(self.table.value) == 0:
+            return  # empty before and now (an input change rewinds to t = 0): no Tabulator update
         built = len(self._built)
         if k > built:
             more = table_frame(features, ev, k, start=built)
@@ -177,6 +179,8 @@ class TableView:
         self.ids = [str(x) for x in features.run_ids[start:stop]]
         if self.table.selection:  # row positions now name other runs; the session clears its detail
             self.table.selection = []
+        if stop == start and len(self.table.value) == 0:
+            return  # still empty: no Tabulator update
         self.table.value = table_frame(features, ev, stop, start=start)
 
     def panel(self) -> pn.Column:
@@ -197,3 +201,6 @@ class TableView:
 def table_frame_empty() -> pd.DataFrame:
     """An empty display table with ``COLUMNS``."""
     return pd.DataFrame({c: pd.Series([], dtype=object) for c in COLUMNS})
+
+
+_EMPTY = table_frame_empty()
