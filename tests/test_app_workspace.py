@@ -211,3 +211,22 @@ def test_page_upload_then_switch_back_keeps_labels_and_settings(process):
     csv_text = session_labels_csv(page.session.shared.features, page.session.labels)
     labels = loads_labels(csv_text, "labels.csv")
     assert labels["E1"].verdict == "unacceptable" and len(labels) == 10
+
+
+def test_downloads_settings_adk_and_table(process):
+    from explorer.core.exports import loads_settings
+    import json
+
+    page = WorkspacePage(process)
+    page.layout()
+    page.session.inputs.param.update(trajectory="any_order", deny_check=True, key_fields=True, f1_threshold=0.4)
+    settings = loads_settings(page.downloads._settings(), "settings.json")  # what score/serve --settings read
+    assert settings == page.session.inputs.settings()
+    adk = json.loads(page.downloads._adk())
+    assert adk["criteria"]["tool_trajectory_avg_score"] == {"threshold": 1.0, "match_type": "ANY_ORDER", "ignore_args": False}
+    assert adk["criteria"]["response_match_score"] == 0.4
+    notes = " ".join(adk["_metric_explorer_notes"])
+    assert "deny-list" in notes and "key-field" in notes
+    table = page.downloads._table().splitlines()
+    assert len(table) == 11 and table[0].startswith("id,title,")
+    assert page.downloads.labels.filename == "Booking-agent-ten-judged-runs-labels.csv"
