@@ -48,10 +48,12 @@ class Attached:
 
     # --- labelling ---------------------------------------------------------------------------
     def selected_index(self) -> int | None:
-        """Run index of the selected table row (rows are runs 0..k-1), or None."""
-        sel = self.session.table.table.selection
-        if sel and 0 <= sel[0] < len(self.session.table.ids):
-            return int(sel[0])
+        """Run index of the selected table row, or None. The display frame's index holds run
+        indices (also when a big set's table shows one page of rows)."""
+        table = self.session.table.table
+        sel = table.selection
+        if sel and 0 <= sel[0] < len(table.value):
+            return int(table.value.index[sel[0]])
         return None
 
     def label_selected(self, verdict: str | None) -> None:
@@ -69,7 +71,7 @@ class Attached:
 
     def _show_bar(self) -> None:
         i = self.selected_index()
-        self.label_bar.show(None if i is None else self.session.table.ids[i], self.session.labels.human)
+        self.label_bar.show(None if i is None else str(self.session.features.run_ids[i]), self.session.labels.human)
 
     # --- filters -----------------------------------------------------------------------------
     def _mask(self) -> np.ndarray | None:
