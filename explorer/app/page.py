@@ -63,6 +63,11 @@ class Attached:
             self.label_bar.selected.object = '<div class="me-hint">Select a row in the table first.</div>'
             return
         self.session.labels.set(i, verdict)
+        # keep the run selected (a big set's page of rows is rebuilt and loses its selection)
+        table = self.session.table.table
+        at = np.flatnonzero(table.value.index.to_numpy() == i)
+        if at.size and table.selection != [int(at[0])]:
+            table.selection = [int(at[0])]
 
     def _on_labels(self, *_e: Any) -> None:
         self._show_bar()
