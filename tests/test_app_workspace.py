@@ -230,3 +230,28 @@ def test_downloads_settings_adk_and_table(process):
     table = page.downloads._table().splitlines()
     assert len(table) == 11 and table[0].startswith("id,title,")
     assert page.downloads.labels.filename == "Booking-agent-ten-judged-runs-labels.csv"
+
+
+def test_labelling_on_a_page_of_a_big_set_labels_the_run_on_that_row(process):
+    import json
+    import sys
+
+    sys.path.insert(0, str(ROOT / "bench"))
+    import synth
+
+    page = WorkspacePage(process)
+    page.layout()
+    records = [synth.flat_record(r) for r in synth.runs(2100, seed=1)]
+    for rec in records:
+        rec.pop("human_verdict", None)
+    page.received("big.jsonl", "".join(json.dumps(r) + "\n" for r in records).encode())
+    session = page.session
+    assert session.table.windowed  # over 2,000 runs: the table holds one page of rows
+    session.clock.time = 60.0
+    session.table.page.value = 3  # runs 50..74 (25 a page)
+    session.table.table.selection = [2]
+    page._on_key(type("E", (), {"new": "a:1"})())
+    assert session.labels.human[52] == 1 and np.count_nonzero(session.labels.human >= 0) == 1
+    assert f"<b>{records[52]['id']}</b>" in page.attached.label_bar.selected.object
+    page._on_key(type("E", (), {"new": "c:2"})())  # still selected: clear it again
+    assert np.count_nonzero(session.labels.human >= 0) == 0
