@@ -118,3 +118,26 @@ def test_background_load_error_is_one_line():
     job.join(5)
     assert errors == ["big.jsonl: line 7, answer: expected a string, got a number"]
     assert job.result is None and job.status().startswith("Loading failed: big.jsonl: line 7")
+
+
+def test_load_error_survives_pickling():
+    import pickle
+
+    err = pickle.loads(pickle.dumps(LoadError("big.jsonl", "line 3, answer", "expected a string, got a number")))
+    assert isinstance(err, LoadError) and (err.file, err.location, err.problem) == ("big.jsonl", "line 3, answer", "expected a string, got a number")
+    assert str(err) == "big.jsonl: line 3, answer: expected a string, got a number"
+
+
+def test_a_bad_line_read_by_a_worker_process_is_named(tmp_path, monkeypatch):
+    """The parallel loader's workers raise LoadError in another process; it reaches the caller
+    (it used to arrive as BrokenProcessPool, so ``serve`` could not name the line)."""
+    from explorer.core import bigload
+
+    good = '{"id": "r%d", "expected_calls": [], "actual_calls": [], "answer": "ok", "reference": "ok"}\n'
+    path = tmp_path / "big.jsonl"
+    path.write_text("".join(good % i for i in range(1, 40)) + '{"id": "r40", "answer": 5}\n' + good % 41)
+    monkeypatch.setattr(bigload, "PARALLEL_MIN_BYTES", 0)  # a small file through the worker processes
+    monkeypatch.setattr(bigload, "CHUNK_BYTES", 512)
+    with pytest.raises(LoadError) as info:
+        bigload.load_jsonl_features(path, workers=2)
+    assert str(info.value) == f'{path}: line 40: missing "expected_calls"'

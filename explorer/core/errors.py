@@ -17,3 +17,8 @@ class LoadError(ValueError):
         self.problem = problem
         parts = [p for p in (file, location, problem) if p]
         super().__init__(": ".join(parts))
+
+    def __reduce__(self):
+        """Pickle with the three parts, so an error raised in a loader's worker process reaches
+        the caller as itself (the default would call ``LoadError(message)`` and fail)."""
+        return (type(self), (self.file, self.location, self.problem))
