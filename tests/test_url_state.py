@@ -116,3 +116,20 @@ def test_thresholds_are_written_short():
 def test_written_query_reads_back_to_the_same_settings(settings):
     back, notices = settings_from_query(query_from_settings(settings), Settings(), TOOLS)
     assert notices == [] and back == settings
+
+
+def test_response_scorer_in_the_link():
+    query = {"response_scorer": "cascade", "rung": "4", "pass_above": "0.9", "fail_below": "0.7"}
+    settings, notices = settings_from_query(query, OPENING, TOOLS)
+    assert notices == []
+    assert (settings.response_scorer, settings.rung, settings.pass_above, settings.fail_below) == ("cascade", 4, 0.9, 0.7)
+    assert query_from_settings(settings) == {**query_from_settings(OPENING), **query}
+
+
+def test_bad_response_values_are_ignored_with_notices():
+    query = {"response_scorer": "bleu", "rung": "5", "pass_above": "0.5", "fail_below": "0.8"}
+    settings, notices = settings_from_query(query, OPENING, TOOLS)
+    assert (settings.response_scorer, settings.rung, settings.pass_above, settings.fail_below) == ("f1", 3, 0.85, 0.6)
+    assert notices[0].startswith("Ignored response_scorer=bleu from the link: expected one of f1, rouge1")
+    assert notices[1] == "Ignored rung=5 from the link: expected 1, 2, 3 or 4."
+    assert notices[2].startswith("Ignored pass_above=0.5, fail_below=0.8 from the link: fail_below (0.8) must not exceed")

@@ -14,10 +14,13 @@ from __future__ import annotations
 import math
 from typing import Iterable, Mapping, Sequence
 
-from ..core.settings import COMBINE_RULES, Settings
+from ..core.settings import COMBINE_RULES, RESPONSE_SCORERS, Settings
 from ..core.trajectory import TRAJECTORY_MODES
 
-QUERY_NAMES = ("trajectory", "compare_args", "f1_threshold", "combine", "deny_check", "deny_tools", "key_fields")
+QUERY_NAMES = (
+    "trajectory", "compare_args", "f1_threshold", "combine", "deny_check", "deny_tools", "key_fields",
+    "response_scorer", "rung", "pass_above", "fail_below",
+)
 """The query names the app reads and writes, in the order it writes them."""
 
 _TRUE = {"true", "1", "yes", "on"}
@@ -84,6 +87,25 @@ def settings_from_query(
                 changes[name] = low
             else:
                 ignore(name, raw, "expected all or mean")
+        elif name == "response_scorer":
+            if low in RESPONSE_SCORERS:
+                changes[name] = low
+            else:
+                ignore(name, raw, f"expected one of {', '.join(RESPONSE_SCORERS)}")
+        elif name == "rung":
+            if text in ("1", "2", "3", "4"):
+                changes[name] = int(text)
+            else:
+                ignore(name, raw, "expected 1, 2, 3 or 4")
+        elif name in ("pass_above", "fail_below"):
+            try:
+                number = float(text)
+            except ValueError:
+                number = math.nan
+            if math.isfinite(number) and -1.0 <= number <= 1.0:
+                changes[name] = number
+            else:
+                ignore(name, raw, "not a number between -1 and 1")
         elif name == "deny_tools":
             names = [t.strip() for t in text.split(",") if t.strip()]
             good = [t for t in names if t in known_tools]
@@ -93,7 +115,12 @@ def settings_from_query(
             changes[name] = tuple(good)
         else:
             notices.append(f"Ignored {_show(name)} from the link: not a setting this app knows.")
-    return base.with_(**changes), notices
+    try:
+        return base.with_(**changes), notices
+    except ValueError as exc:  # values valid alone but not together (fail_below > pass_above)
+        bands = {k: changes.pop(k) for k in ("pass_above", "fail_below") if k in changes}
+        notices.append(f"Ignored {', '.join(f'{k}={v}' for k, v in bands.items())} from the link: {exc}.")
+        return base.with_(**changes), notices
 
 
 def format_threshold(value: float) -> str:
@@ -102,11 +129,13 @@ def format_threshold(value: float) -> str:
 
 
 def query_from_settings(settings: Settings) -> dict[str, str]:
-    """The query for ``settings`` (every name of ``QUERY_NAMES``, values as text)."""
+    """The query for ``settings``, values as text: every name of ``QUERY_NAMES``, except that the
+    response-scorer names (``response_scorer``, ``rung``, ``pass_above``, ``fail_below``) are written
+    only when the scorer is not the default unigram F1."""
     def flag(value: bool) -> str:
         return "true" if value else "false"
 
-    return {
+    query = {
         "trajectory": settings.trajectory,
         "compare_args": flag(settings.compare_args),
         "f1_threshold": format_threshold(settings.f1_threshold),
@@ -115,3 +144,11 @@ def query_from_settings(settings: Settings) -> dict[str, str]:
         "deny_tools": ",".join(settings.deny_tools),
         "key_fields": flag(settings.key_fields),
     }
+    if settings.response_scorer != "f1":  # links for the default scorer stay short
+        query.update(
+            response_scorer=settings.response_scorer,
+            rung=str(settings.rung),
+            pass_above=format_threshold(settings.pass_above),
+            fail_below=format_threshold(settings.fail_below),
+        )
+    return query
