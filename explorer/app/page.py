@@ -173,6 +173,7 @@ class WorkspacePage:
             self.upload.show_error(str(exc))
             self.picker.value = self.workspace.active
             return
+        self.picker.options = self.workspace.options()  # a bundled set now shows its run count
         self.upload.show_error(None)
 
     def received(self, name: str, data: bytes) -> None:

@@ -60,9 +60,11 @@ def upload(app, name: str, data: bytes, mime: str) -> None:
 
 def test_broken_upload_keeps_agreement_and_labels(app_page):
     app = app_page
+    app.page.wait_for_function(IDLE)
     app.scrub_to(60.0)
     app.expect_outcome("4/10", ["E5"], ["E1", "E2", "E3", "E7", "E8"])
     app.page.locator(".me-table .tabulator-row").first.click()  # E1, acceptable in the file
+    app.expect_text("me-label-selected", "Selected run: E1")
     app.page.keyboard.press("u")
     app.expect_text("me-unlabelled", "· 4 acceptable · 6 unacceptable")
     app.expect_whole("5/10")  # E1 now agrees: the evaluator fails it
