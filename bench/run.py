@@ -257,6 +257,9 @@ def main(argv: list[str] | None = None) -> int:
             r["met"] = bool(goal[2](value))
     result = {"machine": {"cpus": os.cpu_count(), "load_average_end": _load_average(), "python": sys.version.split()[0]},
               "seconds": round(time.time() - started, 1), "records": records}
+    if args.out.exists():  # bench/browser_latency.py --record writes these; this script does not measure them
+        kept = [r for r in json.loads(args.out.read_text()) if r.get("figure") == "browser_latency"]
+        records += kept
     args.out.write_text(json.dumps(records, indent=2) + "\n")
     (args.out.with_name("results_meta.json")).write_text(json.dumps({k: v for k, v in result.items() if k != "records"}, indent=2) + "\n")
     print_table(records)
