@@ -36,6 +36,7 @@ from ._common import (
 RUN_FIELDS = ("id", "title", "user_input", "human_verdict", "human_note", "invocations")
 INVOCATION_FIELDS = ("expected_calls", "actual_calls", "answer", "reference", "references")
 REQUIRED_INVOCATION_FIELDS = ("expected_calls", "actual_calls", "answer")
+_KNOWN_FIELDS = frozenset(RUN_FIELDS + INVOCATION_FIELDS)
 
 
 def _references(obj: dict[str, Any], path: str) -> tuple[str, ...]:
@@ -119,7 +120,7 @@ def _optional_text(obj: dict[str, Any], key: str) -> str:
 def run_from_record(obj: Any) -> Run:
     """A Run from one flat record (a parsed JSONL object or a CSV row dict); raises Problem."""
     obj = expect_object(obj, "")
-    unknown = [k for k in obj if k not in RUN_FIELDS + INVOCATION_FIELDS and not k.startswith("adk_")]
+    unknown = [k for k in obj if k not in _KNOWN_FIELDS and not k.startswith("adk_")]
     if unknown:
         raise Problem(show(unknown[0]), f'unknown field "{show(unknown[0])}" (known: {", ".join(RUN_FIELDS + INVOCATION_FIELDS)}, adk_*)')
     if "id" not in obj:
