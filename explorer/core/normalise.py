@@ -134,15 +134,22 @@ def normalise(text: str, rung: int, *, locale: str = "en", day_first: bool = Tru
     if rung >= 2:
         out = out.casefold()
     if rung >= 3:
-        start, end = 0, len(out)
-        while start < end and _is_edge(out[start]):
-            start += 1
-        while end > start and _is_edge(out[end - 1]):
-            end -= 1
-        out = out[start:end]
+        out = _strip_edges(out)
     if rung >= 4:
-        out = _canonical_numbers(_canonical_dates(out, day_first), locale)
+        # canonical forms may start with punctuation ("12 March" -> "--03-12"): strip the edges
+        # again, so that normalising twice changes nothing
+        out = _strip_edges(_canonical_numbers(_canonical_dates(out, day_first), locale))
     return out
+
+
+def _strip_edges(text: str) -> str:
+    """``text`` without leading and trailing punctuation and spaces (rung 3)."""
+    start, end = 0, len(text)
+    while start < end and _is_edge(text[start]):
+        start += 1
+    while end > start and _is_edge(text[end - 1]):
+        end -= 1
+    return text[start:end]
 
 
 def exact_at(
