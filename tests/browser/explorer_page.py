@@ -229,6 +229,24 @@ class App:
     def time_handle(self) -> Locator:
         return self.el("me-time").get_by_role("slider")
 
+    def select_run(self, run_id: str) -> None:
+        """Click run ``run_id``'s row in the table until the detail shows that run. A click that
+        lands while Tabulator redraws its rows (after a reveal) selects nothing, so retry; a row
+        already selected is not clicked again (that would unselect it)."""
+        row = self.el("me-table").locator(".tabulator-row", has=self.page.locator(
+            ".tabulator-cell", has_text=re.compile(rf"^\s*{re.escape(run_id)}\s*$")
+        )).first
+        head = self.el("me-detail").locator(".me-detail-head", has_text=run_id)
+        for _attempt in range(5):
+            if "tabulator-selected" not in (row.get_attribute("class") or ""):
+                row.click()
+            try:
+                expect(head).to_have_count(1, timeout=4_000)
+                return
+            except AssertionError:
+                continue
+        expect(head).to_have_count(1)
+
     def scrub_to(self, seconds: float) -> None:
         """Move the Inspection time slider to ``seconds`` as a person would: click the track at
         that fraction of 60 s, then nudge with the arrow keys until the handle reads ``seconds``."""

@@ -24,8 +24,7 @@ def test_selecting_e5_shows_answer_reference_note_and_marks_the_day(app_page):
     app = app_page
     app.next_events(3, then_time=36.0)
     app.expect_revealed(6, 10)
-    table = app.el("me-table")
-    table.locator(".tabulator-cell", has_text=re.compile(r"^\s*E5\s*$")).first.click()
+    app.select_run("E5")
     detail = app.el("me-detail")
     expect(detail).to_contain_text("Rome")
     expect(detail).to_contain_text("they would miss the flight")  # the person's note
