@@ -5,6 +5,8 @@ Each browser session builds its own instances, so two sessions never share input
 
 from __future__ import annotations
 
+import html
+
 from typing import Sequence
 
 import param
@@ -48,7 +50,9 @@ class Inputs(param.Parameterized):
 
     def __init__(self, tools: Sequence[str], settings: Settings, **params):
         super().__init__(**params)
-        self.param.deny_tools.objects = list(tools)
+        # labels escaped: the MultiChoice renders option labels as HTML, and tool names come from
+        # untrusted run files
+        self.param.deny_tools.objects = {html.escape(t): t for t in tools}
         self.apply(settings)
 
     def settings(self) -> Settings:
