@@ -67,3 +67,22 @@ def test_pairs_file_errors_name_file_and_path(tmp_path):
     with pytest.raises(LoadError) as err:
         load_pairs(bad)
     assert str(err.value) == f'{bad}: pairs[0]: missing "human_verdict"'
+
+
+@pytest.mark.parametrize(
+    "score, problem",
+    [(1e999, "pairs[0].stored_score: Input should be a finite number"), (5, "pairs[0].stored_score: Input should be less than or equal to 1")],
+)
+def test_stored_score_must_be_a_finite_similarity(tmp_path, score, problem):
+    # found by a newcomer: 1e999 was accepted and calibrate printed "Infinity", which is not JSON
+    import json
+
+    from explorer.core.errors import LoadError
+    from explorer.core.pairs import load_pairs
+
+    p = tmp_path / "pairs.json"
+    pair = {"id": "a", "references": ["r"], "candidate": "c", "human_verdict": "acceptable", "stored_score": score}
+    p.write_text(json.dumps({"format": "metric-explorer/pairs@1", "name": "x", "pairs": [pair]}).replace("Infinity", "1e999"))
+    with pytest.raises(LoadError) as info:
+        load_pairs(p)
+    assert str(info.value) == f"{p}: {problem}"

@@ -45,7 +45,7 @@ class _PairSchema(_Strict):
     references: list[str] = Field(min_length=1)
     candidate: str
     human_verdict: Literal["acceptable", "unacceptable"]
-    stored_score: float | None = None
+    stored_score: float | None = Field(default=None, ge=-1.0, le=1.0, allow_inf_nan=False)
     note: str = ""
 
 
