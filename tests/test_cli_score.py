@@ -20,6 +20,8 @@ def test_defaults_are_the_opening_run(capsys):
     s = out["summary"]
     assert (s["agree"], s["labelled"]) == (4, 10)
     assert s["false_pass"] == ["E5"] and s["false_fail"] == ["E1", "E2", "E3", "E7", "E8"]
+    # p_o = 0.4, p_e = 0.5 -> kappa -0.2; TP = 0 -> precision and recall 0
+    assert (s["precision"], s["recall"], s["kappa"]) == (0.0, 0.0, -0.2)
     e5 = next(r for r in out["runs"] if r["id"] == "E5")
     assert set(e5) >= {"id", "trajectory_score", "f1", "verdict", "human_verdict", "outcome", "decided_by", "reason"}
     assert (e5["verdict"], e5["outcome"], e5["decided_by"]) == ("pass", "false pass", "all checks")

@@ -72,14 +72,19 @@ def score_report(case_set, settings, response_args=None) -> dict:
                 "false_fail": summary.false_fail,
                 "true_fail": summary.true_fail,
             },
-            "precision": summary.precision,
-            "recall": summary.recall,
-            "kappa": summary.kappa,
+            "precision": _round6(summary.precision),
+            "recall": _round6(summary.recall),
+            "kappa": _round6(summary.kappa),
             **({"embedding": response["embedding"]} if response is not None and response.get("embedding") else {}),
         },
         "runs": runs,
         **({"response": response} if response is not None else {}),
     }, table
+
+
+def _round6(x: float | None) -> float | None:
+    """``x`` to 6 decimals (kappa -0.19999999999999996 -> -0.2), None kept."""
+    return None if x is None else round(x, 6)
 
 
 def _fmt(x) -> str:

@@ -10,7 +10,7 @@
       "pairs": [
         {"id": "P01", "references": ["..."], "candidate": "...",
          "human_verdict": "acceptable",         # or "unacceptable" (required)
-         "stored_score": 0.95,                  # optional, a number
+         "stored_score": 0.95,                  # optional, a number in [-1, 1]
          "note": "why"}                         # optional
       ]
     }
