@@ -29,12 +29,9 @@ sys.path.insert(0, str(REPO))
 from explorer.core.embedding import MAX_TOKENS, TOKENIZER_PATH, make_embedder, sha256_file  # noqa: E402
 from explorer.core.pairs import load_pairs  # noqa: E402
 
-RETURNS = (
-    "You can return your purchase by going to the returns page on our website. You have 30 days "
-    "from when it was delivered. The site will generate a return shipping label for you.",
-    "To return an item, visit our returns portal within 30 days of delivery and follow the "
-    "instructions to print a shipping label.",
-)
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from embedding import RETURNS  # noqa: E402  (seed 003's returns-portal pair, bench/embedding.py)
+
 
 
 def read_safetensors(path: Path) -> dict[str, np.ndarray]:

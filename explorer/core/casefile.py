@@ -35,7 +35,6 @@ from __future__ import annotations
 import json
 import os
 import re
-from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -43,7 +42,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from .errors import LoadError
 from .fields import DEFAULT_ID_PATTERN
 from .model import CaseSet, ExpectedField, Invocation, Run, ToolCall
-from .reading import decode_text, parse_json, read_bytes
+from .reading import parse_json, read_bytes, text_of
 
 FORMAT = "metric-explorer/cases@1"
 
@@ -207,9 +206,7 @@ def case_set_from_data(data: Any, name: str) -> CaseSet:
 
 def loads_case_set(data: bytes | str, name: str) -> CaseSet:
     """Parse and validate case-set JSON given as bytes or text; ``name`` labels errors."""
-    text = decode_text(data, name) if isinstance(data, bytes) else data
-    if not text.strip():
-        raise LoadError(name, "", "file is empty")
+    text = text_of(data, name)
     return case_set_from_data(parse_json(text, name), name)
 
 

@@ -33,7 +33,7 @@ from .evaluation import Evaluation, result_table
 from .features import Features
 from .loaders._common import show
 from .loaders.labels import Label, dumps_labels
-from .reading import decode_text, parse_json, read_bytes
+from .reading import parse_json, read_bytes, text_of
 from .settings import Settings
 
 SETTINGS_FORMAT = "metric-explorer/settings@1"
@@ -95,9 +95,7 @@ def settings_from_data(data: Any, name: str) -> Settings:
 
 def loads_settings(data: bytes | str, name: str) -> Settings:
     """Settings from settings JSON bytes or text; ``name`` labels errors."""
-    text = decode_text(data, name) if isinstance(data, bytes) else data
-    if not text.strip():
-        raise LoadError(name, "", "file is empty")
+    text = text_of(data, name)
     return settings_from_data(parse_json(text, name), name)
 
 

@@ -36,6 +36,15 @@ def decode_text(data: bytes, name: str) -> str:
     return text
 
 
+def text_of(data: bytes | str, name: str) -> str:
+    """Text of a file given as bytes (checked by :func:`decode_text`) or already as text.
+    Raises LoadError ``"<name>: file is empty"`` for empty or whitespace-only content."""
+    text = decode_text(data, name) if isinstance(data, bytes) else data
+    if not text.strip():
+        raise LoadError(name, "", "file is empty")
+    return text
+
+
 def read_bytes(path: str | os.PathLike[str]) -> bytes:
     """The bytes of ``path``, checking the size limit before reading. Raises LoadError."""
     p = Path(path)

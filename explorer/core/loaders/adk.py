@@ -35,7 +35,7 @@ from typing import Any
 
 from ..errors import LoadError
 from ..model import CaseSet, Invocation, Run, ToolCall
-from ..reading import decode_text, parse_json, read_bytes
+from ..reading import parse_json, read_bytes, text_of
 from ._common import (
     Problem, expect_list, expect_object, fast_call, join_path, json_type, make_case_set, parse_call_object, parse_calls,
 )
@@ -277,9 +277,7 @@ def adk_results_from_data(data: Any, name: str) -> CaseSet:
 
 def loads_adk_results(data: bytes | str, name: str) -> CaseSet:
     """Parse ADK EvalSetResult JSON given as bytes or text; ``name`` labels errors."""
-    text = decode_text(data, name) if isinstance(data, bytes) else data
-    if not text.strip():
-        raise LoadError(name, "", "file is empty")
+    text = text_of(data, name)
     return adk_results_from_data(parse_json(text, name), name)
 
 

@@ -23,7 +23,7 @@ from typing import Any, Sequence
 from ..casefile import case_set_from_data, loads_case_set
 from ..errors import LoadError
 from ..model import CaseSet
-from ..reading import decode_text, parse_json, read_bytes
+from ..reading import parse_json, read_bytes, text_of
 from . import adk, flat, messages
 from ._common import show
 
@@ -118,9 +118,7 @@ def loads_runs(data: bytes | str, name: str, input_format: str = "auto") -> Case
     ValueError for an unknown ``input_format``."""
     if input_format not in INPUT_FORMATS:
         raise ValueError(f"input format must be one of {', '.join(INPUT_FORMATS)}, got {input_format!r}")
-    text = decode_text(data, name) if isinstance(data, bytes) else data
-    if not text.strip():
-        raise LoadError(name, "", "file is empty")
+    text = text_of(data, name)
     fmt, data = _detect(text, name) if input_format == "auto" else (input_format, None)
     if data is not None:  # auto read one JSON document already: do not parse it twice
         if fmt == "cases":

@@ -27,7 +27,7 @@ from typing import Any, Iterable
 
 from ..errors import LoadError
 from ..model import CaseSet, Invocation, Run
-from ..reading import decode_text, parse_json, read_bytes
+from ..reading import parse_json, read_bytes, text_of
 from ._common import (
     Problem, check_unique_ids, expect_list, expect_object, expect_str, fast_call, join_path, json_type,
     make_case_set, parse_calls, parse_verdict, show,
@@ -202,9 +202,7 @@ def flat_from_data(data: Any, name: str) -> CaseSet:
 
 def loads_jsonl(data: bytes | str, name: str) -> CaseSet:
     """Runs from JSONL bytes or text; ``name`` labels errors."""
-    text = decode_text(data, name) if isinstance(data, bytes) else data
-    if not text.strip():
-        raise LoadError(name, "", "file is empty")
+    text = text_of(data, name)
     return jsonl_from_text(text, name)
 
 
@@ -285,9 +283,7 @@ def csv_from_text(text: str, name: str) -> CaseSet:
 
 def loads_csv(data: bytes | str, name: str) -> CaseSet:
     """Runs from CSV bytes or text; ``name`` labels errors."""
-    text = decode_text(data, name) if isinstance(data, bytes) else data
-    if not text.strip():
-        raise LoadError(name, "", "file is empty")
+    text = text_of(data, name)
     return csv_from_text(text, name)
 
 

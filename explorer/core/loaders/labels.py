@@ -25,7 +25,7 @@ import numpy as np
 from ..errors import LoadError
 from ..features import HUMAN_CODES, Features
 from ..model import CaseSet, Run
-from ..reading import decode_text, read_bytes
+from ..reading import read_bytes, text_of
 from ._common import Problem, parse_verdict, show
 
 LABEL_COLUMNS = ("run_id", "human_verdict", "note")
@@ -88,9 +88,7 @@ def labels_from_text(text: str, name: str) -> dict[str, Label]:
 
 def loads_labels(data: bytes | str, name: str) -> dict[str, Label]:
     """Labels from CSV bytes or text; ``name`` labels errors."""
-    text = decode_text(data, name) if isinstance(data, bytes) else data
-    if not text.strip():
-        raise LoadError(name, "", "file is empty")
+    text = text_of(data, name)
     return labels_from_text(text, name)
 
 

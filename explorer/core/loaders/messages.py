@@ -28,7 +28,7 @@ from typing import Any
 
 from ..errors import LoadError
 from ..model import CaseSet, Invocation, Run, ToolCall
-from ..reading import decode_text, parse_json, read_bytes
+from ..reading import parse_json, read_bytes, text_of
 from ._common import (
     Problem, check_unique_ids, expect_list, expect_object, expect_str, join_path, json_type,
     make_case_set, parse_verdict, show,
@@ -213,9 +213,7 @@ def _runs_of(records: list[tuple[str, Any]], name: str) -> CaseSet:
 
 def loads_messages(data: bytes | str, name: str) -> CaseSet:
     """Runs from messages bytes or text; ``name`` labels errors."""
-    text = decode_text(data, name) if isinstance(data, bytes) else data
-    if not text.strip():
-        raise LoadError(name, "", "file is empty")
+    text = text_of(data, name)
     return messages_from_text(text, name)
 
 
