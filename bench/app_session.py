@@ -30,7 +30,7 @@ sys.path.insert(0, str(REPO))
 
 from explorer.app.main import ExplorerSession  # noqa: E402
 from explorer.app.shared import load_shared  # noqa: E402
-from explorer.core.replay import event_times  # noqa: E402
+from explorer.core.evaluation.replay import event_times  # noqa: E402
 
 
 def _ms(fn) -> float:

@@ -47,9 +47,9 @@ from explorer_page import App  # noqa: E402
 from served_app import ServedApp  # noqa: E402
 
 from explorer.commands.common import load_cases  # noqa: E402
-from explorer.core.evaluation import evaluate  # noqa: E402
-from explorer.core.features import build_features  # noqa: E402
-from explorer.core.settings import Settings  # noqa: E402
+from explorer.core.evaluation.verdicts import evaluate  # noqa: E402
+from explorer.core.evaluation.features import build_features  # noqa: E402
+from explorer.core.evaluation.settings import Settings  # noqa: E402
 
 CYCLE = (("ANY_ORDER", "any_order"), ("EXACT", "exact"), ("IN_ORDER", "in_order"))
 """(button label, settings value): consecutive entries give different agreements on the bundled set."""

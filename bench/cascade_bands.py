@@ -31,12 +31,12 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from explorer.core.cascade import CascadeFeatures, CascadeSettings, apply_bands_decided  # noqa: E402
-from explorer.core.casefile import load_case_set  # noqa: E402
-from explorer.core.evaluation import evaluate  # noqa: E402
-from explorer.core.features import build_features  # noqa: E402
-from explorer.core.response_features import ResponseFeatures  # noqa: E402
-from explorer.core.settings import Settings  # noqa: E402
+from explorer.core.scoring.cascade import CascadeFeatures, CascadeSettings, apply_bands_decided  # noqa: E402
+from explorer.core.io.casefile import load_case_set  # noqa: E402
+from explorer.core.evaluation.verdicts import evaluate  # noqa: E402
+from explorer.core.evaluation.features import build_features  # noqa: E402
+from explorer.core.evaluation.response_features import ResponseFeatures  # noqa: E402
+from explorer.core.evaluation.settings import Settings  # noqa: E402
 
 
 def ms(seconds: float) -> str:

@@ -1,6 +1,6 @@
 """Embedding backends: load time and sentences per second, for every backend installed.
 
-For each backend of :mod:`explorer.core.embedding` whose packages are installed (``onnx-int8``:
+For each backend of :mod:`explorer.core.scoring.embedding` whose packages are installed (``onnx-int8``:
 the similarity extra; ``exact``: the similarity-exact extra, PyTorch), it prints
 
 * load time: first ``identity()`` on a fresh embedder (hashing the weights, building the
@@ -28,8 +28,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from explorer.core.embedding import BACKENDS, best_cosine, cosine_pairs, make_embedder, similarity_available  # noqa: E402
-from explorer.core.pairs import load_pairs  # noqa: E402
+from explorer.core.scoring.embedding import BACKENDS, best_cosine, cosine_pairs, make_embedder, similarity_available  # noqa: E402
+from explorer.core.io.pairs import load_pairs  # noqa: E402
 
 RETURNS = (
     "You can return your purchase by going to the returns page on our website. You have 30 days "

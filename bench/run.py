@@ -8,13 +8,13 @@ One command (``make bench``, or ``.venv/bin/python bench/run.py``) prints a tabl
 For each N (default 1k, 10k, 100k, 1M runs from ``bench/synth.py``, generated once into
 ``bench/data/``) a fresh Python process, so peak memory is that N's alone:
 
-* ``load_features``: the JSONL file loaded with features computed (``explorer.core.bigload``,
+* ``load_features``: the JSONL file loaded with features computed (``explorer.core.io.bigload``,
   parallel); per-run CPU time in ``detail``;
 * ``load_flat`` / ``features_single`` (N <= 10k): the flat loader and ``build_features`` in one
   process, for reference;
 * ``rescore_<kind>``: ``evaluate`` after a change of one setting (trajectory mode, compare args,
   F1 threshold, combine rule, deny-list, key fields), the median of 20 changes each;
-* ``sweep``: all 6,464 settings (``explorer.core.sweep``), median of 5 (3 at 1M);
+* ``sweep``: all 6,464 settings (``explorer.core.evaluation.sweep``), median of 5 (3 at 1M);
 * ``peak_rss``: the process's peak resident memory with the runs loaded (``VmHWM``) before the
   baseline runs, in ``detail.mb``; the largest worker's peak in ``detail.worker_mb``;
 * ``rescore_vs_adk`` (N <= 100k): side by side on the same runs, an ADK-style scorer - a Python
@@ -74,7 +74,7 @@ def _vm_hwm_mb() -> float:
 
 def settings_changes(kind: str, count: int):
     """``count`` Settings, each differing from the one before in setting ``kind`` only."""
-    from explorer.core.settings import Settings
+    from explorer.core.evaluation.settings import Settings
 
     base = Settings(trajectory="any_order", f1_threshold=0.6, deny_tools=("delete_booking",))
     cycles = {
@@ -93,8 +93,8 @@ def adk_style_agreement(runs, settings):
     runs and invocations: ADK trajectory match, then the answer's best unigram F1), combine as
     ``settings`` say, count agreement. No deny-list or key fields (ADK has neither), so it does
     less work than ``evaluate``."""
-    from explorer.core.overlap import best_f1
-    from explorer.core.trajectory import invocation_matches
+    from explorer.core.scoring.overlap import best_f1
+    from explorer.core.scoring.trajectory import invocation_matches
 
     agree = 0
     for run in runs:
@@ -115,10 +115,10 @@ def adk_style_agreement(runs, settings):
 
 def child(n: int, path: Path) -> list[dict]:
     """Every figure for one N, measured in this (fresh) process."""
-    from explorer.core.bigload import load_jsonl_features
-    from explorer.core.evaluation import evaluate
-    from explorer.core.features import build_features
-    from explorer.core.sweep import sweep
+    from explorer.core.io.bigload import load_jsonl_features
+    from explorer.core.evaluation.verdicts import evaluate
+    from explorer.core.evaluation.features import build_features
+    from explorer.core.evaluation.sweep import sweep
 
     records: list[dict] = []
 
@@ -149,7 +149,7 @@ def child(n: int, path: Path) -> list[dict]:
     say(f"load + features {_median(walls):.2f} s (CPU {_median(cpus):.1f} s)")
 
     if n <= 10_000:
-        from explorer.core.loaders.flat import load_jsonl
+        from explorer.core.io.loaders.flat import load_jsonl
 
         t0 = time.perf_counter()
         flat = load_jsonl(str(path))

@@ -12,7 +12,7 @@ import importlib
 import sys
 
 from . import __version__
-from .core.errors import LoadError
+from .core.io.errors import LoadError
 
 SUBCOMMANDS = ("score", "serve", "sweep", "calibrate")
 """Modules under ``explorer.commands``, in the order ``--help`` lists them."""

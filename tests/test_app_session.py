@@ -18,8 +18,8 @@ from explorer.app.shared import load_shared
 from explorer.app.tradeoff import THRESHOLDS, sweep
 from explorer.app.views.detail import detail_html
 from explorer.app.views.table import table_frame
-from explorer.core.evaluation import evaluate
-from explorer.core.settings import Settings
+from explorer.core.evaluation.verdicts import evaluate
+from explorer.core.evaluation.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -26,10 +26,10 @@ from explorer.app.views.sweep import sweep_view_data  # noqa: E402
 from explorer.app.workspace import (  # noqa: E402
     ProcessSets, Workspace, bundled_run_sets, label_codes_from_upload, load_upload, looks_like_labels_csv,
 )
-from explorer.core.errors import LoadError  # noqa: E402
-from explorer.core.evaluation import evaluate  # noqa: E402
-from explorer.core.loaders.labels import loads_labels  # noqa: E402
-from explorer.core.settings import Settings  # noqa: E402
+from explorer.core.io.errors import LoadError  # noqa: E402
+from explorer.core.evaluation.verdicts import evaluate  # noqa: E402
+from explorer.core.io.loaders.labels import loads_labels  # noqa: E402
+from explorer.core.evaluation.settings import Settings  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 BOOKING = ROOT / "cases" / "booking_agent.json"
@@ -214,7 +214,7 @@ def test_page_upload_then_switch_back_keeps_labels_and_settings(process):
 
 
 def test_downloads_settings_adk_and_table(process):
-    from explorer.core.exports import loads_settings
+    from explorer.core.io.exports import loads_settings
     import json
 
     page = WorkspacePage(process)

@@ -8,13 +8,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from explorer.core import bigload
-from explorer.core.bigload import load_jsonl_features
-from explorer.core.errors import LoadError
-from explorer.core.evaluation import evaluate
-from explorer.core.features import build_features
-from explorer.core.loaders.flat import load_jsonl
-from explorer.core.settings import Settings
+from explorer.core.io import bigload
+from explorer.core.io.bigload import load_jsonl_features
+from explorer.core.io.errors import LoadError
+from explorer.core.evaluation.verdicts import evaluate
+from explorer.core.evaluation.features import build_features
+from explorer.core.io.loaders.flat import load_jsonl
+from explorer.core.evaluation.settings import Settings
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 import synth  # noqa: E402
@@ -111,7 +111,7 @@ def test_json_the_fast_parser_refuses_still_loads(tmp_path):
 
 
 def test_looks_like_flat_jsonl(tmp_path, synth_file):
-    from explorer.core.bigload import looks_like_flat_jsonl
+    from explorer.core.io.bigload import looks_like_flat_jsonl
 
     assert looks_like_flat_jsonl(synth_file, min_bytes=0)
     assert not looks_like_flat_jsonl(synth_file)  # small: the ordinary loader is quicker

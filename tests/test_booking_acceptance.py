@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from explorer.core.casefile import load_case_set
-from explorer.core.evaluation import evaluate
-from explorer.core.features import build_features
-from explorer.core.settings import Settings
+from explorer.core.io.casefile import load_case_set
+from explorer.core.evaluation.verdicts import evaluate
+from explorer.core.evaluation.features import build_features
+from explorer.core.evaluation.settings import Settings
 
 CASES = Path(__file__).resolve().parents[1] / "cases" / "booking_agent.json"
 GOOD5 = ["E1", "E2", "E3", "E7", "E8"]

@@ -4,9 +4,9 @@ import math
 
 import pytest
 
-from explorer.core.calibration import choose_bands, seed_reading, threshold_table
-from explorer.core.pairs import load_pairs
-from explorer.core.errors import LoadError
+from explorer.core.evaluation.calibration import choose_bands, seed_reading, threshold_table
+from explorer.core.io.pairs import load_pairs
+from explorer.core.io.errors import LoadError
 
 SCORES = [0.9, 0.8, 0.7, 0.6]
 GOOD = [True, False, True, False]
@@ -77,8 +77,8 @@ def test_stored_score_must_be_a_finite_similarity(tmp_path, score, problem):
     # found by a newcomer: 1e999 was accepted and calibrate printed "Infinity", which is not JSON
     import json
 
-    from explorer.core.errors import LoadError
-    from explorer.core.pairs import load_pairs
+    from explorer.core.io.errors import LoadError
+    from explorer.core.io.pairs import load_pairs
 
     p = tmp_path / "pairs.json"
     pair = {"id": "a", "references": ["r"], "candidate": "c", "human_verdict": "acceptable", "stored_score": score}

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from explorer.core.cascade import (
+from explorer.core.scoring.cascade import (
     STAGES,
     CascadeSettings,
     PersonJudge,
@@ -12,9 +12,9 @@ from explorer.core.cascade import (
     cascade_verdict,
     judge_from_verdicts,
 )
-from explorer.core.casefile import load_case_set
-from explorer.core.model import ExpectedField
-from explorer.core.response_scorers import F1Scorer
+from explorer.core.io.casefile import load_case_set
+from explorer.core.io.model import ExpectedField
+from explorer.core.scoring.response_scorers import F1Scorer
 
 
 REF = ["TP1351 is booked for 12 March"]

@@ -4,8 +4,8 @@ import json
 
 import pytest
 
-from explorer.core.casefile import dumps_case_set, load_case_set, loads_case_set
-from explorer.core.errors import LoadError
+from explorer.core.io.casefile import dumps_case_set, load_case_set, loads_case_set
+from explorer.core.io.errors import LoadError
 
 
 def good_run(run_id="R1"):

@@ -8,12 +8,12 @@ import pytest
 
 from explorer.cli import main
 from explorer.commands.common import BUNDLED_CASES
-from explorer.core.casefile import load_case_set
-from explorer.core.exports import dumps_settings
-from explorer.core.loaders import load_runs
-from explorer.core.loaders.flat import dumps_csv, dumps_jsonl
-from explorer.core.loaders.labels import Label, apply_labels, dumps_labels, labels_from_runs, load_labels
-from explorer.core.settings import Settings
+from explorer.core.io.casefile import load_case_set
+from explorer.core.io.exports import dumps_settings
+from explorer.core.io.loaders import load_runs
+from explorer.core.io.loaders.flat import dumps_csv, dumps_jsonl
+from explorer.core.io.loaders.labels import Label, apply_labels, dumps_labels, labels_from_runs, load_labels
+from explorer.core.evaluation.settings import Settings
 
 TEN_OF_TEN = Settings(trajectory="any_order", f1_threshold=0.4, deny_check=True, deny_tools=("delete_booking",), key_fields=True)
 

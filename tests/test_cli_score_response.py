@@ -5,8 +5,8 @@ import json
 import pytest
 
 from explorer.cli import main
-from explorer.core.casefile import load_case_set
-from explorer.core.response_scorers import rouge1_adk
+from explorer.core.io.casefile import load_case_set
+from explorer.core.scoring.response_scorers import rouge1_adk
 
 
 def run_json(capsys, *argv):

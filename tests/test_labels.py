@@ -3,10 +3,10 @@
 import numpy as np
 import pytest
 
-from explorer.core.casefile import load_case_set
-from explorer.core.errors import LoadError
-from explorer.core.features import build_features
-from explorer.core.loaders.labels import (
+from explorer.core.io.casefile import load_case_set
+from explorer.core.io.errors import LoadError
+from explorer.core.evaluation.features import build_features
+from explorer.core.io.loaders.labels import (
     Label, apply_labels, dumps_labels, human_codes, labels_from_codes, labels_from_runs, load_labels, loads_labels,
 )
 from explorer.commands.common import BUNDLED_CASES
@@ -98,8 +98,8 @@ def test_empty_and_binary_labels(tmp_path):
 def test_labels_over_a_big_set_keep_its_features(tmp_path):
     """A case set whose runs are a RunStore with features (the parallel JSONL loader) is
     labelled through a view: features are not recomputed, verdicts and runs read labelled."""
-    from explorer.core.bigload import load_jsonl_features
-    from explorer.core.loaders.flat import dumps_jsonl
+    from explorer.core.io.bigload import load_jsonl_features
+    from explorer.core.io.loaders.flat import dumps_jsonl
 
     cs = load_case_set(BUNDLED_CASES)
     path = tmp_path / "runs.jsonl"

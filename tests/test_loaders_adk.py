@@ -12,13 +12,13 @@ import json
 import pytest
 
 from explorer.cli import main
-from explorer.core.errors import LoadError
-from explorer.core.evaluation import evaluate
-from explorer.core.features import build_features
-from explorer.core.loaders import load_runs
-from explorer.core.loaders.adk import load_adk_results
-from explorer.core.model import ToolCall
-from explorer.core.settings import Settings
+from explorer.core.io.errors import LoadError
+from explorer.core.evaluation.verdicts import evaluate
+from explorer.core.evaluation.features import build_features
+from explorer.core.io.loaders import load_runs
+from explorer.core.io.loaders.adk import load_adk_results
+from explorer.core.io.model import ToolCall
+from explorer.core.evaluation.settings import Settings
 
 SEARCH = {"name": "search_flights", "args": {"origin": "LHR", "destination": "LIS", "date": "2026-03-12"}}
 BOOK = {"name": "book_flight", "args": {"flight": "TP1351", "passenger": "Ana Silva"}}

@@ -4,10 +4,10 @@ import json
 
 import pytest
 
-from explorer.core.errors import LoadError
-from explorer.core.loaders import load_runs
-from explorer.core.loaders.flat import dumps_csv, dumps_jsonl, loads_csv, loads_jsonl
-from explorer.core.model import CaseSet, Invocation, Run, ToolCall
+from explorer.core.io.errors import LoadError
+from explorer.core.io.loaders import load_runs
+from explorer.core.io.loaders.flat import dumps_csv, dumps_jsonl, loads_csv, loads_jsonl
+from explorer.core.io.model import CaseSet, Invocation, Run, ToolCall
 
 S = ToolCall("search_flights", {"destination": "LIS", "date": "2026-03-12"})
 B = ToolCall("book_flight", {"flight": "TP1351"})

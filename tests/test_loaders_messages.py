@@ -4,9 +4,9 @@ import json
 
 import pytest
 
-from explorer.core.errors import LoadError
-from explorer.core.loaders import load_runs
-from explorer.core.model import ToolCall
+from explorer.core.io.errors import LoadError
+from explorer.core.io.loaders import load_runs
+from explorer.core.io.model import ToolCall
 
 
 def call(name, args, call_id="call_1"):

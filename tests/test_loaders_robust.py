@@ -7,10 +7,10 @@ import json
 
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from explorer.core.errors import LoadError
-from explorer.core.exports import loads_settings
-from explorer.core.loaders import loads_runs
-from explorer.core.loaders.labels import loads_labels
+from explorer.core.io.errors import LoadError
+from explorer.core.io.exports import loads_settings
+from explorer.core.io.loaders import loads_runs
+from explorer.core.io.loaders.labels import loads_labels
 from test_loaders_adk import camel, multi_invocation_case, new_form_case, old_form_case, result_file
 from test_loaders_messages import record
 

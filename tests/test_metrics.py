@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from explorer.core.metrics import agreement
+from explorer.core.evaluation.metrics import agreement
 
 
 def test_opening_run_figures():

@@ -2,7 +2,7 @@
 
 import pytest
 
-from explorer.core.normalise import exact_at, first_rung, normalise, number_spans
+from explorer.core.scoring.normalise import exact_at, first_rung, normalise, number_spans
 
 REF = "Order A-1042 ships on 12 March 2026."
 

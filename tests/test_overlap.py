@@ -2,7 +2,7 @@
 
 import pytest
 
-from explorer.core.overlap import best_f1, tokens, unigram_f1
+from explorer.core.scoring.overlap import best_f1, tokens, unigram_f1
 
 
 def test_tokens_lowercase_alphanumeric():

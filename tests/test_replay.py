@@ -1,4 +1,4 @@
-"""The replay timeline (explorer.core.replay), values worked out by hand from docs/ui-contract.md:
+"""The replay timeline (explorer.core.evaluation.replay), values worked out by hand from docs/ui-contract.md:
 N runs revealed two at a time (ceil(N/30) when N > 60), reveal r of R at t = 60 r / R."""
 
 from __future__ import annotations
@@ -8,10 +8,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from explorer.core.casefile import load_case_set
-from explorer.core.evaluation import evaluate
-from explorer.core.features import build_features
-from explorer.core.replay import (
+from explorer.core.io.casefile import load_case_set
+from explorer.core.evaluation.verdicts import evaluate
+from explorer.core.evaluation.features import build_features
+from explorer.core.evaluation.replay import (
     advance,
     event_times,
     next_event_time,
@@ -21,7 +21,7 @@ from explorer.core.replay import (
     state_at,
     trace_events,
 )
-from explorer.core.settings import Settings
+from explorer.core.evaluation.settings import Settings
 
 BUNDLED = Path(__file__).resolve().parents[1] / "cases" / "booking_agent.json"
 TEN = np.array([12, 12, 24, 24, 36, 36, 48, 48, 60, 60], dtype=float)

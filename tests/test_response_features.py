@@ -7,12 +7,12 @@ import math
 import numpy as np
 import pytest
 
-from explorer.core.casefile import case_set_from_data
-from explorer.core.embedding import EmbedderIdentity, SimilarityUnavailable, similarity_available
-from explorer.core.evaluation import evaluate, reasons, result_table
-from explorer.core.features import build_features
-from explorer.core.response_features import ResponseFeatures
-from explorer.core.settings import Settings
+from explorer.core.io.casefile import case_set_from_data
+from explorer.core.scoring.embedding import EmbedderIdentity, SimilarityUnavailable, similarity_available
+from explorer.core.evaluation.verdicts import evaluate, reasons, result_table
+from explorer.core.evaluation.features import build_features
+from explorer.core.evaluation.response_features import ResponseFeatures
+from explorer.core.evaluation.settings import Settings
 
 # (id, answer, reference, cosine we give the pair, person's verdict)
 RUNS = [

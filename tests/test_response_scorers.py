@@ -3,9 +3,9 @@
 import pytest
 from rouge_score import rouge_scorer
 
-from explorer.core.casefile import load_case_set
-from explorer.core.overlap import unigram_f1
-from explorer.core.response_scorers import (
+from explorer.core.io.casefile import load_case_set
+from explorer.core.scoring.overlap import unigram_f1
+from explorer.core.scoring.response_scorers import (
     ExactScorer,
     F1Scorer,
     Rouge1Scorer,
@@ -71,7 +71,7 @@ def test_missing_similarity_extra_gives_an_install_hint_not_a_traceback():
 
     code = (
         "import sys; sys.modules['onnxruntime'] = None\n"  # as if the extra were not installed
-        "from explorer.core.embedding import SimilarityUnavailable, make_embedder\n"
+        "from explorer.core.scoring.embedding import SimilarityUnavailable, make_embedder\n"
         "try:\n"
         "    make_embedder(shared=False).embed(['x'])\n"
         "except SimilarityUnavailable as exc:\n"

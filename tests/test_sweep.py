@@ -9,11 +9,11 @@ import pytest
 
 from explorer.cli import main
 from explorer.commands.common import load_cases
-from explorer.core.evaluation import evaluate
-from explorer.core.features import build_features
-from explorer.core.model import CaseSet, Invocation, Run, ToolCall
-from explorer.core.settings import Settings
-from explorer.core.sweep import SETTING_COLUMNS, THRESHOLDS, best, row_settings, sweep, sweep_plain
+from explorer.core.evaluation.verdicts import evaluate
+from explorer.core.evaluation.features import build_features
+from explorer.core.io.model import CaseSet, Invocation, Run, ToolCall
+from explorer.core.evaluation.settings import Settings
+from explorer.core.evaluation.sweep import SETTING_COLUMNS, THRESHOLDS, best, row_settings, sweep, sweep_plain
 
 DENY = Settings(deny_tools=("delete_booking",))
 
@@ -163,7 +163,7 @@ def test_cli_bad_file_exits_2(tmp_path, capsys):
 
 
 def test_heatmap_frame(bundled):
-    from explorer.core.sweep import heatmap_frame
+    from explorer.core.evaluation.sweep import heatmap_frame
 
     grid = heatmap_frame(sweep(bundled, DENY), combine="all", deny_check=True, key_fields=True)
     assert grid.shape == (8, 101)  # 4 modes x 2 args, 101 thresholds

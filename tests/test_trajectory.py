@@ -2,8 +2,8 @@
 
 import pytest
 
-from explorer.core.model import Invocation, ToolCall
-from explorer.core.trajectory import (
+from explorer.core.io.model import Invocation, ToolCall
+from explorer.core.scoring.trajectory import (
     any_order_match,
     calls_match,
     exact_match,

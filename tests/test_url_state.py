@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from explorer.app.url import format_threshold, query_from_settings, settings_from_query
-from explorer.core.settings import Settings
+from explorer.core.evaluation.settings import Settings
 
 TOOLS = ("book_flight", "confirm_booking", "delete_booking", "get_weather", "search_flights")
 OPENING = Settings(deny_tools=("delete_booking",))

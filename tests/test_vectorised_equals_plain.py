@@ -12,7 +12,7 @@ product's helpers for the parts it checks:
 * combine rules (seed 002): ``all`` = deny-list, key fields, trajectory == 1 (unless not scored),
   F1 >= threshold; ``mean`` = deny-list, key fields, then mean(trajectory, F1) >= 0.75 (F1 alone
   when the trajectory is not scored);
-* key fields use :func:`explorer.core.fields.key_fields_reason_best` per invocation (the per-run
+* key fields use :func:`explorer.core.scoring.fields.key_fields_reason_best` per invocation (the per-run
   definition; what is checked here is its vectorised use).
 
 Random runs come from hypothesis; for each, the vectorised :func:`evaluate` must give the plain
@@ -28,12 +28,12 @@ from types import SimpleNamespace
 import numpy as np
 from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
 
-from explorer.core.evaluation import evaluate
-from explorer.core.features import build_features
-from explorer.core.fields import key_fields_reason_best
-from explorer.core.model import CaseSet, Invocation, Run, ToolCall
-from explorer.core.settings import Settings
-from explorer.core.sweep import SETTING_COLUMNS, THRESHOLDS, sweep
+from explorer.core.evaluation.verdicts import evaluate
+from explorer.core.evaluation.features import build_features
+from explorer.core.scoring.fields import key_fields_reason_best
+from explorer.core.io.model import CaseSet, Invocation, Run, ToolCall
+from explorer.core.evaluation.settings import Settings
+from explorer.core.evaluation.sweep import SETTING_COLUMNS, THRESHOLDS, sweep
 
 TOOLS = ["search", "book", "confirm", "weather", "delete"]
 DENIED = ("delete",)

@@ -1,6 +1,6 @@
 """Differing words, marked: escaped HTML with ``<mark>`` around the words one text has and the other lacks.
 
-Words are the unigram-F1 tokens (lowercase ``[a-z0-9]+``, :mod:`explorer.core.overlap`), counted
+Words are the unigram-F1 tokens (lowercase ``[a-z0-9]+``, :mod:`explorer.core.scoring.overlap`), counted
 as multisets: a word is marked when it occurs more often in this text than in the other one (the
 first occurrences are matched, the surplus ones marked). Untrusted text is escaped with
 ``html.escape`` before any markup is added.

@@ -2,7 +2,7 @@
 
 The features are shared read-only by every session; labels made in the app (labelling in the
 table, decisions in the cascade's review queue) live here, per session, and are applied with
-:meth:`explorer.core.features.Features.with_human` (a copy of one int8 array, never of the table).
+:meth:`explorer.core.evaluation.features.Features.with_human` (a copy of one int8 array, never of the table).
 A failed file load never touches this object, so labels made in the app are not lost.
 """
 
@@ -13,7 +13,7 @@ from typing import Literal
 import numpy as np
 import param
 
-from ..core.features import HUMAN_CODES, Features
+from ..core.evaluation.features import HUMAN_CODES, Features
 
 Label = Literal["acceptable", "unacceptable"] | None
 

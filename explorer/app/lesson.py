@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..core.settings import Settings
+from ..core.evaluation.settings import Settings
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,6 @@
 """Serving a big run file while it loads: a background load and the page shown meanwhile.
 
-A 1M-run JSONL file takes a minute or more to load (``explorer.core.bigload``). ``serve`` then
+A 1M-run JSONL file takes a minute or more to load (``explorer.core.io.bigload``). ``serve`` then
 starts the server at once and loads in a background thread; until the data is ready every new page
 shows a progress bar (MB read, parsed and featurised, of the file's size) and swaps itself for the
 explorer when the load ends. A load error is printed as one line and ends the server (exit 2),
@@ -17,7 +17,7 @@ from typing import Callable, Generic, TypeVar
 
 import panel as pn
 
-from ..core.errors import LoadError
+from ..core.io.errors import LoadError
 from .views.style import styled
 
 T = TypeVar("T")

@@ -4,7 +4,7 @@
 once per process; everything it builds (inputs, clock, widgets, periodic callback) belongs to that
 session alone.
 
-Flow: an input change evaluates the settings once (:func:`explorer.core.evaluation.evaluate`),
+Flow: an input change evaluates the settings once (:func:`explorer.core.evaluation.verdicts.evaluate`),
 pauses and rewinds the replay to t = 0 and refreshes every view; a clock change refreshes the
 time-dependent views only when the number of revealed runs changes (the time label always).
 """
@@ -17,11 +17,11 @@ from typing import Any, Mapping
 
 import panel as pn
 
-from ..core.embedding import SimilarityUnavailable
-from ..core.evaluation import Evaluation, evaluate
-from ..core.response_features import response_features_for
-from ..core.replay import DURATION, advance, next_event_time, reveal_times, revealed_count, state_at, trace_events
-from ..core.settings import Settings
+from ..core.scoring.embedding import SimilarityUnavailable
+from ..core.evaluation.verdicts import Evaluation, evaluate
+from ..core.evaluation.response_features import response_features_for
+from ..core.evaluation.replay import DURATION, advance, next_event_time, reveal_times, revealed_count, state_at, trace_events
+from ..core.evaluation.settings import Settings
 from .labels import SessionLabels
 from .lesson import LessonStep
 from .shared import SharedData

@@ -16,8 +16,8 @@ from typing import Any
 import numpy as np
 import panel as pn
 
-from ..core.errors import LoadError
-from ..core.settings import Settings
+from ..core.io.errors import LoadError
+from ..core.evaluation.settings import Settings
 from .main import ExplorerSession
 from .views.downloads import Downloads
 from .views.filters import FilterBar, frame_filter, search_text

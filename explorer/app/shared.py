@@ -5,10 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..core.casefile import load_case_set
-from ..core.features import Features, build_features
-from ..core.model import CaseSet
-from ..core.settings import Settings
+from ..core.io.casefile import load_case_set
+from ..core.evaluation.features import Features, build_features
+from ..core.io.model import CaseSet
+from ..core.evaluation.settings import Settings
 
 DEFAULT_DENIED_TOOL = "delete_booking"
 """Chosen in the deny-list when the data has it (seed 002), with the check itself left off."""

@@ -11,8 +11,8 @@ from typing import Sequence
 
 import param
 
-from ..core.replay import DURATION
-from ..core.settings import Settings
+from ..core.evaluation.replay import DURATION
+from ..core.evaluation.settings import Settings
 
 TRAJECTORY_OPTIONS = {"EXACT": "exact", "IN_ORDER": "in_order", "ANY_ORDER": "any_order", "Not scored": "none"}
 """Trajectory match label (seed 002 wording) -> ``Settings.trajectory``."""

@@ -12,9 +12,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..core.evaluation import evaluate
-from ..core.features import Features
-from ..core.settings import Settings
+from ..core.evaluation.verdicts import evaluate
+from ..core.evaluation.features import Features
+from ..core.evaluation.settings import Settings
 
 THRESHOLDS = np.round(np.linspace(0.0, 1.0, 101), 2)
 """The 101 thresholds 0.00, 0.01, ..., 1.00."""

@@ -1,6 +1,6 @@
 """Shareable state: scorer settings <-> URL query (pure, no Panel).
 
-Query names and values are those of :class:`explorer.core.settings.Settings` (docs/ui-contract.md)::
+Query names and values are those of :class:`explorer.core.evaluation.settings.Settings` (docs/ui-contract.md)::
 
     ?trajectory=any_order&compare_args=true&f1_threshold=0.4&combine=all
      &deny_check=true&deny_tools=delete_booking&key_fields=true
@@ -14,8 +14,8 @@ from __future__ import annotations
 import math
 from typing import Iterable, Mapping, Sequence
 
-from ..core.settings import COMBINE_RULES, RESPONSE_SCORERS, Settings
-from ..core.trajectory import TRAJECTORY_MODES
+from ..core.evaluation.settings import COMBINE_RULES, RESPONSE_SCORERS, Settings
+from ..core.scoring.trajectory import TRAJECTORY_MODES
 
 QUERY_NAMES = (
     "trajectory", "compare_args", "f1_threshold", "combine", "deny_check", "deny_tools", "key_fields",

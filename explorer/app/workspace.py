@@ -22,13 +22,13 @@ from typing import Callable, Literal
 
 import numpy as np
 
-from ..core.errors import LoadError
-from ..core.features import HUMAN_CODES, build_features
-from ..core.loaders.detect import loads_runs
-from ..core.loaders.labels import Label, labels_from_text
-from ..core.model import CaseSet
-from ..core.reading import decode_text
-from ..core.settings import Settings
+from ..core.io.errors import LoadError
+from ..core.evaluation.features import HUMAN_CODES, build_features
+from ..core.io.loaders.detect import loads_runs
+from ..core.io.loaders.labels import Label, labels_from_text
+from ..core.io.model import CaseSet
+from ..core.io.reading import decode_text
+from ..core.evaluation.settings import Settings
 from .labels import SessionLabels
 from .shared import DEFAULT_DENIED_TOOL, SharedData
 

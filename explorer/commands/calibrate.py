@@ -10,12 +10,12 @@ from pathlib import Path
 
 import numpy as np
 
-from ..core.calibration import choose_bands, seed_reading, threshold_table
-from ..core.cascade import CascadeSettings, field_failure, structured_equal
-from ..core.embedding import BACKENDS, SimilarityUnavailable, make_embedder, require_similarity
-from ..core.normalise import exact_at
-from ..core.pairs import Pair, PairSet, load_pairs, pairs_from_case_set
-from ..core.response_scorers import SCORER_NAMES, make_scorer
+from ..core.evaluation.calibration import choose_bands, seed_reading, threshold_table
+from ..core.scoring.cascade import CascadeSettings, field_failure, structured_equal
+from ..core.scoring.embedding import BACKENDS, SimilarityUnavailable, make_embedder, require_similarity
+from ..core.scoring.normalise import exact_at
+from ..core.io.pairs import Pair, PairSet, load_pairs, pairs_from_case_set
+from ..core.scoring.response_scorers import SCORER_NAMES, make_scorer
 from .common import CliError, load_cases, print_json
 
 HELP = "precision and recall at each threshold on labelled pairs, and the bands for a target precision"

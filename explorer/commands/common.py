@@ -9,15 +9,15 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ..core.casefile import load_case_set
-from ..core.exports import load_settings
-from ..core.bigload import looks_like_flat_jsonl
-from ..core.loaders import INPUT_FORMATS, load_many
-from ..core.loaders.labels import apply_labels, load_labels
-from ..core.errors import LoadError
-from ..core.model import CaseSet
-from ..core.settings import Settings
-from ..core.trajectory import TRAJECTORY_MODES
+from ..core.io.casefile import load_case_set
+from ..core.io.exports import load_settings
+from ..core.io.bigload import looks_like_flat_jsonl
+from ..core.io.loaders import INPUT_FORMATS, load_many
+from ..core.io.loaders.labels import apply_labels, load_labels
+from ..core.io.errors import LoadError
+from ..core.io.model import CaseSet
+from ..core.evaluation.settings import Settings
+from ..core.scoring.trajectory import TRAJECTORY_MODES
 
 BUNDLED_CASES = Path(__file__).resolve().parents[2] / "cases" / "booking_agent.json"
 """The bundled booking-agent case set (seed 002), used when ``--cases`` is not given."""

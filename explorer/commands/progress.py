@@ -9,12 +9,12 @@ from typing import Callable
 
 from tqdm import tqdm
 
-from ..core.bigload import load_jsonl_features
-from ..core.model import CaseSet
+from ..core.io.bigload import load_jsonl_features
+from ..core.io.model import CaseSet
 
 
 def load_big_jsonl(path: str | os.PathLike[str], also: Callable[[int, int], None] | None = None) -> CaseSet:
-    """:func:`explorer.core.bigload.load_jsonl_features` with a bar counting MB read, parsed and
+    """:func:`explorer.core.io.bigload.load_jsonl_features` with a bar counting MB read, parsed and
     featurised; ``also(done, total)`` (bytes), when given, is called too (the app's progress
     bar while ``serve`` loads). Raises LoadError."""
     with tqdm(total=None, unit="B", unit_scale=True, desc=f"loading {os.path.basename(str(path))}",

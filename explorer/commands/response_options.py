@@ -1,9 +1,9 @@
 """``score``'s response-scorer options (issue 5): which scorer judges the answer text.
 
-The choice lives in :class:`~explorer.core.settings.Settings` (``response_scorer``, ``rung``,
+The choice lives in :class:`~explorer.core.evaluation.settings.Settings` (``response_scorer``, ``rung``,
 ``pass_above``, ``fail_below``; a ``--settings`` file may set them, flags override it) and the
-core evaluates it (:func:`explorer.core.evaluation.evaluate` with the case set's
-:class:`~explorer.core.response_features.ResponseFeatures`). ``--response-scorer f1`` (or no
+core evaluates it (:func:`explorer.core.evaluation.verdicts.evaluate` with the case set's
+:class:`~explorer.core.evaluation.response_features.ResponseFeatures`). ``--response-scorer f1`` (or no
 choice) keeps today's behaviour exactly. ``rouge1``, ``exact`` and ``cosine`` replace F1 in the
 response check (threshold still ``--f1-threshold``; ``exact`` scores 1 or 0). ``cascade`` runs
 seed 000's cascade (normalised exact at ``--rung``, field rules, cosine bands ``--pass-above``
@@ -19,12 +19,12 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from ..core.embedding import BACKENDS, SimilarityUnavailable
-from ..core.evaluation import Evaluation
-from ..core.features import Features
-from ..core.model import CaseSet
-from ..core.response_features import ResponseFeatures
-from ..core.settings import RESPONSE_SCORERS, Settings
+from ..core.scoring.embedding import BACKENDS, SimilarityUnavailable
+from ..core.evaluation.verdicts import Evaluation
+from ..core.evaluation.features import Features
+from ..core.io.model import CaseSet
+from ..core.evaluation.response_features import ResponseFeatures
+from ..core.evaluation.settings import RESPONSE_SCORERS, Settings
 from .common import CliError
 
 RESPONSE_COLUMNS = ("response_score", "response_stage")

@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ..core.evaluation import evaluate, result_table
-from ..core.features import build_features
+from ..core.evaluation.verdicts import evaluate, result_table
+from ..core.evaluation.features import build_features
 from .response_options import (
     RESPONSE_COLUMNS, add_response_options, response_features, response_line, response_settings, response_summary,
     shows_response,

@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import os
 
-from ..core.bigload import looks_like_flat_jsonl
+from ..core.io.bigload import looks_like_flat_jsonl
 from .common import BUNDLED_CASES, CliError, add_run_input_options, base_settings_from_args, load_cases_from_args
 
 HELP = "serve the explorer web app"

@@ -1,6 +1,6 @@
 """``metric-explorer sweep``: agreement with people for every setting of the grid, best first.
 
-The grid and its order are :func:`explorer.core.sweep.sweep`'s: 4 trajectory modes × compare args ×
+The grid and its order are :func:`explorer.core.evaluation.sweep.sweep`'s: 4 trajectory modes × compare args ×
 combine rule × deny-list on/off × key fields on/off × 101 F1 thresholds = 6,464 settings. The tools
 the deny-list denies when on come from ``--deny`` (else from ``--settings``); the mean threshold from
 ``--settings``. Runs come from ``--cases`` (repeatable), ``--input-format`` and ``--labels`` as for
@@ -14,8 +14,8 @@ import sys
 
 import pandas as pd
 
-from ..core.features import build_features
-from ..core.sweep import best, sweep
+from ..core.evaluation.features import build_features
+from ..core.evaluation.sweep import best, sweep
 from .common import add_run_input_options, base_settings_from_args, load_cases_from_args, print_json
 
 HELP = "score every setting (trajectory x args x combine x deny-list x key fields x F1 threshold) and list the best"

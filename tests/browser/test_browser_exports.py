@@ -20,8 +20,8 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from explorer.core.loaders.flat import dumps_csv, dumps_jsonl, loads_jsonl
-from explorer.core.loaders.labels import loads_labels
+from explorer.core.io.loaders.flat import dumps_csv, dumps_jsonl, loads_jsonl
+from explorer.core.io.loaders.labels import loads_labels
 
 pytestmark = pytest.mark.browser
 

@@ -4,8 +4,8 @@ included), or the bundled ``cases/labelled_pairs.json``: the precision-recall ta
 candidate threshold, precision and recall against the threshold (Bokeh), and the pass-above /
 fail-below bands for a target precision with the counts in each band.
 
-Numbers come from :mod:`explorer.core.calibration`; scores from the case set's cached
-:class:`~explorer.core.response_features.ResponseFeatures` or, for the pairs, scored once per
+Numbers come from :mod:`explorer.core.evaluation.calibration`; scores from the case set's cached
+:class:`~explorer.core.evaluation.response_features.ResponseFeatures` or, for the pairs, scored once per
 process. Where cosine scores are shown the embedding model, backend and weights hash are named.
 """
 
@@ -23,12 +23,12 @@ import param
 from bokeh.models import BoxAnnotation, ColumnDataSource, HoverTool, Legend, LegendItem
 from bokeh.plotting import figure
 
-from ...core.calibration import Bands, choose_bands, threshold_table
-from ...core.embedding import EmbedderIdentity, SimilarityUnavailable, make_embedder, require_similarity
-from ...core.features import Features
-from ...core.pairs import PairSet, load_pairs
-from ...core.response_features import ResponseFeatures
-from ...core.response_scorers import CosineScorer, make_scorer
+from ...core.evaluation.calibration import Bands, choose_bands, threshold_table
+from ...core.scoring.embedding import EmbedderIdentity, SimilarityUnavailable, make_embedder, require_similarity
+from ...core.evaluation.features import Features
+from ...core.io.pairs import PairSet, load_pairs
+from ...core.evaluation.response_features import ResponseFeatures
+from ...core.scoring.response_scorers import CosineScorer, make_scorer
 from .response_inputs import model_html
 from .style import styled
 

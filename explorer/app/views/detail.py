@@ -6,9 +6,9 @@ import html
 
 import panel as pn
 
-from ...core.evaluation import OUTCOMES, Evaluation, reason
-from ...core.features import Features
-from ...core.overlap import unigram_f1
+from ...core.evaluation.verdicts import OUTCOMES, Evaluation, reason
+from ...core.evaluation.features import Features
+from ...core.scoring.overlap import unigram_f1
 from ..highlight import mark_differences
 from .style import styled
 

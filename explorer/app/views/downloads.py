@@ -10,10 +10,10 @@ from typing import Callable
 import numpy as np
 import panel as pn
 
-from ...core.evaluation import Evaluation
-from ...core.exports import dumps_adk_test_config, dumps_scored_table, dumps_settings
-from ...core.features import Features
-from ...core.loaders.labels import Label, dumps_labels
+from ...core.evaluation.verdicts import Evaluation
+from ...core.io.exports import dumps_adk_test_config, dumps_scored_table, dumps_settings
+from ...core.evaluation.features import Features
+from ...core.io.loaders.labels import Label, dumps_labels
 from ..labels import SessionLabels
 
 

@@ -16,8 +16,8 @@ import numpy as np
 import pandas as pd
 import panel as pn
 
-from ...core.evaluation import DECIDED_BY, OUTCOMES, Evaluation
-from ...core.features import Features
+from ...core.evaluation.verdicts import DECIDED_BY, OUTCOMES, Evaluation
+from ...core.evaluation.features import Features
 
 OUTCOME_LABELS = {"agree": "Agree", "false pass": "False pass", "false fail": "False fail", "unlabelled": "Unlabelled"}
 """Outcome name (``evaluation.OUTCOMES``) -> filter button label."""

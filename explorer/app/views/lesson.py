@@ -7,7 +7,7 @@ from typing import Callable
 
 import panel as pn
 
-from ...core.settings import Settings
+from ...core.evaluation.settings import Settings
 from ..lesson import STEPS, LessonStep
 from .style import styled
 

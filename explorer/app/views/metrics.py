@@ -7,8 +7,8 @@ import html
 
 import panel as pn
 
-from ...core.metrics import Agreement
-from ...core.replay import ReplayState
+from ...core.evaluation.metrics import Agreement
+from ...core.evaluation.replay import ReplayState
 from .style import styled
 
 

@@ -3,7 +3,7 @@ and the cascade, the cascade's two bands, and the embedding model that made any 
 
 Widgets are bound to :class:`explorer.app.state.Inputs` (``response_scorer``, ``rung``,
 ``pass_above``, ``fail_below``), so a change goes through the session's one recompute. Moving a
-band is numpy work on the case set's cached columns (:mod:`explorer.core.response_features`).
+band is numpy work on the case set's cached columns (:mod:`explorer.core.evaluation.response_features`).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import html
 
 import panel as pn
 
-from ...core.embedding import EmbedderIdentity
+from ...core.scoring.embedding import EmbedderIdentity
 from ..state import Inputs
 from .style import styled
 

@@ -2,7 +2,7 @@
 between fail-below and pass-above wait here; the person decides each acceptable or unacceptable.
 
 A decision is the judge's verdict for that run (``ReviewDecisions.decisions``, passed to
-:func:`explorer.core.evaluation.evaluate`) and is recorded as the run's label in the session's
+:func:`explorer.core.evaluation.verdicts.evaluate`) and is recorded as the run's label in the session's
 :class:`explorer.app.labels.SessionLabels`, so the agreement is recomputed with it. Every text from
 the runs is escaped before it reaches HTML.
 """
@@ -15,8 +15,8 @@ from typing import Callable
 import numpy as np
 import panel as pn
 
-from ...core.evaluation import Evaluation
-from ...core.features import Features
+from ...core.evaluation.verdicts import Evaluation
+from ...core.evaluation.features import Features
 from ..labels import SessionLabels
 from .style import styled
 

@@ -1,7 +1,7 @@
 """The Settings sweep tab: agreement of every setting of the grid as a heatmap, the best
 settings with their ties and false pass / false fail split, and a button to apply one.
 
-The grid is :func:`explorer.core.sweep.sweep`'s (4 trajectory modes × compare args × combine ×
+The grid is :func:`explorer.core.evaluation.sweep.sweep`'s (4 trajectory modes × compare args × combine ×
 deny-list × key fields × 101 F1 thresholds = 6,464 settings), counted over the session's labelled
 runs. :func:`sweep_view_data` is the pure part; :class:`SweepView` draws it.
 """
@@ -20,9 +20,9 @@ from bokeh.palettes import Viridis256
 from bokeh.plotting import figure
 
 from ...commands.sweep import threshold_ranges
-from ...core.features import Features
-from ...core.settings import Settings
-from ...core.sweep import best, row_settings, sweep
+from ...core.evaluation.features import Features
+from ...core.evaluation.settings import Settings
+from ...core.evaluation.sweep import best, row_settings, sweep
 from .style import styled
 
 ROW_KEYS = ("trajectory", "compare_args", "combine", "deny_check", "key_fields")
@@ -96,8 +96,8 @@ def sweep_view_data(features: Features, base: Settings) -> SweepData:
 
 def row_order() -> list[str]:
     """Heatmap rows in grid order (mode, args off/on, combine all/mean, deny off/on, key off/on)."""
-    from ...core.settings import COMBINE_RULES
-    from ...core.trajectory import TRAJECTORY_MODES
+    from ...core.evaluation.settings import COMBINE_RULES
+    from ...core.scoring.trajectory import TRAJECTORY_MODES
 
     return [row_label(m, a, c, d, k) for m in TRAJECTORY_MODES for a in (False, True)
             for c in COMBINE_RULES for d in (False, True) for k in (False, True)]

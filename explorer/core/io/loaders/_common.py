@@ -3,7 +3,7 @@
 Loaders walk untrusted parsed JSON (or CSV cells) by hand so every problem can name its place.
 A helper that finds a problem raises :class:`Problem` (path inside one record + what is wrong);
 the loader adds the file name and the record's place (``line 7``, ``row 3``) and raises
-:class:`~explorer.core.errors.LoadError`.
+:class:`~explorer.core.io.errors.LoadError`.
 """
 
 from __future__ import annotations

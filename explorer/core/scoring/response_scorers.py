@@ -3,14 +3,14 @@
 Every scorer gives a float in [0, 1] (cosine in [-1, 1]) for a candidate against a list of
 references, taking the best reference (seed 000: "pass when the candidate matches any of them").
 
-* ``f1``: unigram F1 over lowercase ``[a-z0-9]+`` tokens (:mod:`explorer.core.overlap`);
+* ``f1``: unigram F1 over lowercase ``[a-z0-9]+`` tokens (:mod:`explorer.core.scoring.overlap`);
 * ``rouge1``: ROUGE-1 F-measure as Google ADK's ``response_match_score`` computes it
   (``google/adk/evaluation/final_response_match_v1.py``): ``rouge_score.RougeScorer(["rouge1"],
   use_stemmer=...)`` with ``.score(reference, candidate)["rouge1"].fmeasure``, the Porter stemmer
   on only when both texts are mostly Latin script (more than half of their letters);
 * ``exact``: 1.0 when the normalised candidate equals a normalised reference at a rung
-  (:func:`explorer.core.normalise.exact_at`), else 0.0;
-* ``cosine``: embedding cosine (:mod:`explorer.core.embedding`), batched over many answers.
+  (:func:`explorer.core.scoring.normalise.exact_at`), else 0.0;
+* ``cosine``: embedding cosine (:mod:`explorer.core.scoring.embedding`), batched over many answers.
 """
 
 from __future__ import annotations
@@ -180,7 +180,7 @@ def make_scorer(name: str, *, rung: int = 3, locale: str = "en", day_first: bool
 
 def run_scores(scorer: ResponseScorer, runs: Sequence) -> np.ndarray:
     """float64 (N,): per run, the mean over its invocations of the best score of the answer over
-    that invocation's references (as F1 in :mod:`explorer.core.features` and ADK's per-invocation
+    that invocation's references (as F1 in :mod:`explorer.core.evaluation.features` and ADK's per-invocation
     average). One batched ``score_many`` call over every invocation."""
     cands = [inv.answer for run in runs for inv in run.invocations]
     refs = [inv.references for run in runs for inv in run.invocations]

@@ -1,13 +1,13 @@
 """Applying settings to features: vectorised verdicts, outcomes, reasons and a summary.
 
-:func:`evaluate` is numpy work over the arrays of :class:`~explorer.core.features.Features`
+:func:`evaluate` is numpy work over the arrays of :class:`~explorer.core.evaluation.features.Features`
 (no Python loop over runs). Reasons are text, so :func:`reasons` builds them only for the rows
 asked for (a table page, the CLI's output).
 
 Check order (the first failing check *decides* the verdict): the hard checks first, deny-list
 then key fields, then trajectory, then F1 (``combine="all"``) or the mean (``combine="mean"``).
 With ``Settings.response_scorer`` other than ``f1`` the response check is that scorer's (a
-:class:`~explorer.core.response_features.ResponseFeatures` column), and ``decided_by`` names the
+:class:`~explorer.core.evaluation.response_features.ResponseFeatures` column), and ``decided_by`` names the
 scorer, or for the cascade the stage that failed the run.
 """
 
@@ -21,11 +21,11 @@ import numpy as np
 import pandas as pd
 
 from .features import Features
-from .cascade import STAGES
+from ..scoring.cascade import STAGES
 from .metrics import Agreement, agreement
 from .response_features import ResponseCheck, ResponseFeatures
 from .settings import Settings
-from .trajectory import MATCH_MODES, explain_trajectory
+from ..scoring.trajectory import MATCH_MODES, explain_trajectory
 
 DECIDED_BY = (
     "deny-list", "key fields", "trajectory", "F1", "mean", "all checks",

@@ -27,7 +27,7 @@ import numpy as np
 
 from .field_rules import RULE_NAMES, hard_rules_best, parse_structured, score_fields
 from .fields import DEFAULT_ID_PATTERN
-from .model import CaseSet, ExpectedField
+from ..io.model import CaseSet, ExpectedField
 from .normalise import exact_at, locale_symbols
 from .response_scorers import ResponseScorer
 

@@ -13,7 +13,7 @@ a one-line reason):
   "no refund". A lexical heuristic: it cannot tell *what* is negated, so two answers that
   each negate something different still pass it.
 
-Per-field expectations (:func:`score_fields`): each :class:`~explorer.core.model.ExpectedField`
+Per-field expectations (:func:`score_fields`): each :class:`~explorer.core.io.model.ExpectedField`
 names a value and a strategy (``exact@1..4``, ``date``, ``amount``, ``id``, ``f1``,
 ``semantic``), hard or soft with a weight. When the answer parses as a JSON object the field is
 read from it by name (dotted path for nesting; key order and spacing never matter), else the
@@ -30,7 +30,7 @@ from decimal import Decimal, InvalidOperation
 from typing import Any, Callable, Sequence
 
 from .fields import DEFAULT_ID_PATTERN, date_spans, extract_dates, extract_ids
-from .model import ExpectedField
+from ..io.model import ExpectedField
 from .normalise import canonical_number, normalise, number_spans
 from .overlap import unigram_f1
 

@@ -40,7 +40,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from .errors import LoadError
-from .fields import DEFAULT_ID_PATTERN
+from ..scoring.fields import DEFAULT_ID_PATTERN
 from .model import CaseSet, ExpectedField, Invocation, Run, ToolCall
 from .reading import parse_json, read_bytes, text_of
 

@@ -6,7 +6,7 @@ every rung below it:
 1. Unicode NFKC, strip, collapse every run of whitespace to one space;
 2. + case-fold (``str.casefold``);
 3. + strip leading and trailing punctuation (Unicode category ``P*``) and spaces;
-4. + canonical dates and numbers: every date :func:`explorer.core.fields.date_spans` finds
+4. + canonical dates and numbers: every date :func:`explorer.core.scoring.fields.date_spans` finds
    becomes ISO ``YYYY-MM-DD`` (``--MM-DD`` without a year), read with an explicit ``day_first``
    (``03/04/2026`` is 3 April day-first, 4 March month-first); every number becomes its plain
    decimal form (``1,000,000`` / ``1 000 000`` / ``1000000`` -> ``1000000``;

@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, Sequence
 
-from .model import Invocation, ToolCall
+from ..io.model import Invocation, ToolCall
 
 MatchMode = Literal["exact", "in_order", "any_order"]
 MATCH_MODES: tuple[MatchMode, ...] = ("exact", "in_order", "any_order")

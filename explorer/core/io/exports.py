@@ -9,7 +9,7 @@ Settings JSON (``metric-explorer/settings@1``)::
                   "combine": "all", "deny_check": true, "deny_tools": ["delete_booking"],
                   "key_fields": true, "mean_threshold": 0.75}}
 
-``settings`` may hold any subset of :class:`~explorer.core.settings.Settings` fields; the rest
+``settings`` may hold any subset of :class:`~explorer.core.evaluation.settings.Settings` fields; the rest
 take their defaults.
 
 ADK ``test_config.json``: google-adk ``evaluation/eval_config.py`` (``EvalConfig.criteria``: a
@@ -29,12 +29,12 @@ from typing import Any
 import pandas as pd
 
 from .errors import LoadError
-from .evaluation import Evaluation, result_table
-from .features import Features
+from ..evaluation.verdicts import Evaluation, result_table
+from ..evaluation.features import Features
 from .loaders._common import show
 from .loaders.labels import Label, dumps_labels
 from .reading import parse_json, read_bytes, text_of
-from .settings import Settings
+from ..evaluation.settings import Settings
 
 SETTINGS_FORMAT = "metric-explorer/settings@1"
 ADK_MATCH_TYPES = {"exact": "EXACT", "in_order": "IN_ORDER", "any_order": "ANY_ORDER"}

@@ -4,7 +4,7 @@ The grid (issue 4, "Settings sweep"): trajectory mode (exact, in_order, any_orde
 compare args (off, on) × combine rule (all, mean) × deny-list (off, on) × key fields (off, on) ×
 F1 threshold 0.00..1.00 in steps of 0.01 — 4·2·2·2·2·101 = 6,464 settings.
 
-Every row equals what :func:`explorer.core.evaluation.evaluate` gives for that setting (the tests
+Every row equals what :func:`explorer.core.evaluation.verdicts.evaluate` gives for that setting (the tests
 check each one), but the work is not 6,464 evaluations. The F1 threshold is the only setting with
 many values, so it is handled by counting: each run's F1 is placed once among the sorted
 thresholds (``np.searchsorted``), giving the number of thresholds it reaches; then for each of
@@ -24,10 +24,10 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from .evaluation import evaluate
+from .verdicts import evaluate
 from .features import Features
 from .settings import COMBINE_RULES, Settings
-from .trajectory import MATCH_MODES, TRAJECTORY_MODES
+from ..scoring.trajectory import MATCH_MODES, TRAJECTORY_MODES
 
 THRESHOLDS: tuple[float, ...] = tuple(round(k / 100, 9) for k in range(101))
 """F1 thresholds of the sweep: 0.00, 0.01, ..., 1.00 (each the float ``Settings`` stores)."""

@@ -23,7 +23,7 @@ from typing import Iterable, Mapping, Sequence
 import numpy as np
 
 from ..errors import LoadError
-from ..features import HUMAN_CODES, Features
+from ...evaluation.features import HUMAN_CODES, Features
 from ..model import CaseSet, Run
 from ..reading import read_bytes, text_of
 from ._common import Problem, parse_verdict, show
@@ -105,9 +105,9 @@ def unknown_ids(labels: Mapping[str, Label], run_ids: Iterable[str]) -> list[str
 
 class LabelledRuns(Sequence[Run]):
     """A read-only view of ``base`` runs with ``labels`` applied as each run is read, for a big
-    case set whose runs are rebuilt on access (:class:`~explorer.core.runstore.RunStore`). Its
+    case set whose runs are rebuilt on access (:class:`~explorer.core.io.runstore.RunStore`). Its
     ``features`` are the base's with the person's verdicts replaced, so
-    :func:`~explorer.core.features.build_features` returns them without recomputing."""
+    :func:`~explorer.core.evaluation.features.build_features` returns them without recomputing."""
 
     def __init__(self, base: Sequence[Run], labels: Mapping[str, Label], features: Features):
         self._base = base

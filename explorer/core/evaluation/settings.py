@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Literal
 
-from .trajectory import TRAJECTORY_MODES
+from ..scoring.trajectory import TRAJECTORY_MODES
 
 Combine = Literal["all", "mean"]
 COMBINE_RULES: tuple[str, str] = ("all", "mean")
@@ -34,7 +34,7 @@ class Settings:
     * ``response_scorer``: one of ``RESPONSE_SCORERS``; ``"f1"`` (default) is today's check.
       ``rouge1`` / ``exact`` / ``cosine`` replace F1 in the response check (still thresholded at
       ``f1_threshold``); ``cascade`` passes where seed 000's cascade passes (see
-      :mod:`explorer.core.response_features`);
+      :mod:`explorer.core.evaluation.response_features`);
     * ``rung``: 1..4, normalisation rung for ``exact`` and the cascade's first stage (default 3);
     * ``pass_above`` >= ``fail_below``, both in [-1, 1]: the cascade's cosine bands (defaults
       0.85 and 0.6, as ``score --pass-above/--fail-below``).

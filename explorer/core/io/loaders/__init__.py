@@ -1,4 +1,4 @@
-"""Run-export loaders: every supported file format read into the same :class:`~explorer.core.model.CaseSet`.
+"""Run-export loaders: every supported file format read into the same :class:`~explorer.core.io.model.CaseSet`.
 
 Start with :func:`load_runs` (one file, format detected or given) or :func:`load_many`
 (several files joined). Formats are documented in ``docs/formats.md``.

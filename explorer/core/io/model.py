@@ -56,7 +56,7 @@ class ExpectedField:
     ``value``: the expected JSON value; ``strategy``: ``exact@1``..``exact@4``, ``date``,
     ``amount``, ``id``, ``f1`` or ``semantic``; ``hard``: must pass (else contributes
     ``weight`` to a soft score); ``threshold``: pass mark for ``f1``/``semantic`` (None =
-    default). Scored by :func:`explorer.core.field_rules.score_fields`.
+    default). Scored by :func:`explorer.core.scoring.field_rules.score_fields`.
     """
 
     name: str

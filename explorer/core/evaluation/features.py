@@ -1,6 +1,6 @@
 """Per-run features, computed once when a case set loads, as numpy arrays.
 
-Every later settings change is array work over these (see :mod:`explorer.core.evaluation`);
+Every later settings change is array work over these (see :mod:`explorer.core.evaluation.verdicts`);
 nothing here depends on the settings a person changes.
 """
 
@@ -13,10 +13,10 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from .fields import key_fields_reason_best
-from .model import CaseSet, Invocation, Run
-from .overlap import tokens
-from .trajectory import MATCH_MODES, any_order_match, in_order_match
+from ..scoring.fields import key_fields_reason_best
+from ..io.model import CaseSet, Invocation, Run
+from ..scoring.overlap import tokens
+from ..scoring.trajectory import MATCH_MODES, any_order_match, in_order_match
 
 HUMAN_CODES = {"acceptable": 1, "unacceptable": 0, None: -1}
 """Person's verdict as int8: 1 acceptable, 0 unacceptable, -1 unlabelled."""
@@ -91,7 +91,7 @@ def invocation_hits(inv: Invocation) -> tuple[bool, bool, bool, bool, bool, bool
     first two axes flattened: (exact, ignore args), (exact, args), (in_order, ignore), (in_order,
     args), (any_order, ignore), (any_order, args).
 
-    Equal to :func:`explorer.core.trajectory.invocation_matches` for each (the property tests check
+    Equal to :func:`explorer.core.scoring.trajectory.invocation_matches` for each (the property tests check
     it); faster because names are compared once, a result with args can only hold where the
     result on names holds, and an identical trajectory passes every mode.
     """
@@ -118,7 +118,7 @@ def _token_counts(text: str) -> Counter:
 
 def invocation_f1(inv: Invocation) -> float:
     """Best unigram F1 of the answer over the references: the value of
-    :func:`explorer.core.overlap.best_f1`, with the answer's tokens counted once and the multiset
+    :func:`explorer.core.scoring.overlap.best_f1`, with the answer's tokens counted once and the multiset
     overlap summed directly (min of the two counts per token) instead of building ``cand & ref``."""
     cand = _token_counts(inv.answer)
     n_cand = sum(cand.values())
@@ -143,7 +143,7 @@ def invocation_f1(inv: Invocation) -> float:
 
 
 def invocation_key_reason(inv: Invocation, day_first: bool, id_rx: re.Pattern[str]) -> str:
-    """:func:`explorer.core.fields.key_fields_reason_best` for one invocation; an answer equal
+    """:func:`explorer.core.scoring.fields.key_fields_reason_best` for one invocation; an answer equal
     to one of its references agrees with it by definition (same dates, same ids)."""
     if inv.answer in inv.references:
         return ""
@@ -157,7 +157,7 @@ tools called, key-field reason or ``""``, person's verdict code, number of invoc
 
 def run_row(run: Run, day_first: bool, id_rx: re.Pattern[str]) -> RunRow:
     """Every per-run feature of ``run`` as a plain tuple (see :data:`RunRow`); what
-    :func:`build_features` and the parallel loader (:mod:`explorer.core.bigload`) store per run."""
+    :func:`build_features` and the parallel loader (:mod:`explorer.core.io.bigload`) store per run."""
     invs = run.invocations
     k = len(invs)
     if k == 1:
@@ -219,7 +219,7 @@ def build_features(
     product. Key fields use the set's ``day_first`` and ``id_pattern``. ``progress(done, total)``,
     when given, is called with runs done and N every 10,000 runs and at the end.
 
-    A case set loaded by :func:`explorer.core.bigload.load_jsonl_features` already carries its
+    A case set loaded by :func:`explorer.core.io.bigload.load_jsonl_features` already carries its
     features (computed in parallel while loading); they are returned as they are.
     """
     runs = case_set.runs

@@ -16,10 +16,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .evaluation import OUTCOMES, Evaluation, reason
+from .verdicts import OUTCOMES, Evaluation, reason
 from .features import Features
 from .metrics import Agreement, agreement
-from .trajectory import explain_trajectory
+from ..scoring.trajectory import explain_trajectory
 
 DURATION = 60.0
 """Length of a replay in inspection seconds."""

@@ -1,6 +1,6 @@
 """A compact, read-only sequence of runs: their source records kept zlib-compressed in blocks.
 
-A million :class:`~explorer.core.model.Run` objects take several GB (each call, args dict and
+A million :class:`~explorer.core.io.model.Run` objects take several GB (each call, args dict and
 string is a Python object). After features are computed, the product reads whole runs only for
 the few rows a person looks at (a table page, a detail view, a reason), so a big case set keeps
 each run as its original record text, compressed in blocks of a few hundred, and rebuilds a
@@ -28,7 +28,7 @@ class RunStore(Sequence[Run]):
 
     ``blocks[b]`` decompresses to the records of runs ``starts[b] .. starts[b+1]-1`` joined by
     ``b"\\n"``; ``parse(record_bytes) -> Run`` rebuilds one run. ``features`` (set once by the
-    loader that computed them) is returned by :func:`explorer.core.features.build_features`
+    loader that computed them) is returned by :func:`explorer.core.evaluation.features.build_features`
     instead of recomputing. ``nbytes`` is the compressed size.
     """
 

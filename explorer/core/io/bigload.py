@@ -2,11 +2,11 @@
 
 For files of hundreds of thousands of runs (issue 6: 1M runs loaded with features in <= 60 s and
 <= 2 GB). The file is read in chunks of lines; worker processes parse each line with the flat
-loader's own :func:`~explorer.core.loaders.flat.run_from_record` (same schema, same errors),
-compute the run's features with :func:`~explorer.core.features.run_row` (same values as
-:func:`~explorer.core.features.build_features`), and return feature columns plus the lines
+loader's own :func:`~explorer.core.io.loaders.flat.run_from_record` (same schema, same errors),
+compute the run's features with :func:`~explorer.core.evaluation.features.run_row` (same values as
+:func:`~explorer.core.evaluation.features.build_features`), and return feature columns plus the lines
 compressed in blocks. The runs themselves are never all alive at once: the returned case set's
-``runs`` is a :class:`~explorer.core.runstore.RunStore` that rebuilds a run when it is read, and
+``runs`` is a :class:`~explorer.core.io.runstore.RunStore` that rebuilds a run when it is read, and
 carries the features, which ``build_features`` then returns at once.
 
 Errors are the flat loader's: ``"<file>: line N[, <field path>]: <problem>"`` for the first bad
@@ -30,8 +30,8 @@ import numpy as np
 import orjson
 
 from .errors import LoadError
-from .features import build_features, features_from_rows, run_row
-from .fields import DEFAULT_ID_PATTERN
+from ..evaluation.features import build_features, features_from_rows, run_row
+from ..scoring.fields import DEFAULT_ID_PATTERN
 from .loaders._common import Problem, json_type
 from .loaders.flat import run_from_record
 from .model import CaseSet, Run
@@ -198,7 +198,7 @@ def load_jsonl_features(
     ``build_features(case_set)`` is immediate. ``progress(done_bytes, total_bytes)`` is called
     after each chunk. ``workers``: processes to use (default: the CPUs, at most 4; files under
     ``PARALLEL_MIN_BYTES`` and ``workers=1`` use this process). Raises LoadError like
-    :func:`explorer.core.loaders.flat.load_jsonl`.
+    :func:`explorer.core.io.loaders.flat.load_jsonl`.
     """
     name = str(path)
     p = Path(path)
