@@ -81,7 +81,35 @@ def test_explanations():
     inv = Invocation((A, B), (B, A), "", ("",))
     assert explain_invocation(inv, "in_order").startswith("out of order")
     inv = Invocation((B,), (ToolCall("book", {"flight": "XX1"}),), "", ("",))
-    assert explain_invocation(inv, "exact") == "args differ for book at position 1"
+    assert explain_invocation(inv, "exact") == 'book at position 1: flight "XX1" ≠ "TP1351"'
+
+
+def test_reason_names_the_differing_argument_issue_10_kind_8():
+    """Issue 10, kind 8: the input that gave "args differ for web_search at position 1"."""
+    inv = Invocation(
+        (ToolCall("web_search", {"query": "AI news"}),), (ToolCall("web_search", {"query": "AI news 2025"}),), "ok", ("ok",)
+    )
+    for mode in ("exact", "in_order", "any_order"):
+        assert explain_invocation(inv, mode) == 'web_search at position 1: query "AI news 2025" ≠ "AI news"'
+
+
+def test_exact_names_the_first_position_where_trajectories_part():
+    # expected [A, B, C]; actual [B, A, C]: position 1 holds book where search was expected
+    assert explain_invocation(Invocation((A, B, C), (B, A, C), "", ("",)), "exact") == (
+        "out of order: book at position 1 where search was expected"
+    )
+    # actual [A, C]: position 2 holds confirm (an expected call), book was never made
+    assert explain_invocation(Invocation((A, B, C), (A, C), "", ("",)), "exact") == "missing call book at position 2"
+    # actual stops after A: the two calls never made are both named (no nested brackets)
+    assert explain_invocation(Invocation((A, B, C), (A,), "", ("",)), "exact") == "missing calls book, confirm"
+    assert explain_invocation(Invocation((A, B, C), (A,), "", ("",)), "any_order") == "missing calls book, confirm"
+
+
+def test_missing_and_differing_calls_are_both_named():
+    # E10's shape: confirm made with another booking id, book never made
+    confirm = ToolCall("confirm", {"id": "BK-4470"})
+    inv = Invocation((A, B, confirm), (A, ToolCall("confirm", {"id": "BK-4407"})), "", ("",))
+    assert explain_invocation(inv, "any_order") == 'missing call book; confirm at position 2: id "BK-4407" ≠ "BK-4470"'
 
 
 def test_mark_calls():
@@ -94,3 +122,16 @@ def test_mark_calls():
     ]
     marks = mark_calls([A, B], [B, A], "in_order")
     assert [m.mark for m in marks] == ["ok", "out of order"]
+
+
+def test_mark_calls_shows_differing_args_once():
+    """Issue 9: E10 showed "confirm_booking EXTRA" and "confirm_booking MISSING" without args."""
+    marks = mark_calls(
+        [A, ToolCall("confirm_booking", {"booking_id": "BK-4470"})], [A, ToolCall("confirm_booking", {"booking_id": "BK-4407"})]
+    )
+    assert [(m.name, m.mark, m.label) for m in marks] == [
+        ("search", "ok", A.label()),
+        ("confirm_booking", "args differ", 'confirm_booking(booking_id: "BK-4407" ≠ "BK-4470")'),
+    ]
+    # names only compared: the same calls match, nothing differs
+    assert [m.mark for m in mark_calls([ToolCall("f", {"a": 1})], [ToolCall("f", {"a": 2})], compare_args=False)] == ["ok"]

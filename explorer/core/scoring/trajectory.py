@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Literal, Sequence
 
 from ..io.model import Invocation, ToolCall
+from .arg_diff import describe_arg_differences
 
 MatchMode = Literal["exact", "in_order", "any_order"]
 MATCH_MODES: tuple[MatchMode, ...] = ("exact", "in_order", "any_order")
@@ -98,18 +99,42 @@ def trajectory_score(invocations: Sequence[Invocation], mode: MatchMode, compare
 
 # --- readable difference ---------------------------------------------------------------------
 
-CallMark = Literal["ok", "extra", "missing", "out of order", "denied"]
+CallMark = Literal["ok", "extra", "missing", "out of order", "denied", "args differ"]
 
 
 @dataclass(frozen=True)
 class MarkedCall:
     """A call in a displayed trajectory with its mark: ``ok``, ``extra``, ``missing`` (an expected
-    call that never happened), ``out of order`` or ``denied`` (its tool is on the deny-list)."""
+    call that never happened), ``out of order``, ``denied`` (its tool is on the deny-list) or
+    ``args differ`` (an actual call whose name matches a missing expected call but whose
+    arguments do not; ``label`` then names the differing keys, e.g.
+    ``confirm_booking(booking_id: "BK-4407" ≠ "BK-4470")``, and the expected call is not listed
+    again as missing)."""
 
     name: str
     label: str
     mark: CallMark
     position: int | None  # 1-based position in the actual calls, None for missing calls
+
+
+def _near_misses(
+    expected: Sequence[ToolCall], actual: Sequence[ToolCall], pairing: list[int | None], used: list[bool]
+) -> dict[int, int]:
+    """Missing expected call index -> unpaired actual call index with the same name (first come,
+    each actual call once): the calls that differ only in their arguments."""
+    free = [j for j, u in enumerate(used) if not u]
+    near: dict[int, int] = {}
+    for i, p in enumerate(pairing):
+        if p is None:
+            j = next((j for j in free if actual[j].name == expected[i].name), None)
+            if j is not None:
+                near[i] = j
+                free.remove(j)
+    return near
+
+
+def _diff_label(actual: ToolCall, expected: ToolCall) -> str:
+    return f"{actual.name}({describe_arg_differences(actual.args, expected.args, key_sep=': ')})"
 
 
 def mark_calls(
@@ -122,11 +147,15 @@ def mark_calls(
     """The actual calls, each marked, followed by the expected calls that are missing.
 
     Pairing is ANY_ORDER's (each expected call takes the first unused equal actual call). An actual
-    call that pairs with no expected call is ``extra``; under ``exact`` and ``in_order`` a paired
-    call that breaks the expected order is ``out of order``; a call to a denied tool is ``denied``
-    whatever else holds. Under ``none`` every call is ``ok`` unless denied.
+    call that pairs with no expected call is ``extra``, or ``args differ`` when a missing expected
+    call has its name (that expected call is then not listed as missing); under ``exact`` and
+    ``in_order`` a paired call that breaks the expected order is ``out of order``; a call to a
+    denied tool is ``denied`` whatever else holds. Under ``none`` every call is ``ok`` unless
+    denied.
     """
     pairing, used = _any_order_pairing(expected, actual, compare_args)
+    near = _near_misses(expected, actual, pairing, used) if compare_args and mode != "none" else {}
+    near_expected = {j: i for i, j in near.items()}
     exp_index_of = {j: i for i, j in enumerate(pairing) if j is not None}
     in_order = set()
     if mode in ("exact", "in_order"):
@@ -139,46 +168,86 @@ def mark_calls(
                 last = i
     out: list[MarkedCall] = []
     for j, call in enumerate(actual):
+        label = call.label()
         if call.name in deny:
             mark: CallMark = "denied"
         elif mode == "none":
             mark = "ok"
+        elif j in near_expected:
+            mark = "args differ"
+            label = _diff_label(call, expected[near_expected[j]])
         elif not used[j]:
             mark = "extra"
         elif mode in ("exact", "in_order") and j not in in_order:
             mark = "out of order"
         else:
             mark = "ok"
-        out.append(MarkedCall(call.name, call.label(), mark, j + 1))
+        out.append(MarkedCall(call.name, label, mark, j + 1))
     if mode != "none":
         for i, exp in enumerate(expected):
-            if pairing[i] is None:
+            if pairing[i] is None and i not in near:
                 out.append(MarkedCall(exp.name, exp.label(), "missing", None))
     return out
+
+
+def _names(calls: Sequence[ToolCall]) -> str:
+    """``a``, ``a, b``, ``a, b, c`` or ``a, b, c and 2 more``."""
+    names = [c.name for c in calls]
+    if len(names) <= 3:
+        return ", ".join(names)
+    return f"{', '.join(names[:3])} and {len(names) - 3} more"
+
+
+def _missing_phrase(calls: Sequence[ToolCall]) -> str:
+    return f"missing call{'s' if len(calls) > 1 else ''} {_names(calls)}"
+
+
+def _explain_exact(expected: Sequence[ToolCall], actual: Sequence[ToolCall], compare_args: bool) -> str:
+    """Why EXACT fails, named at the first position where the two trajectories part."""
+    k = next(
+        (k for k, (a, e) in enumerate(zip(actual, expected)) if not calls_match(a, e, compare_args)),
+        min(len(actual), len(expected)),
+    )
+    if k == len(actual):
+        return _missing_phrase(expected[k:])
+    if k == len(expected):
+        return f"extra call {actual[k].name} at position {k + 1}"
+    got, want = actual[k], expected[k]
+    if got.name == want.name:
+        return f"{got.name} at position {k + 1}: {describe_arg_differences(got.args, want.args)}"
+    pairing, used = _any_order_pairing(expected, actual, compare_args)
+    if not used[k]:
+        return f"extra call {got.name} at position {k + 1}"
+    if pairing[k] is None:
+        return f"missing call {want.name} at position {k + 1}"
+    return f"out of order: {got.name} at position {k + 1} where {want.name} was expected"
 
 
 def explain_invocation(inv: Invocation, mode: MatchMode, compare_args: bool = True) -> str:
     """One line saying why an invocation fails ``mode``, or ``""`` when it matches.
 
-    Examples: ``"missing call confirm_booking"``, ``"extra call get_weather at position 2"``,
-    ``"out of order: get_profile at position 1"``, ``"args differ for book_flight"``.
+    Examples: ``"missing call confirm_booking"``, ``"missing calls book_flight, confirm_booking"``,
+    ``"extra call get_weather at position 2"``, ``"out of order: get_profile at position 1"``,
+    ``'web_search at position 1: query "AI news 2025" ≠ "AI news"'`` (the key and both values,
+    actual first). EXACT names the first position where the trajectories part; IN_ORDER and
+    ANY_ORDER name the expected calls never made, a call whose arguments differ by its
+    differing keys, and for IN_ORDER the first call out of order.
     """
     if invocation_matches(inv, mode, compare_args):
         return ""
     expected, actual = inv.expected_calls, inv.actual_calls
+    if mode == "exact":
+        return _explain_exact(expected, actual, compare_args)
     pairing, used = _any_order_pairing(expected, actual, compare_args)
-    missing = [expected[i] for i, p in enumerate(pairing) if p is None]
-    extra_pos = [j for j, u in enumerate(used) if not u]
-    if missing:
-        call = missing[0]
-        same_name_extra = [j for j in extra_pos if actual[j].name == call.name]
-        if compare_args and same_name_extra:
-            return f"args differ for {call.name} at position {same_name_extra[0] + 1}"
-        more = f" (+{len(missing) - 1} more)" if len(missing) > 1 else ""
-        return f"missing call {call.name}{more}"
-    if mode == "exact" and extra_pos:
-        j = extra_pos[0]
-        return f"extra call {actual[j].name} at position {j + 1}"
+    if any(p is None for p in pairing):
+        near = _near_misses(expected, actual, pairing, used) if compare_args else {}
+        missing = [expected[i] for i, p in enumerate(pairing) if p is None and i not in near]
+        parts = [_missing_phrase(missing)] if missing else []
+        parts += [
+            f"{actual[j].name} at position {j + 1}: {describe_arg_differences(actual[j].args, expected[i].args)}"
+            for i, j in sorted(near.items(), key=lambda ij: ij[1])
+        ]
+        return "; ".join(parts)
     marked = mark_calls(expected, actual, mode, compare_args)
     for m in marked:
         if m.mark == "out of order":
