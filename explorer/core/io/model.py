@@ -47,6 +47,14 @@ class Invocation:
     answer: str
     references: tuple[str, ...]
 
+    @property
+    def no_output(self) -> bool:
+        """True when the agent produced nothing in this turn: no actual call and an answer that
+        is empty or only whitespace. Loaders give a turn the agent never ran (an expected ADK
+        invocation without an actual one) exactly this shape; every scorer treats it as a turn
+        that scores 0 (issue 10, kind 1)."""
+        return not self.actual_calls and not self.answer.strip()
+
 
 @dataclass(frozen=True, slots=True)
 class ExpectedField:
