@@ -12,10 +12,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-import pandas as pd
-
 from ..core.evaluation.features import build_features
-from ..core.evaluation.sweep import best, sweep
+from ..core.evaluation.sweep import best, sweep, threshold_ranges
 from .common import add_run_input_options, base_settings_from_args, load_cases_from_args, print_json
 
 HELP = "score every setting (trajectory x args x combine x deny-list x key fields x F1 threshold) and list the best"
@@ -43,25 +41,6 @@ def _positive_int(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, got {text}")
     return value
-
-
-def threshold_ranges(table: pd.DataFrame) -> list[dict]:
-    """Rows of a sweep table grouped by setting other than the F1 threshold, each with the
-    thresholds it holds as ``"0.00-0.41"`` ranges of consecutive 0.01 steps (grid order)."""
-    keys = ["trajectory", "compare_args", "combine", "deny_check", "key_fields"]
-    out = []
-    for values, group in table.groupby(keys, sort=False):
-        steps = sorted(int(round(t * 100)) for t in group["f1_threshold"])
-        spans, start, prev = [], steps[0], steps[0]
-        for s in steps[1:] + [None]:
-            if s is not None and s == prev + 1:
-                prev = s
-                continue
-            spans.append(f"{start / 100:.2f}" if start == prev else f"{start / 100:.2f}-{prev / 100:.2f}")
-            if s is not None:
-                start = prev = s
-        out.append({**dict(zip(keys, values)), "f1_thresholds": ", ".join(spans)})
-    return out
 
 
 def run(args: argparse.Namespace) -> int:

@@ -19,10 +19,9 @@ from bokeh.models import ColorBar, ColumnDataSource, FactorRange, HoverTool, Lin
 from bokeh.palettes import Viridis256
 from bokeh.plotting import figure
 
-from ...commands.sweep import threshold_ranges
 from ...core.evaluation.features import Features
 from ...core.evaluation.settings import Settings
-from ...core.evaluation.sweep import best, row_settings, sweep
+from ...core.evaluation.sweep import best, row_settings, sweep, threshold_ranges
 from .style import styled
 
 ROW_KEYS = ("trajectory", "compare_args", "combine", "deny_check", "key_fields")
