@@ -159,16 +159,16 @@ class CalibrationView:
         self.chart = pn.Column(pn.pane.Bokeh(fig, sizing_mode="stretch_width"), css_classes=["me-calibration-chart"], sizing_mode="stretch_width")
         p = self.state.param
         self.source_choice = pn.widgets.RadioButtonGroup.from_param(
-            p.source, name="Pairs", css_classes=["me-calibration-source"], button_type="primary", button_style="outline",
+            p.source, label="Pairs", css_classes=["me-calibration-source"], color="primary", variant="outline",
         )
         self.score_choice = pn.widgets.RadioButtonGroup.from_param(
-            p.score, name="Score", css_classes=["me-calibration-score"], button_type="primary", button_style="outline",
+            p.score, label="Score", css_classes=["me-calibration-score"], color="primary", variant="outline",
         )
         self.target = pn.widgets.FloatSlider.from_param(
-            p.target_precision, name="Target precision", start=0.05, end=1.0, step=0.05, format="0.00",
+            p.target_precision, label="Target precision", start=0.05, end=1.0, step=0.05, format="0.00",
             css_classes=["me-target-precision"], width=320,
         )
-        self.use = pn.widgets.Button(name="Use these bands in the cascade", css_classes=["me-calibration-use"], button_type="primary")
+        self.use = pn.widgets.Button(label="Use these bands in the cascade", css_classes=["me-calibration-use"], color="primary")
         self.use.on_click(self._use)
         self.info = pn.pane.HTML("", css_classes=["me-calibration-info"], **styled(margin=(4, 10), sizing_mode="stretch_width"))
         self.model = pn.pane.HTML("", css_classes=["me-embedding-model"], **styled(margin=(4, 10), sizing_mode="stretch_width"))

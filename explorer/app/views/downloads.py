@@ -48,7 +48,7 @@ class Downloads:
             def callback() -> io.BytesIO:
                 return io.BytesIO(make().encode("utf-8"))
             return pn.widgets.FileDownload(callback=callback, filename=filename, label=label, css_classes=[css],
-                                           button_type="light", embed=False, width=160)
+                                           color="light", embed=False, width=170)
 
         self.labels = button("Labels CSV", "me-download-labels", self._labels, "labels.csv")
         self.table = button("Scored table CSV", "me-download-table", self._table, "scored_table.csv")

@@ -89,9 +89,9 @@ class ReviewQueueView:
         self._queue: list[int] = []
         self.header = pn.pane.HTML("", css_classes=["me-review-status"], **styled(margin=(0, 10), sizing_mode="stretch_width"))
         self.item = pn.pane.HTML("", css_classes=["me-review-item"], **styled(margin=(4, 10), sizing_mode="stretch_width"))
-        self.accept = pn.widgets.Button(name="Acceptable", button_type="success", css_classes=["me-review-accept"], width=110)
-        self.reject = pn.widgets.Button(name="Unacceptable", button_type="danger", css_classes=["me-review-reject"], width=110)
-        self.skip = pn.widgets.Button(name="Skip", css_classes=["me-review-skip"], width=70)
+        self.accept = pn.widgets.Button(label="Acceptable", color="success", css_classes=["me-review-accept"], width=110)
+        self.reject = pn.widgets.Button(label="Unacceptable", color="danger", css_classes=["me-review-reject"], width=110)
+        self.skip = pn.widgets.Button(label="Skip", css_classes=["me-review-skip"], width=70)
         self.accept.on_click(lambda _e: self._decide_current(True))
         self.reject.on_click(lambda _e: self._decide_current(False))
         self.skip.on_click(lambda _e: self._skip())

@@ -20,3 +20,18 @@ def styled(**params) -> dict:
     """``params`` with our stylesheet added to ``stylesheets`` (for Panel component constructors)."""
     sheets = list(params.pop("stylesheets", []))
     return {**params, "stylesheets": [STYLESHEET, *sheets]}
+
+
+WRAP = {"flex-wrap": "wrap", "min-width": "0"}
+"""Inline styles of a row that wraps its items on a narrow screen. ``min-width: 0`` undoes the
+minimum width Panel gives a stretching row (the sum of its items' widths), which would otherwise
+widen the whole page instead of wrapping."""
+
+
+def flex_item(basis: int, grow: int = 1, max_width: int | None = None) -> dict:
+    """Inline styles of a stretching item in a :data:`WRAP` row: it starts at ``basis`` px, grows
+    by ``grow`` (0: not) and wraps to the next line when the row is narrower than its items."""
+    out = {"flex": f"{grow} 1 {basis}px", "min-width": "0"}
+    if max_width is not None:
+        out["max-width"] = f"{max_width}px"
+    return out

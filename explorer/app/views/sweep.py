@@ -125,8 +125,8 @@ class SweepView:
         self.heatmap = pn.Column(pn.pane.Bokeh(fig, sizing_mode="stretch_width"), css_classes=["me-sweep-heatmap"],
                                  sizing_mode="stretch_width")
         self.best = pn.pane.HTML("", css_classes=["me-sweep-best"], **styled(sizing_mode="stretch_width"))
-        self.choice = pn.widgets.Select(name="Best setting to apply", options=[], css_classes=["me-sweep-choice"], width=620)
-        self.apply_button = pn.widgets.Button(name="Apply this setting", button_type="primary", css_classes=["me-sweep-apply"])
+        self.choice = pn.widgets.Select(label="Best setting to apply", options=[], css_classes=["me-sweep-choice"], width=620)
+        self.apply_button = pn.widgets.Button(label="Apply this setting", color="primary", css_classes=["me-sweep-apply"])
         self.apply_button.on_click(self._on_apply)
 
     def show(self, features: Features, base: Settings) -> None:

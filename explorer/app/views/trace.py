@@ -30,10 +30,11 @@ class TraceView:
         self.pane.object = trace_html(events)
 
     def panel(self) -> pn.Column:
-        """The card."""
+        """The trace (a tab beside the runs table)."""
         return pn.Column(
-            pn.pane.HTML("<h2>Event trace</h2>", **styled(margin=(0, 10))),
+            pn.pane.HTML('<div class="me-hint">What happened up to the replay time: each revealed run, its checks and '
+                         "verdict, and the agreement so far.</div>", **styled(margin=(2, 10))),
             self.pane,
-            css_classes=["me-card"],
             sizing_mode="stretch_width",
+            margin=0,
         )
