@@ -44,7 +44,7 @@ from .views.calibration import CalibrationView
 from .views.replay_controls import ReplayControls
 from .views.response_inputs import ResponseInputs
 from .views.review_queue import ReviewDecisions, ReviewQueueView
-from .views.style import WRAP, styled
+from .views.style import WRAP, LiveHTML, styled
 from .views.table import TableView
 from .views.trace import TraceView
 
@@ -98,7 +98,7 @@ class ExplorerSession:
         self.review_view = ReviewQueueView(self.decide)
         self.review_card = self.review_view.panel()
         self.calibration = CalibrationView(self.response, self.use_bands)
-        self.notice = pn.pane.HTML("", css_classes=["me-notice"], visible=False, **styled(sizing_mode="stretch_width"))
+        self.notice = LiveHTML("", css_classes=["me-notice"], visible=False, **styled(sizing_mode="stretch_width"))
         self.show_notices(self.notices)
 
         self.inputs.param.watch(self._on_inputs, list(INPUT_NAMES))
@@ -335,7 +335,7 @@ class ExplorerSession:
         )
         return pn.Column(
             pn.Row(settings, main, sizing_mode="stretch_width", margin=0),
-            pn.pane.HTML(FOOTER, **styled(sizing_mode="stretch_width", margin=(4, 12))),
+            LiveHTML(FOOTER, **styled(sizing_mode="stretch_width", margin=(4, 12))),
             sizing_mode="stretch_width",
             margin=0,
         )
@@ -347,7 +347,7 @@ class ExplorerSession:
         ``toolbar`` and ``label_bar`` go above the table and into the selected run's panel."""
         if header is None:
             from .views.header import title_html
-            header = pn.pane.HTML(title_html(self.shared.case_set.name), **styled(sizing_mode="stretch_width", margin=(4, 6)))
+            header = LiveHTML(title_html(self.shared.case_set.name), **styled(sizing_mode="stretch_width", margin=(4, 6)))
         return pn.Column(
             header,
             self.notice,

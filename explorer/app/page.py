@@ -29,7 +29,7 @@ from .views.downloads import Downloads
 from .views.filters import FilterBar, frame_filter, search_text
 from .views.header import PageHeader
 from .views.labelling import KeyListener, LabelBar, verdict_for_key
-from .views.style import WRAP, flex_item, styled
+from .views.style import WRAP, LiveHTML, flex_item, styled
 from .views.sweep import SweepView
 from .views.upload import UploadView, labels_message, loaded_message
 from .workspace import ProcessSets, Workspace, label_codes_from_upload, looks_like_labels_csv
@@ -261,7 +261,7 @@ class WorkspacePage:
     def _data_tab(self) -> pn.Row:
         """"Your data": the case-set picker, the upload and the downloads (hidden in presenter mode)."""
         picker = pn.Column(
-            pn.pane.HTML('<h2>Case set</h2><div class="me-hint">The runs shown: the one served, the bundled sets, or '
+            LiveHTML('<h2>Case set</h2><div class="me-hint">The runs shown: the one served, the bundled sets, or '
                          "one you uploaded in this browser tab (nobody else sees it). Your labels of each set are kept "
                          "while you switch.</div>", **styled(margin=(0, 10), sizing_mode="stretch_width")),
             self.picker,
@@ -270,7 +270,7 @@ class WorkspacePage:
         upload = pn.Column(self.upload.panel(), css_classes=["me-card", "me-upload-card"], sizing_mode="stretch_width",
                            styles=flex_item(380))
         downloads = pn.Column(
-            pn.pane.HTML("<h2>Download</h2>", **styled(margin=(0, 10))),
+            LiveHTML("<h2>Download</h2>", **styled(margin=(0, 10))),
             self.downloads.panel(),
             css_classes=["me-card", "me-downloads-card"], sizing_mode="stretch_width", styles=flex_item(380),
         )

@@ -30,7 +30,7 @@ from ...core.io.pairs import PairSet, load_pairs
 from ...core.evaluation.response_features import ResponseFeatures
 from ...core.scoring.response_scorers import CosineScorer, make_scorer
 from .response_inputs import model_html
-from .style import styled
+from .style import LiveHTML, styled
 
 BUNDLED_PAIRS = Path(__file__).resolve().parents[3] / "cases" / "labelled_pairs.json"
 """The 20 labelled pairs bundled with the explorer (12 acceptable, 8 not)."""
@@ -170,10 +170,10 @@ class CalibrationView:
         )
         self.use = pn.widgets.Button(label="Use these bands in the cascade", css_classes=["me-calibration-use"], color="primary")
         self.use.on_click(self._use)
-        self.info = pn.pane.HTML("", css_classes=["me-calibration-info"], **styled(margin=(4, 10), sizing_mode="stretch_width"))
-        self.model = pn.pane.HTML("", css_classes=["me-embedding-model"], **styled(margin=(4, 10), sizing_mode="stretch_width"))
-        self.bands_pane = pn.pane.HTML("", css_classes=["me-calibration-bands"], **styled(margin=(4, 10), sizing_mode="stretch_width"))
-        self.table = pn.pane.HTML("", css_classes=["me-calibration-table"], **styled(margin=(4, 10), sizing_mode="stretch_width"))
+        self.info = LiveHTML("", css_classes=["me-calibration-info"], **styled(margin=(4, 10), sizing_mode="stretch_width"))
+        self.model = LiveHTML("", css_classes=["me-embedding-model"], **styled(margin=(4, 10), sizing_mode="stretch_width"))
+        self.bands_pane = LiveHTML("", css_classes=["me-calibration-bands"], **styled(margin=(4, 10), sizing_mode="stretch_width"))
+        self.table = LiveHTML("", css_classes=["me-calibration-table"], **styled(margin=(4, 10), sizing_mode="stretch_width"))
         self.state.param.watch(lambda *_: self.refresh(), ["source", "score", "target_precision"])
 
     def _use(self, _event=None) -> None:
@@ -256,7 +256,7 @@ class CalibrationView:
     def panel(self) -> pn.Column:
         """The page."""
         return pn.Column(
-            pn.pane.HTML(
+            LiveHTML(
                 "<h2>Calibration</h2><div class=\"me-hint\">A pair passes at a threshold when its score is at least the "
                 "threshold. Pass-above: the lowest threshold whose precision reaches the target; fail-below: the highest "
                 "threshold below which at least that share is unacceptable; between them the judge decides.</div>",

@@ -8,7 +8,7 @@ from bokeh.models import ColumnDataSource, HoverTool, Legend, LegendItem, Span
 from bokeh.plotting import figure
 
 from ..tradeoff import Sweep
-from .style import styled
+from .style import LiveHTML, styled
 
 COLOURS = {"agree": "#0f766e", "false_pass": "#c0392b", "false_fail": "#c77c02"}
 CHART_HEIGHT = 165
@@ -61,7 +61,7 @@ class ChartView:
     def panel(self) -> pn.Column:
         """The card."""
         return pn.Column(
-            pn.pane.HTML(
+            LiveHTML(
                 "<h2>Trade-off <span class=\"me-hint\">agreement, false passes and false fails of all runs at every "
                 "Response F1 threshold, the other settings as chosen; the dotted line is the current threshold</span></h2>",
                 **styled(margin=(0, 10), sizing_mode="stretch_width"),

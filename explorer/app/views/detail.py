@@ -14,7 +14,7 @@ from ...core.evaluation.verdicts import OUTCOMES, Evaluation, reason
 from ...core.evaluation.features import Features
 from ...core.scoring.overlap import unigram_f1
 from ..highlight import mark_differences
-from .style import flex_item, styled
+from .style import LiveHTML, flex_item, styled
 
 HINT = '<div class="me-empty">Select a revealed run in the table to see its answer, reference and the person\'s note.</div>'
 
@@ -61,7 +61,7 @@ class DetailView:
     """The side panel: hidden until a run is selected; ``on_close`` is the session's "unselect"."""
 
     def __init__(self, on_close: Callable[[], None] | None = None) -> None:
-        self.pane = pn.pane.HTML(HINT, css_classes=["me-detail"], **styled(sizing_mode="stretch_width"))
+        self.pane = LiveHTML(HINT, css_classes=["me-detail"], **styled(sizing_mode="stretch_width"))
         self.close = pn.widgets.Button(label="✕ Close", css_classes=["me-detail-close"], width=80, margin=(0, 6),
                                        stylesheets=[":host .bk-btn { padding: 2px 6px; font-size: 12.5px; }"])
         if on_close is not None:
@@ -78,7 +78,7 @@ class DetailView:
         """The side panel (``below``: e.g. the label buttons), hidden until a run is selected."""
         self.card = pn.Column(
             pn.Row(
-                pn.pane.HTML(
+                LiveHTML(
                     '<h2>Selected run</h2><div class="me-hint">Words that differ between answer and reference are '
                     "<mark>marked</mark>.</div>",
                     **styled(margin=(0, 10), sizing_mode="stretch_width"),

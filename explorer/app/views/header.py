@@ -20,7 +20,7 @@ from typing import Callable
 import panel as pn
 
 from ..state import PageState
-from .style import WRAP, flex_item, styled
+from .style import WRAP, LiveHTML, flex_item, styled
 
 COPY_LINK_JS = """
 const url = new URL(window.location.href);
@@ -53,7 +53,7 @@ class PageHeader:
 
     def __init__(self, state: PageState, on_reset: Callable[[], None]) -> None:
         self.state = state
-        self.title = pn.pane.HTML(title_html(""), **styled(sizing_mode="stretch_width", margin=(4, 6), styles=flex_item(360)))
+        self.title = LiveHTML(title_html(""), **styled(sizing_mode="stretch_width", margin=(4, 6), styles=flex_item(360)))
         self.present = pn.widgets.Toggle.from_param(
             state.param.present, label="Presenter mode", css_classes=["me-present-toggle"], width=140,
             stylesheets=[SMALL_BUTTON],

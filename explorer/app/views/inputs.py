@@ -17,7 +17,7 @@ import html
 import panel as pn
 
 from ..state import Inputs
-from .style import styled
+from .style import LiveHTML, styled
 
 COMPACT_BUTTONS = ":host .bk-btn { padding: 5px 3px; font-size: 13px; }"
 
@@ -50,11 +50,11 @@ def typed_threshold_message(value: float | None) -> str:
 
 def _label(text: str, css: str = "me-label", title: str = "") -> pn.pane.HTML:
     tip = f' title="{html.escape(title)}"' if title else ""
-    return pn.pane.HTML(f'<div class="{css}"{tip}>{text}</div>', **styled(margin=(6, 10, 0, 10)))
+    return LiveHTML(f'<div class="{css}"{tip}>{text}</div>', **styled(margin=(6, 10, 0, 10)))
 
 
 def _reason_pane(css: str) -> pn.pane.HTML:
-    return pn.pane.HTML("", css_classes=[css, "me-reason"], visible=False, **styled(margin=(0, 10), sizing_mode="stretch_width"))
+    return LiveHTML("", css_classes=[css, "me-reason"], visible=False, **styled(margin=(0, 10), sizing_mode="stretch_width"))
 
 
 class InputsView:
@@ -79,7 +79,7 @@ class InputsView:
             css_classes=["me-f1-input"], width=86,
         )
         self.f1_reason = _reason_pane("me-f1-reason")
-        self.f1_message = pn.pane.HTML("", css_classes=["me-f1-message"], visible=False,
+        self.f1_message = LiveHTML("", css_classes=["me-f1-message"], visible=False,
                                        **styled(margin=(0, 10), sizing_mode="stretch_width"))
         self.combine = pn.widgets.RadioButtonGroup.from_param(
             p.combine, label="Combine scores", css_classes=["me-combine"], color="primary",
@@ -176,7 +176,7 @@ class InputsView:
     def panel(self, *more: pn.viewable.Viewable) -> pn.Column:
         """The settings card (``more``: further groups at its end, e.g. the response scorer)."""
         return pn.Column(
-            pn.pane.HTML("<h2>Scorer settings</h2>", **styled(margin=(0, 10))),
+            LiveHTML("<h2>Scorer settings</h2>", **styled(margin=(0, 10))),
             self.trajectory_group(),
             self.response_group(),
             self.checks_group(),

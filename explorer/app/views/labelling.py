@@ -16,7 +16,7 @@ import panel as pn
 import param
 from panel.reactive import ReactiveHTML
 
-from .style import flex_item, styled
+from .style import LiveHTML, flex_item, styled
 
 KEY_VERDICTS: dict[str, str | None] = {"a": "acceptable", "u": "unacceptable", "c": None}
 """Key pressed (lower case) -> the verdict it records (None clears the label)."""
@@ -83,8 +83,8 @@ class LabelBar:
         self.accept = button("Acceptable (a)", "me-label-accept", "a", "acceptable", "success")
         self.reject = button("Unacceptable (u)", "me-label-reject", "u", "unacceptable", "danger")
         self.clear = button("Clear (c)", "me-label-clear", "c", None, "default")
-        self.selected = pn.pane.HTML("", css_classes=["me-label-selected"], **styled(margin=(4, 10)))
-        self.unlabelled = pn.pane.HTML("", css_classes=["me-unlabelled"],
+        self.selected = LiveHTML("", css_classes=["me-label-selected"], **styled(margin=(4, 10)))
+        self.unlabelled = LiveHTML("", css_classes=["me-unlabelled"],
                                        **styled(margin=(6, 10), sizing_mode="stretch_width", styles=flex_item(260)))
 
     def show(self, selected: str | None, human: np.ndarray) -> None:
@@ -100,7 +100,7 @@ class LabelBar:
         """The label buttons for the selected run (in the run's side panel); the unlabelled count
         (:attr:`unlabelled`) is placed by the page above the table."""
         return pn.Column(
-            pn.pane.HTML(
+            LiveHTML(
                 "<h2>Label this run</h2><div class=\"me-hint\">Or press <kbd>a</kbd> acceptable, <kbd>u</kbd> "
                 "unacceptable, <kbd>c</kbd> clear. Agreement updates as you label; unlabelled runs count as neither "
                 "verdict.</div>",

@@ -18,7 +18,7 @@ from ...core.evaluation.metrics import Agreement
 from ...core.evaluation.settings import Settings
 from ..lesson import STEPS, LessonStep
 from ..words import figure, settings_words
-from .style import WRAP, flex_item, styled
+from .style import WRAP, LiveHTML, flex_item, styled
 
 STEP_CHIP = ":host .bk-btn { padding: 3px 7px; font-size: 12.5px; white-space: nowrap; }"
 NAV_BUTTON = ":host .bk-btn { padding: 3px 8px; font-size: 13px; }"
@@ -76,9 +76,9 @@ class LessonView:
         self.next = pn.widgets.Button(label="Next ▶", css_classes=["me-lesson-next"], margin=(2, 2, 2, 4), stylesheets=[NAV_BUTTON])
         self.prev.on_click(lambda _e: self.step_by(-1))
         self.next.on_click(lambda _e: self.step_by(+1))
-        self.head = pn.pane.HTML("", css_classes=["me-lesson-head"], **styled(sizing_mode="stretch_width", margin=(6, 8, 0, 8),
+        self.head = LiveHTML("", css_classes=["me-lesson-head"], **styled(sizing_mode="stretch_width", margin=(6, 8, 0, 8),
                                                                              styles=flex_item(380)))
-        self.text = pn.pane.HTML("", css_classes=["me-lesson-text"], **styled(sizing_mode="stretch_width", margin=(0, 8)))
+        self.text = LiveHTML("", css_classes=["me-lesson-text"], **styled(sizing_mode="stretch_width", margin=(0, 8)))
         self.shown = STEPS[0]
         """The step whose text is shown (the one the inputs are on, else the last one shown)."""
         self.current: LessonStep | None = None
@@ -114,7 +114,7 @@ class LessonView:
     def panel(self) -> pn.Column:
         """The stepper band: the lesson's name, Prev, the step chips, Next and the head line, then
         the step's text."""
-        label = pn.pane.HTML('<div class="me-lesson-label" title="Each chip is a step of the lesson and the agreement '
+        label = LiveHTML('<div class="me-lesson-label" title="Each chip is a step of the lesson and the agreement '
                              'it gives">The booking-agent lesson</div>', **styled(margin=(9, 4, 0, 8)))
         return pn.Column(
             pn.Row(label, self.prev, *self.buttons, self.next, self.head, sizing_mode="stretch_width", styles=WRAP),

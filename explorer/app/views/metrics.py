@@ -23,7 +23,7 @@ from ...core.evaluation.metrics import Agreement
 from ...core.evaluation.replay import ReplayState
 from ...core.evaluation.verdicts import OUTCOMES, Evaluation
 from ..words import settings_words
-from .style import styled
+from .style import LiveHTML, styled
 
 MAX_IDS = 30
 """Run ids listed under false passes / fails; more are counted (a 1M-run set can have 100,000s)."""
@@ -133,8 +133,8 @@ class MetricsView:
     """Two panes: ``summary`` (the whole set, sticky bar) and ``replay`` (revealed so far)."""
 
     def __init__(self) -> None:
-        self.summary = pn.pane.HTML("", css_classes=["me-summary-pane"], **styled(sizing_mode="stretch_width", margin=0))
-        self.replay = pn.pane.HTML("", css_classes=["me-replay-state"], **styled(sizing_mode="stretch_width", margin=(0, 10)))
+        self.summary = LiveHTML("", css_classes=["me-summary-pane"], **styled(sizing_mode="stretch_width", margin=0))
+        self.replay = LiveHTML("", css_classes=["me-replay-state"], **styled(sizing_mode="stretch_width", margin=(0, 10)))
 
     def show_whole(self, features: Features, ev: Evaluation) -> None:
         """The whole set's figures for the current settings (independent of the replay)."""

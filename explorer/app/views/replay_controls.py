@@ -9,7 +9,7 @@ from typing import Callable
 import panel as pn
 
 from ..state import Clock
-from .style import WRAP, flex_item, styled
+from .style import WRAP, LiveHTML, flex_item, styled
 
 REPLAY_TIME_HELP = (
     "The replay's clock: over 60 seconds the runs are revealed two at a time, each with its checks and "
@@ -47,7 +47,7 @@ class ReplayControls:
             self.clock.param.time, label="Replay time (s), drag to jump", start=0.0, end=60.0, step=0.1, format="0.0",
             css_classes=["me-time"], sizing_mode="stretch_width", styles=flex_item(200),
         )
-        self.label = pn.pane.HTML(
+        self.label = LiveHTML(
             f'<span class="me-time-text" title="{REPLAY_TIME_HELP}">{time_label(0.0)}</span>', css_classes=["me-time-label"],
             **styled(width=74, margin=(22, 6, 0, 4)),
         )
@@ -64,7 +64,7 @@ class ReplayControls:
         return pn.Column(
             pn.Row(
                 self.play, self.next, self.restart,
-                pn.pane.HTML('<div class="me-label me-inline">Speed</div>', **styled(margin=(14, 2, 0, 10))),
+                LiveHTML('<div class="me-label me-inline">Speed</div>', **styled(margin=(14, 2, 0, 10))),
                 self.speed, self.time, self.label,
                 sizing_mode="stretch_width", css_classes=["me-replay-row"], styles=WRAP,
             ),

@@ -14,7 +14,7 @@ import panel as pn
 
 from ...core.scoring.embedding import EmbedderIdentity
 from ..state import Inputs
-from .style import styled
+from .style import LiveHTML, styled
 
 USES_RUNG = ("exact", "cascade")
 RUNG_HELP = (
@@ -51,7 +51,7 @@ class ResponseInputs:
             p.rung, label="Normalisation level", start=1, end=4, step=1, css_classes=["me-rung"],
             sizing_mode="stretch_width",
         )
-        self.rung_help = pn.pane.HTML(f'<div class="me-hint">{html.escape(RUNG_HELP)}</div>', css_classes=["me-rung-help"],
+        self.rung_help = LiveHTML(f'<div class="me-hint">{html.escape(RUNG_HELP)}</div>', css_classes=["me-rung-help"],
                                       **styled(margin=(0, 10), sizing_mode="stretch_width"))
         self.pass_above = pn.widgets.FloatSlider.from_param(
             p.pass_above, label="Pass above (cosine ≥)", start=0.0, end=1.0, step=0.01, format="0.00",
@@ -61,8 +61,8 @@ class ResponseInputs:
             p.fail_below, label="Fail below (cosine <)", start=0.0, end=1.0, step=0.01, format="0.00",
             css_classes=["me-fail-below"], sizing_mode="stretch_width",
         )
-        self.model = pn.pane.HTML("", css_classes=["me-embedding-model"], **styled(margin=(4, 10), sizing_mode="stretch_width"))
-        self.hint = pn.pane.HTML("", css_classes=["me-response-hint"], **styled(margin=(0, 10), sizing_mode="stretch_width"))
+        self.model = LiveHTML("", css_classes=["me-embedding-model"], **styled(margin=(4, 10), sizing_mode="stretch_width"))
+        self.hint = LiveHTML("", css_classes=["me-response-hint"], **styled(margin=(0, 10), sizing_mode="stretch_width"))
         inputs.param.watch(self._keep_bands_ordered, ["pass_above", "fail_below"])
         inputs.param.watch(self._visibility, ["response_scorer"])
         self._visibility()

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import panel as pn
+
 STATIC_DIR = Path(__file__).resolve().parents[3] / "static"
 """The folder served at ``/assets`` (our CSS)."""
 ASSETS_ROUTE = "assets"
@@ -35,3 +37,18 @@ def flex_item(basis: int, grow: int = 1, max_width: int | None = None) -> dict:
     if max_width is not None:
         out["max-width"] = f"{max_width}px"
     return out
+
+
+class LiveHTML(pn.pane.HTML):
+    """An HTML pane whose text is replaced as the session changes (a figure, a line of status).
+
+    ``pn.pane.HTML`` sends its whole property set when its object changes, stylesheets included,
+    and on the first change the list differs from the one the page was built with (the design's
+    sheets are left out), so the browser re-applies the stylesheets and lays out the whole page
+    again: about half a second on the first settings change after load (issue 9's "first change
+    no slower than the rest"). The text is all that an object change alters, so only the text is
+    sent; every other parameter (visibility, classes, size) still goes through Panel's usual path.
+    """
+
+    def _update(self, ref: str, model) -> None:
+        model.update(text=self._transform_object(self.object)["object"])

@@ -22,7 +22,7 @@ from bokeh.plotting import figure
 from ...core.evaluation.features import Features
 from ...core.evaluation.settings import Settings
 from ...core.evaluation.sweep import best, row_settings, sweep, threshold_ranges
-from .style import styled
+from .style import LiveHTML, styled
 
 ROW_KEYS = ("trajectory", "compare_args", "combine", "deny_check", "key_fields")
 """The settings besides the F1 threshold; one heatmap row per combination (64)."""
@@ -124,7 +124,7 @@ class SweepView:
         self.figure = fig
         self.heatmap = pn.Column(pn.pane.Bokeh(fig, sizing_mode="stretch_width"), css_classes=["me-sweep-heatmap"],
                                  sizing_mode="stretch_width")
-        self.best = pn.pane.HTML("", css_classes=["me-sweep-best"], **styled(sizing_mode="stretch_width"))
+        self.best = LiveHTML("", css_classes=["me-sweep-best"], **styled(sizing_mode="stretch_width"))
         self.choice = pn.widgets.Select(label="Best setting to apply", options=[], css_classes=["me-sweep-choice"], width=620)
         self.apply_button = pn.widgets.Button(label="Apply this setting", color="primary", css_classes=["me-sweep-apply"])
         self.apply_button.on_click(self._on_apply)
@@ -150,7 +150,7 @@ class SweepView:
     def panel(self) -> pn.Column:
         """The tab's content."""
         return pn.Column(
-            pn.pane.HTML(
+            LiveHTML(
                 "<h2>Settings sweep</h2><div class=\"me-hint\">Every trajectory mode × compare args × combine rule × "
                 "deny-list on/off × key fields on/off × F1 threshold 0–1 (step 0.01), scored against the labelled "
                 "runs (this session's labels). Unlabelled runs are not counted.</div>",

@@ -18,7 +18,7 @@ import panel as pn
 from ...core.evaluation.verdicts import Evaluation, result_table
 from ...core.evaluation.features import Features
 from ...core.scoring.trajectory import MarkedCall, mark_calls
-from .style import flex_item, styled
+from .style import LiveHTML, flex_item, styled
 
 COLUMNS = (
     "ID", "Title", "Expected calls", "Actual calls", "Trajectory", "F1", "Key fields",
@@ -132,7 +132,7 @@ class TableView:
         self._page_key: tuple = ()  # windowed: (ev, start, stop) of the rows in the table
         paged = {"pagination": "remote", "page_size": PAGE_SIZE} if PAGINATE_ABOVE < n_runs <= WINDOW_ABOVE else {}
         self.page = pn.widgets.IntInput(label="Page", value=1, start=1, width=90, css_classes=["me-table-page"], visible=self.windowed)
-        self.page_info = pn.pane.HTML("", css_classes=["me-table-page-info"], visible=self.windowed, **styled(margin=(22, 10)))
+        self.page_info = LiveHTML("", css_classes=["me-table-page-info"], visible=self.windowed, **styled(margin=(22, 10)))
         self.page.param.watch(lambda *_: self._show_page(), ["value"])
         self.table = pn.widgets.Tabulator(
             table_frame_empty(),

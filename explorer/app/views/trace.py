@@ -7,7 +7,7 @@ import html
 import panel as pn
 
 from ...core.evaluation.replay import TraceEvent
-from .style import styled
+from .style import LiveHTML, styled
 
 
 def trace_html(events: list[TraceEvent]) -> str:
@@ -23,7 +23,7 @@ class TraceView:
     """The trace card."""
 
     def __init__(self) -> None:
-        self.pane = pn.pane.HTML("", css_classes=["me-trace"], **styled(sizing_mode="stretch_width"))
+        self.pane = LiveHTML("", css_classes=["me-trace"], **styled(sizing_mode="stretch_width"))
 
     def show(self, events: list[TraceEvent]) -> None:
         """Show ``events`` (already cut to the inspection time)."""
@@ -32,7 +32,7 @@ class TraceView:
     def panel(self) -> pn.Column:
         """The trace (a tab beside the runs table)."""
         return pn.Column(
-            pn.pane.HTML('<div class="me-hint">What happened up to the replay time: each revealed run, its checks and '
+            LiveHTML('<div class="me-hint">What happened up to the replay time: each revealed run, its checks and '
                          "verdict, and the agreement so far.</div>", **styled(margin=(2, 10))),
             self.pane,
             sizing_mode="stretch_width",

@@ -19,7 +19,7 @@ from typing import Callable
 
 import panel as pn
 
-from .style import styled
+from .style import LiveHTML, styled
 
 HIDE_ARRIVED = """
 .filepond--item[data-filepond-item-state='processing-complete'] { display: none; }
@@ -60,8 +60,8 @@ class UploadView:
             multiple=True, css_classes=["me-upload"], layout="compact", width=360, height=76, stylesheets=[HIDE_ARRIVED],
         )
         self.dropper.param.watch(self._on_value, ["value"])
-        self.error = pn.pane.HTML("", css_classes=["me-load-error"], visible=False, **styled(sizing_mode="stretch_width"))
-        self.status = pn.pane.HTML("", css_classes=["me-load-status"], visible=False, **styled(margin=(2, 10), sizing_mode="stretch_width"))
+        self.error = LiveHTML("", css_classes=["me-load-error"], visible=False, **styled(sizing_mode="stretch_width"))
+        self.status = LiveHTML("", css_classes=["me-load-status"], visible=False, **styled(margin=(2, 10), sizing_mode="stretch_width"))
 
     def _on_value(self, _event: object) -> None:
         for name, content in list(self.dropper.value.items()):
@@ -92,7 +92,7 @@ class UploadView:
     def panel(self) -> pn.Column:
         """The upload block: hint, drop zone, outcome lines."""
         return pn.Column(
-            pn.pane.HTML(f'<h2>Upload</h2><div class="me-hint">{html.escape(FORMATS_HINT)}</div>',
+            LiveHTML(f'<h2>Upload</h2><div class="me-hint">{html.escape(FORMATS_HINT)}</div>',
                          **styled(margin=(0, 10), sizing_mode="stretch_width")),
             self.dropper,
             self.status,
