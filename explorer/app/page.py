@@ -151,7 +151,6 @@ class WorkspacePage:
         self.state = PageState(present=present)
         self.workspace = Workspace(process)
         self.header = PageHeader(self.state, self.reset)
-        self.header_band = self.header.panel()
         self.upload = UploadView(self.received)
         self.picker = pn.widgets.Select(label="Case set", options=self.workspace.options(), value="served",
                                         css_classes=["me-case-picker"], width=360)
@@ -159,6 +158,7 @@ class WorkspacePage:
         self.keys = KeyListener()
         self.keys.param.watch(self._on_key, ["press"])
         self.downloads = Downloads(self._current)
+        self.header_band = self.header.panel(self.upload.status)
         self.data_tab = self._data_tab()
         self.body = pn.Column(sizing_mode="stretch_width", margin=0)
         self.root = pn.Column(self.body, self.keys, sizing_mode="stretch_width", margin=0,
@@ -236,6 +236,7 @@ class WorkspacePage:
                 codes, notes, unknown = label_codes_from_upload(data, name, self.session.shared.features.run_ids, labels.human)
                 labels.param.update(human=codes, notes={**labels.notes, **notes}, version=labels.version + 1)
                 self.upload.show_status(labels_message(name, unknown))
+                self.attached.tabs.active = 0  # show what the labels changed
             else:
                 key = self.workspace.add_upload(data, name)
                 before = self.workspace.active

@@ -71,12 +71,13 @@ class PageHeader:
         """Name the shown case set."""
         self.title.object = title_html(set_name)
 
-    def panel(self) -> pn.Column:
-        """The header band."""
+    def panel(self, *below: pn.viewable.Viewable) -> pn.Column:
+        """The header band (``below``: lines shown under the title, e.g. what the last upload did)."""
         return pn.Column(
             pn.Row(self.title, self.present, self.reset, self.copy, sizing_mode="stretch_width",
                    styles={**WRAP, "align-items": "center"}),
             self.link,
+            *below,
             css_classes=["me-header-band"],
             sizing_mode="stretch_width",
             margin=(0, 0, 2, 0),

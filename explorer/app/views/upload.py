@@ -90,12 +90,12 @@ class UploadView:
             self.error.visible = False
 
     def panel(self) -> pn.Column:
-        """The upload block: hint, drop zone, outcome lines."""
+        """The upload block: hint, drop zone and the error box (the success line, :attr:`status`,
+        is placed by the page where it stays in view: a loaded file is shown at once)."""
         return pn.Column(
             LiveHTML(f'<h2>Upload</h2><div class="me-hint">{html.escape(FORMATS_HINT)}</div>',
-                         **styled(margin=(0, 10), sizing_mode="stretch_width")),
+                     **styled(margin=(0, 10), sizing_mode="stretch_width")),
             self.dropper,
-            self.status,
             self.error,
             sizing_mode="stretch_width",
             margin=0,
