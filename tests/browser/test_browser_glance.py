@@ -146,7 +146,7 @@ def test_lesson_text_follows_links_and_hand_set_inputs(glance_page):
 
 # --- one screen ----------------------------------------------------------------------------------
 
-def test_opening_fits_one_screen_at_1440x900(glance_page, output_path):
+def test_opening_fits_one_screen_at_1440x900(glance_page):
     app = glance_page
     app.expect_whole("4/10")
     for selector in (".me-inputs", ".me-summary", ".me-chart", ".me-table .tabulator-header"):
@@ -158,7 +158,6 @@ def test_opening_fits_one_screen_at_1440x900(glance_page, output_path):
     expect(app.page.locator(".me-table .tabulator-placeholder").first).to_contain_text("Nothing revealed yet")
     width, client, height = app.page.evaluate(PAGE_SIZE)
     assert height <= 1.3 * 900, f"the page is {height}px tall, more than 1.3 screens of 900px"
-    shoot(app, output_path, "opening")
     app.next_events(1, then_time=12.0)
     for run_id in ("E1", "E2"):  # the first rows, once revealed, are on the first screen too
         # the row's id cell (the row itself is as wide as all columns; they scroll sideways in the card)
@@ -184,7 +183,7 @@ def test_no_sideways_scroll(new_offline_context, booking_app, width, height, sca
 
 # --- presenter mode, reset, copy link ------------------------------------------------------------
 
-def test_presenter_mode_from_the_link(glance_page, output_path):
+def test_presenter_mode_from_the_link(glance_page):
     app = glance_page.open("?present=true")
     figure = app.page.locator(".me-whole-agreement .me-figure").first
     expect(figure).to_have_text("4/10")
@@ -197,7 +196,6 @@ def test_presenter_mode_from_the_link(glance_page, output_path):
         expect(app.page.locator(selector)).to_have_count(0)
     expect(app.page.locator(".me-filters").first).to_be_hidden()
     expect_summary_in_view(app, "4/10")
-    shoot(app, output_path, "presenter")
 
 
 def test_presenter_toggle_reset_and_copy_link(glance_page):
@@ -244,7 +242,7 @@ def test_presenter_toggle_reset_and_copy_link(glance_page):
 
 # --- the selected run, the replay -------------------------------------------------------------------
 
-def test_selected_run_detail_beside_the_table_with_the_summary_in_view(glance_page, output_path):
+def test_selected_run_detail_beside_the_table_with_the_summary_in_view(glance_page):
     app = glance_page
     app.next_events(5, then_time=60.0)
     # E10's confirm_booking used another booking id: the call shows the argument that differs
@@ -256,7 +254,6 @@ def test_selected_run_detail_beside_the_table_with_the_summary_in_view(glance_pa
     in_viewport(app, ".me-detail .me-detail-head")
     in_viewport(app, ".me-whole-agreement .me-figure")
     expect(app.el("me-label-selected")).to_contain_text("Selected run: E10")
-    shoot(app, output_path, "run-selected")
     app.press("me-detail-close")
     expect(app.el("me-detail-panel")).to_be_hidden()
 
@@ -275,7 +272,7 @@ def test_play_reveals_the_first_runs_at_once(glance_page):
 
 # --- honest controls and messages ----------------------------------------------------------------
 
-def test_disabled_controls_say_why(glance_page, output_path):
+def test_disabled_controls_say_why(glance_page):
     app = glance_page
     tools = app.el("me-deny-tools").locator("input[type=search]")
     expect(tools).to_be_disabled()
@@ -288,7 +285,6 @@ def test_disabled_controls_say_why(glance_page, output_path):
     expect(app.el("me-f1").locator(".noUi-target")).to_have_attribute("disabled", re.compile(".*"))
     expect(app.el("me-f1-input").locator("input").first).to_be_disabled()
     app.expect_text("me-f1-reason", re.compile(r"Not used under “Mean”"))
-    shoot(app, output_path, "mean-threshold-disabled")
     app.choose("me-combine", "Every scorer must pass")
     expect(app.el("me-f1-input").locator("input").first).to_be_enabled()
     expect(app.el("me-f1-reason")).to_be_hidden()
@@ -310,15 +306,21 @@ def test_out_of_range_typed_threshold_is_refused_with_a_message(glance_page):
 IDLE = "() => window.Bokeh && Bokeh.documents.length > 0 && Bokeh.documents[0].is_idle"
 
 
-def test_failed_upload_shows_no_success_marker(glance_page, output_path):
-    app = glance_page
+def upload(app: App, name: str, data: bytes) -> None:
+    """Open "Your data" and give ``data`` to the drop zone as file ``name``."""
     app.page.wait_for_function(IDLE)
     app.open_tab("Your data")
     app.page.wait_for_function(IDLE)
-    app.page.locator(".me-upload input[type=file]").first.set_input_files(files=[{
-        "name": "broken_runs.json", "mimeType": "application/json",
-        "buffer": b'{"format": "metric-explorer/cases@1", "name": "x", "runs": [{"id": 3}]}',
-    }])
+    app.page.locator(".me-upload input[type=file]").first.set_input_files(
+        files=[{"name": name, "mimeType": "application/json", "buffer": data}])
+
+
+BROKEN = b'{"format": "metric-explorer/cases@1", "name": "x", "runs": [{"id": 3}]}'
+
+
+def test_failed_upload_shows_no_success_marker(glance_page):
+    app = glance_page
+    upload(app, "broken_runs.json", BROKEN)
     error = app.el("me-load-error")
     expect(error).to_contain_text("Could not load this file. broken_runs.json: runs[0].id: expected a string")
     expect(error).to_contain_text("Nothing changed: the case set, labels and settings are as they were.")
@@ -329,4 +331,38 @@ def test_failed_upload_shows_no_success_marker(glance_page, output_path):
         expect(complete.nth(k)).to_be_hidden()
     expect(app.page.locator(".me-load-status").first).to_be_hidden()
     app.expect_whole("4/10")
+
+
+# --- screenshots of each state, at both sizes ----------------------------------------------------
+
+@pytest.mark.parametrize("width, height", [(1440, 900), (1024, 768)], ids=["1440x900", "1024x768"])
+def test_screenshots_of_each_state(new_offline_context, booking_app, output_path, width, height):
+    """The states a person sees, saved as ``<state>-<w>x<h>.png`` in this test's output folder
+    (test-results/...): the opening, a lesson step, a selected run after the replay, the threshold
+    disabled under the mean rule, a failed upload, presenter mode."""
+    context, external = new_offline_context({"width": width, "height": height})
+    app = App(context.new_page(), booking_app.url).open()
+    app.expect_whole("4/10")
+    shoot(app, output_path, "opening")
+    app.press("me-lesson-5")
+    app.expect_whole("7/10")
+    shoot(app, output_path, "lesson-step-5")
+    app.press("me-lesson-6")
+    app.expect_whole("8/10")
+    app.next_events(5, then_time=60.0)
+    app.select_run("E5")
+    app.page.evaluate("window.scrollTo(0, 0)")
+    shoot(app, output_path, "run-selected")
+    app.press("me-reset")
+    app.expect_whole("4/10")
+    app.choose("me-combine", "Mean of trajectory and F1 ≥ 0.75")
+    app.expect_text("me-f1-reason", re.compile("Not used"))
+    shoot(app, output_path, "mean-threshold-disabled")
+    upload(app, "broken_runs.json", BROKEN)
+    app.expect_text("me-load-error", re.compile("Could not load this file"))
     shoot(app, output_path, "failed-upload")
+    app.open("?present=true&trajectory=any_order")
+    app.expect_whole("6/10")
+    shoot(app, output_path, "presenter")
+    assert external == []
+    context.close()

@@ -20,6 +20,8 @@ from ..state import Inputs
 from .style import LiveHTML, styled
 
 COMPACT_BUTTONS = ":host .bk-btn { padding: 5px 3px; font-size: 13px; }"
+DIMMED_WHEN_DISABLED = ".noUi-target[disabled] { opacity: 0.4; } .noUi-target[disabled] .noUi-handle { cursor: not-allowed; }"
+"""A disabled slider looks disabled (Bokeh only stops it moving)."""
 
 DENY_OFF_REASON = "Tick Deny-list check to use these tools."
 THRESHOLD_REASONS = {
@@ -72,7 +74,7 @@ class InputsView:
         )
         self.f1 = pn.widgets.FloatSlider.from_param(
             p.f1_threshold, label="Response F1 threshold", start=0.0, end=1.0, step=0.01, format="0.00",
-            css_classes=["me-f1"], sizing_mode="stretch_width", min_width=150,
+            css_classes=["me-f1"], sizing_mode="stretch_width", min_width=150, stylesheets=[DIMMED_WHEN_DISABLED],
         )
         self.f1_input = pn.widgets.FloatInput(
             value=inputs.f1_threshold, label="Type it", step=0.01, format="0.00",

@@ -45,14 +45,19 @@ def step_head_html(step: LessonStep, now: Agreement, on_step: bool) -> str:
     else:
         figures = (f'<span class="me-step-figures">Your settings: <b>{e(got)}</b> agree · '
                    f"step {step.number} gives <b>{e(step.expected)}</b></span>")
-        head = (f'<span class="me-step-count">Your own settings</span> (no lesson step matches them; '
-                f"Prev / Next go on from step {step.number}: <b>{e(short_title(step))}</b>)")
+        head = '<span class="me-step-count">Your own settings</span> (not one of the lesson\'s steps)'
     return f'<div class="me-step-head">{head} {figures}</div>'
 
 
-def step_html(step: LessonStep, opening: Settings) -> str:
-    """The shown step's text: its explanation and every setting it sets, in words (escaped)."""
+def step_html(step: LessonStep, opening: Settings, on_step: bool = True) -> str:
+    """The shown step's text: its explanation and every setting it sets, in words (escaped). Off
+    the lesson path (``on_step`` False): that no step is shown, and where Prev / Next lead."""
     e = html.escape
+    if not on_step:
+        return (
+            '<p class="me-step-text">The settings were changed away from the lesson. Choose a step to follow '
+            f"the story again; Prev and Next go on from step {step.number} ({e(short_title(step))}).</p>"
+        )
     return (
         f'<p class="me-step-text">{e(step.explanation)} <span class="me-step-settings"><b>Step {step.number} sets:</b> '
         f"{e(settings_words(step.settings(opening)))}.</span></p>"
@@ -97,7 +102,7 @@ class LessonView:
         self.prev.disabled = self.current is not None and self.current.number == 1
         self.next.disabled = self.current is not None and self.current.number == len(STEPS)
         self.head.object = step_head_html(self.shown, now, self.current is not None)
-        self.text.object = step_html(self.shown, opening)
+        self.text.object = step_html(self.shown, opening, self.current is not None)
 
     def choose(self, step: LessonStep) -> None:
         """Apply ``step``'s settings (what a click on its chip does); the text follows through

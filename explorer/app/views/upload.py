@@ -57,7 +57,7 @@ class UploadView:
         self._received = received
         self._seen: dict[str, int] = {}
         self.dropper = pn.widgets.FileDropper(
-            multiple=True, css_classes=["me-upload"], layout="compact", width=360, height=76, stylesheets=[HIDE_ARRIVED],
+            multiple=True, css_classes=["me-upload"], layout="compact", width=360, stylesheets=[HIDE_ARRIVED],
         )
         self.dropper.param.watch(self._on_value, ["value"])
         self.error = LiveHTML("", css_classes=["me-load-error"], visible=False, **styled(sizing_mode="stretch_width"))
