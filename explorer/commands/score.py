@@ -11,9 +11,10 @@ from .response_options import (
     RESPONSE_COLUMNS, add_response_options, response_features, response_line, response_settings, response_summary,
     shows_response,
 )
+from ..core.scoring.passmark import show_threshold
 from .common import (
     add_run_input_options, add_settings_options, base_settings_from_args, load_cases_from_args, print_json,
-    settings_from_args,
+    settings_from_args, warn_on_load,
 )
 
 HELP = "score runs with the given settings and compare with the person's verdicts"
@@ -35,6 +36,7 @@ def score_report(case_set, settings, response_args=None) -> dict:
     response_options)."""
     settings = response_settings(response_args, settings)
     features = build_features(case_set)
+    warn_on_load(features, case_set.source or case_set.name)
     rf = response_features(response_args, case_set, settings)  # None: today's F1
     ev = evaluate(features, settings, rf)
     table = result_table(features, ev)
@@ -111,7 +113,7 @@ def run(args: argparse.Namespace) -> int:
     deny = ", ".join(st.deny_tools) if st.deny_check else "off"
     print(
         f"settings: trajectory {st.trajectory}{'' if st.compare_args else ' (ignore args)'}, "
-        f"F1 >= {st.f1_threshold:.2f}, combine {st.combine}, deny-list {deny}, key fields {'on' if st.key_fields else 'off'}"
+        f"F1 >= {show_threshold(st.f1_threshold)}, combine {st.combine}, deny-list {deny}, key fields {'on' if st.key_fields else 'off'}"
     )
     if "response" in report:
         out.insert(4, "response_score", table["response_score"].map(lambda v: "-" if v != v else f"{v:.2f}"))

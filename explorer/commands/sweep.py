@@ -16,7 +16,8 @@ import pandas as pd
 
 from ..core.evaluation.features import build_features
 from ..core.evaluation.sweep import best, sweep
-from .common import add_run_input_options, base_settings_from_args, load_cases_from_args, print_json
+from ..core.scoring.passmark import show_threshold
+from .common import DENY_SYNTAX, LIST_OPTION, add_date_reading_options, add_run_input_options, base_settings_from_args, load_cases_from_args, print_json, tool_list, warn_on_load
 
 HELP = "score every setting (trajectory x args x combine x deny-list x key fields x F1 threshold) and list the best"
 
@@ -25,8 +26,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     """Register ``sweep`` and its options."""
     p = sub.add_parser("sweep", help=HELP, description=HELP)
     add_run_input_options(p)
-    p.add_argument("--deny", nargs="+", metavar="TOOL", default=None,
-                   help="tools the deny-list denies when it is on (default: those of --settings, else none)")
+    p.add_argument("--deny", metavar="TOOL", default=None, **LIST_OPTION,
+                   help=f"tools the deny-list denies when it is on (default: those of --settings, else none); {DENY_SYNTAX}")
+    add_date_reading_options(p)
     p.add_argument("--format", choices=("table", "json", "csv"), default="table", help="output format (default table)")
     p.add_argument(
         "--top", type=_positive_int, default=None, metavar="N",
@@ -69,8 +71,11 @@ def run(args: argparse.Namespace) -> int:
     case_set = load_cases_from_args(args)
     base = base_settings_from_args(args)
     if args.deny:
-        base = base.with_(deny_tools=tuple(args.deny))
+        base = base.with_(deny_tools=tool_list(args.deny))
+    if args.day_first is not None:
+        base = base.with_(day_first=args.day_first)
     features = build_features(case_set)
+    warn_on_load(features, case_set.source or case_set.name)
     table = sweep(features, base)
     top = best(table)
     shown = table if args.top is None and args.format != "table" else table.head(args.top or 20)
@@ -100,7 +105,7 @@ def run(args: argparse.Namespace) -> int:
     print(f"cases: {case_set.name} ({case_set.source})")
     print(
         f"{len(table)} settings scored; deny-list: {', '.join(base.deny_tools) or '(no tools given, --deny)'}; "
-        f"mean threshold {base.mean_threshold:.2f}"
+        f"mean threshold {show_threshold(base.mean_threshold)}"
     )
     print(
         f"best: agreement {first['agree']}/{first['labelled']}, {first['false_pass']} false passes, "
