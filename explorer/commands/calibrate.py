@@ -17,6 +17,7 @@ from ..core.scoring.normalise import exact_at, is_empty_answer
 from ..core.scoring.passmark import show_threshold
 from ..core.io.pairs import Pair, PairSet, load_pairs, pairs_from_case_set
 from ..core.scoring.response_scorers import SCORER_NAMES, make_scorer
+from ..core.io.exports import dumps_csv_frame
 from .common import LIST_OPTION, CliError, add_date_reading_options, load_cases, print_json
 
 HELP = "precision and recall at each threshold on labelled pairs, and the bands for a target precision"
@@ -203,7 +204,7 @@ def run(args: argparse.Namespace) -> int:
 
     table = pd.DataFrame(report["table"])
     if args.format == "csv":
-        table.to_csv(sys.stdout, index=False)
+        sys.stdout.write(dumps_csv_frame(table))
         return 0
     sc = report["scorer"]
     print(f"pairs: {report['name']} ({report['source']})")

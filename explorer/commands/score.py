@@ -12,6 +12,7 @@ from .response_options import (
     shows_response,
 )
 from ..core.scoring.passmark import show_threshold
+from ..core.io.exports import dumps_csv_frame
 from .common import (
     add_run_input_options, add_settings_options, base_settings_from_args, load_cases_from_args, print_json,
     settings_from_args, warn_on_load,
@@ -102,7 +103,7 @@ def run(args: argparse.Namespace) -> int:
         print_json(report)
         return 0
     if args.format == "csv":
-        table.to_csv(sys.stdout, index=False)
+        sys.stdout.write(dumps_csv_frame(table))
         return 0
     s = report["summary"]
     out = table[["id", "title", "trajectory_score", "f1", "verdict", "human_verdict", "outcome", "decided_by", "reason"]].copy()

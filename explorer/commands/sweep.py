@@ -17,6 +17,7 @@ import pandas as pd
 from ..core.evaluation.features import build_features
 from ..core.evaluation.sweep import best, sweep
 from ..core.scoring.passmark import show_threshold
+from ..core.io.exports import dumps_csv_frame
 from .common import DENY_SYNTAX, LIST_OPTION, add_date_reading_options, add_run_input_options, base_settings_from_args, load_cases_from_args, print_json, tool_list, warn_on_load
 
 HELP = "score every setting (trajectory x args x combine x deny-list x key fields x F1 threshold) and list the best"
@@ -99,7 +100,7 @@ def run(args: argparse.Namespace) -> int:
         )
         return 0
     if args.format == "csv":
-        shown.to_csv(sys.stdout, index=False)
+        sys.stdout.write(dumps_csv_frame(shown))
         return 0
     first = table.iloc[0]
     print(f"cases: {case_set.name} ({case_set.source})")

@@ -78,7 +78,7 @@ def table_frame(features: Features, ev: Evaluation, k: int, start: int = 0) -> p
             f1 += f'<br><small class="me-response-score"{model}>{_esc(s.response_scorer)} {"–" if math.isnan(rs) else f"{rs:.2f}"}</small>'
         if s.key_fields:
             # the why is in the tooltip, the trace and (when it decided) the reason column
-            key = '<span class="me-pass">pass</span>' if rec["key_pass"] else f'<span class="me-fail" title="{_esc(features.key_reason[i])}">fail</span>'
+            key = '<span class="me-pass">pass</span>' if rec["key_pass"] else f'<span class="me-fail" title="{_esc(features.key_columns(s.day_first)[1][i])}">fail</span>'
         else:
             key = '<span class="me-none">off</span>'
         verdict = rec["verdict"]

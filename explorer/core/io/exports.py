@@ -1,6 +1,7 @@
 """What the explorer writes out: settings JSON, an ADK ``test_config.json``, the scored table
 CSV and the labels CSV. Pure functions from values to text (the app offers them as downloads,
-the CLI reads the settings JSON back with ``--settings``).
+the CLI reads the settings JSON back with ``--settings``). The CSVs are guarded against CSV
+injection (:mod:`explorer.core.io.csv_cells`).
 
 Settings JSON (``metric-explorer/settings@1``)::
 
@@ -28,6 +29,7 @@ from typing import Any
 
 import pandas as pd
 
+from .csv_cells import neutralise_frame
 from .errors import LoadError
 from ..evaluation.verdicts import Evaluation, result_table
 from ..evaluation.features import Features
@@ -171,8 +173,16 @@ def scored_table(features: Features, ev: Evaluation) -> pd.DataFrame:
 
 
 def dumps_scored_table(features: Features, ev: Evaluation) -> str:
-    """The scored table as CSV text (header row; booleans ``True``/``False``; empty for NaN)."""
-    return scored_table(features, ev).to_csv(index=False, lineterminator="\n")
+    """The scored table as CSV text (header row; booleans ``True``/``False``; empty for NaN);
+    text cells that could run as spreadsheet formulas get a leading ``'``
+    (:mod:`explorer.core.io.csv_cells`; :func:`~explorer.core.io.csv_cells.restore` reads them back)."""
+    return dumps_csv_frame(scored_table(features, ev))
+
+
+def dumps_csv_frame(frame: pd.DataFrame) -> str:
+    """``frame`` as CSV text for people: no index, ``\n`` line ends, text cells neutralised
+    against CSV injection (:func:`~explorer.core.io.csv_cells.neutralise_frame`)."""
+    return neutralise_frame(frame).to_csv(index=False, lineterminator="\n")
 
 
 def dumps_labels_csv(labels: dict[str, Label]) -> str:
