@@ -28,7 +28,7 @@ from ..core.evaluation.response_features import ResponseFeatures
 from ..core.evaluation.settings import RESPONSE_SCORERS, Settings
 from .common import CliError
 
-RESPONSE_COLUMNS = ("response_score", "response_stage")
+RESPONSE_COLUMNS = ("response_score", "response_stage", "response_note")
 _DESCRIBE = {"f1": "unigram F1", "rouge1": "ROUGE-1 F (ADK response_match_score)", "cosine": "embedding cosine"}
 
 

@@ -315,7 +315,8 @@ def result_table(features: Features, ev: Evaluation, rows: Sequence[int] | np.nd
     ``verdict`` is ``"pass"``/``"fail"``; ``human_verdict`` is ``"acceptable"``,
     ``"unacceptable"`` or ``""``; check columns are bool; scores float (NaN where not used).
     With a response scorer other than F1, ``response_score`` (and for the cascade
-    ``response_stage``) follow, and ``decided_by`` names the scorer or the detailed cascade stage.
+    ``response_stage``; where a score needs a word, ``response_note``: ROUGE-1 0 because the text
+    is not Latin script, a cosine of a text longer than the model's window) follow, and ``decided_by`` names the scorer or the detailed cascade stage.
     Extra loader columns (e.g. ``adk_*``) follow when the runs carry them.
     """
     idx = np.arange(features.n) if rows is None else np.asarray(rows, dtype=np.int64)
@@ -340,10 +341,12 @@ def result_table(features: Features, ev: Evaluation, rows: Sequence[int] | np.nd
     )
     if ev.response is not None:
         df["response_score"] = ev.response.score[idx]
+        if ev.response.note is not None and ev.response.note[idx].any():  # e.g. ROUGE-1 0 on Japanese text
+            df["response_note"] = [_score_note(ev.response, int(i))[2:-1] for i in idx]
         stage = ev.response_stage
         if stage is not None:
             df["response_stage"] = stage[idx]
-            cascade_decided = ev.decided_by[idx] >= _CASCADE_BASE
+            cascade_decided = (ev.decided_by[idx] >= _CASCADE_BASE) & (ev.decided_by[idx] < _CASCADE_BASE + len(STAGES))
             df.loc[cascade_decided, "decided_by"] = stage[idx][cascade_decided]
     extra_keys = sorted({k for i in idx for k in features.runs[i].extra})
     for key in extra_keys:
