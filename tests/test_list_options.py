@@ -20,7 +20,7 @@ from explorer.commands.common import settings_from_args, tool_list
 
 NAMES = st.lists(st.from_regex(r"[a-z][a-z_]{0,8}", fullmatch=True), min_size=1, max_size=5)
 LIST_OPTIONS = [("score", "--deny"), ("sweep", "--deny"), ("score", "--cases"), ("sweep", "--cases"),
-                ("serve", "--cases"), ("calibrate", "--cases")]
+                ("serve", "--cases"), ("calibrate", "--cases"), ("score", "--labels"), ("sweep", "--labels"), ("serve", "--labels")]
 
 
 def parse(argv):
@@ -72,6 +72,16 @@ def test_score_denies_every_listed_tool(capsys, form):
 def test_sweep_denies_every_listed_tool(capsys, form):
     assert main(["sweep", "--format", "json", "--top", "1", *form]) == 0
     assert json.loads(capsys.readouterr().out)["deny_tools"] == ["a", "delete_booking"]
+
+
+def test_every_labels_file_applies_in_order(tmp_path, capsys):
+    first, second = tmp_path / "a.csv", tmp_path / "b.csv"
+    first.write_text("run_id,human_verdict\nE1,unacceptable\nE2,unacceptable\n")
+    second.write_text("run_id,human_verdict\nE2,acceptable\n")
+    for argv in (["--labels", str(first), "--labels", str(second)], ["--labels", str(first), str(second)]):
+        assert main(["score", "--format", "json", *argv]) == 0
+        human = {r["id"]: r["human_verdict"] for r in json.loads(capsys.readouterr().out)["runs"]}
+        assert (human["E1"], human["E2"]) == ("unacceptable", "acceptable")  # E2: the later file wins
 
 
 def test_help_says_how_lists_are_given(capsys):

@@ -132,6 +132,15 @@ def test_punct_only_fails_cosine_and_the_cascade(tmp_path, capsys):
     assert (verdict.passed, verdict.stage) == (False, "empty answer")
 
 
+def test_an_exact_field_never_matches_nothing():
+    from explorer.core.io.model import ExpectedField
+    from explorer.core.scoring.field_rules import score_fields
+
+    got = score_fields("!", [ExpectedField("mark", "?", "exact@3")])
+    assert (got.passed, got.first_failure.reason) == (False, "mark: expected value is empty after normalisation")
+    assert not score_fields("?", [ExpectedField("mark", "ok", "exact@1")]).passed
+
+
 def test_empty_reference_is_a_load_warning(tmp_path, capsys):
     cs = loads_runs('{"id":"e","expected_calls":"","actual_calls":"","answer":"hi","reference":" . "}\n', "e.jsonl")
     assert load_warnings(build_features(cs)) == [

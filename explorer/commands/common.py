@@ -61,7 +61,9 @@ def add_run_input_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--cases", metavar="PATH", help=CASES_HELP, **LIST_OPTION)
     p.add_argument("--input-format", choices=INPUT_FORMATS, default="auto",
                    help="format of the --cases files (default auto: detected from each file)")
-    p.add_argument("--labels", metavar="PATH", help="labels CSV run_id,human_verdict,note applied over the runs' own verdicts")
+    p.add_argument("--labels", metavar="PATH", **LIST_OPTION,
+                   help="labels CSV(s) run_id,human_verdict,note applied over the runs' own verdicts, in the order given "
+                        "(a later file wins for a run both list); repeat the flag or list several after it")
     p.add_argument("--settings", metavar="PATH", help="settings JSON (metric-explorer/settings@1); flags given override it")
 
 
@@ -134,12 +136,13 @@ def load_cases(path: str | list[str] | None, input_format: str = "auto", progres
 
 
 def load_cases_from_args(args: argparse.Namespace, progress=None) -> CaseSet:
-    """Runs from ``--cases``/``--input-format``, with ``--labels`` applied. Label ids that name
-    no run are reported on stderr; a labels file none of whose ids name a run is an error.
+    """Runs from ``--cases``/``--input-format``, with every ``--labels`` file applied in order.
+    Label ids that name no run are reported on stderr; a labels file none of whose ids name a run
+    is an error.
     ``progress``: as for :func:`load_cases`."""
     case_set = load_cases(args.cases, getattr(args, "input_format", "auto"), progress)
-    labels_path = getattr(args, "labels", None)
-    if labels_path:
+    labels_paths = getattr(args, "labels", None) or []
+    for labels_path in [labels_paths] if isinstance(labels_paths, str) else labels_paths:
         labels = load_labels(labels_path)
         case_set, unknown = apply_labels(case_set, labels)
         if unknown and len(unknown) == len(labels):

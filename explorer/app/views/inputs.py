@@ -28,7 +28,7 @@ def typed_threshold(inputs: Inputs) -> pn.widgets.FloatInput:
         if value is None or not 0.0 <= value <= 1.0:
             box.value = inputs.f1_threshold
         elif value != inputs.f1_threshold:
-            inputs.f1_threshold = round(float(value), 4)
+            inputs.f1_threshold = float(value)  # as typed: rounding could move it past a score (issue 10)
 
     def to_box(event) -> None:
         if box.value != event.new:

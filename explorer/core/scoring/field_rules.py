@@ -31,7 +31,7 @@ from typing import Any, Callable, Sequence
 
 from .fields import DEFAULT_ID_PATTERN, date_spans, extract_dates, extract_ids
 from ..io.model import ExpectedField
-from .normalise import canonical_number, normalise, number_spans
+from .normalise import canonical_number, is_empty_answer, normalise, number_spans
 from .overlap import unigram_f1
 from .passmark import reaches, show_pair
 
@@ -260,6 +260,8 @@ def _check(field: ExpectedField, value: Any, structured: bool, *, locale: str, d
     if strategy.startswith("exact@"):
         rung = int(strategy[-1])
         exp = normalise(str(expected), rung, locale=locale, day_first=day_first)
+        if is_empty_answer(exp) or is_empty_answer(text):  # nothing to compare never matches (issue 10, kind 5)
+            return 0.0, None, f"{field.name}: {'expected value' if is_empty_answer(exp) else 'answer'} is empty after normalisation"
         got = normalise(text, rung, locale=locale, day_first=day_first)
         ok = got == exp if structured else re.search(rf"(?<!\w){re.escape(exp)}(?!\w)", got) is not None
         return float(ok), (text if structured else (exp if ok else None)), "" if ok else f"{field.name}: {exp!r} not found at rung {rung}"
@@ -296,7 +298,7 @@ def _check(field: ExpectedField, value: Any, structured: bool, *, locale: str, d
             embedder = make_embedder()
         from .embedding import cosine_pairs
 
-        score = float(cosine_pairs(embedder, [text], [str(expected)])[0])
+        score = 0.0 if is_empty_answer(text) else float(cosine_pairs(embedder, [text], [str(expected)])[0])
         return max(score, 0.0), text, f"{field.name}: cosine"
     raise ValueError(f"unknown field strategy {strategy!r}")
 
