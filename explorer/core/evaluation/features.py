@@ -217,10 +217,12 @@ def invocation_key_reasons(inv: Invocation, id_rx: re.Pattern[str]) -> tuple[str
     """(reason read day-first, reason read month-first) of :func:`invocation_key_reason`; the
     second is computed only when a text states a numeric date (the only form the reading
     changes), else it is the first."""
-    day = invocation_key_reason(inv, True, id_rx)
+    if inv.answer in inv.references:
+        return "", ""
+    day = key_fields_reason_best(inv.answer, inv.references, True, id_rx)
     if not has_numeric_date(inv.answer) and not any(has_numeric_date(r) for r in inv.references):
         return day, day
-    return day, invocation_key_reason(inv, False, id_rx)
+    return day, key_fields_reason_best(inv.answer, inv.references, False, id_rx)
 
 
 NO_OUTPUT, EMPTY_ANSWER, EMPTY_REFERENCE = 1, 2, 4

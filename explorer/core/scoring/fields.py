@@ -31,18 +31,24 @@ _MONTHS = (
     "|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?"
 )
 _ORD = r"(?:st|nd|rd|th)?"
-_YEAR = r"(?P<year>\d{4})"
 _NUMERIC = re.compile(r"\b(\d{1,2})[/.](\d{1,2})[/.](\d{4})\b")
 _DATE_PATTERNS = [
     ("iso", re.compile(r"\b(\d{4})-(\d{1,2})-(\d{1,2})\b")),
     ("numeric", _NUMERIC),
-    ("day_month", re.compile(rf"\b(\d{{1,2}}){_ORD}\s+(?:of\s+)?({_MONTHS})\.?(?:,?\s+{_YEAR})?\b", re.I)),
-    # 21-Oct-2026, 21/Oct/2026, 21.Oct.2026, 21-Oct: day and month name joined by one separator
-    ("day_month", re.compile(rf"\b(\d{{1,2}})([-/.])({_MONTHS})(?:\2{_YEAR})?\b", re.I)),
-    # the lookahead (exactly the characters that re.I matches to a month's first letter, U+017F
-    # is the long s) lets the scan skip other positions fast: ~40% off, same matches
-    ("month_day", re.compile(rf"(?=[jfmasondJFMASOND\u017f])\b({_MONTHS})\.?\s+(\d{{1,2}}){_ORD}(?:,?\s+{_YEAR})?\b", re.I)),
-    ("month_day", re.compile(rf"(?=[jfmasondJFMASOND\u017f])\b({_MONTHS})-(\d{{1,2}})-{_YEAR}\b", re.I)),
+    # 12 March, 12th of March 2026, 12 Mar. 2026; or day and month name joined by one separator,
+    # the same before the year: 21-Oct-2026, 21/Oct/2026, 21.Oct.2026, 21-Oct (group 2 is that
+    # separator, and the conditional picks the year's form)
+    ("day_month", re.compile(
+        rf"\b(\d{{1,2}})(?:{_ORD}\s+(?:of\s+)?|([-/.]))({_MONTHS})(?(2)(?:\2(?P<year2>\d{{4}}))?|\.?(?:,?\s+(?P<year>\d{{4}}))?)\b",
+        re.I,
+    )),
+    # March 12, Mar 12th 2026; or Oct-21-2026 (a dash form needs its year). The lookahead (exactly
+    # the characters that re.I matches to a month's first letter, U+017F is the long s) lets the
+    # scan skip other positions fast: ~40% off, same matches
+    ("month_day", re.compile(
+        rf"(?=[jfmasondJFMASOND\u017f])\b({_MONTHS})(?:\.?\s+|(-))(\d{{1,2}}){_ORD}(?(2)-(?P<year2>\d{{4}})|(?:,?\s+(?P<year>\d{{4}}))?)\b",
+        re.I,
+    )),
 ]
 _MONTH_NAMES = [
     "January", "February", "March", "April", "May", "June",
@@ -126,7 +132,7 @@ def _date_spans(text: str, day_first: bool) -> tuple[tuple[int, int, DateValue],
             elif kind == "numeric":
                 value = _parse(f"{m[1]}/{m[2]}/{m[3]}", day_first, True)
             else:
-                value = _parse(m[0].replace(" of ", " "), day_first, m["year"] is not None)
+                value = _parse(m[0].replace(" of ", " "), day_first, m["year"] is not None or m["year2"] is not None)
             if value is None:
                 continue
             taken.append((m.start(), m.end()))
@@ -137,6 +143,8 @@ def _date_spans(text: str, day_first: bool) -> tuple[tuple[int, int, DateValue],
 def has_numeric_date(text: str) -> bool:
     """True when ``text`` states a numeric date such as ``03/04/2026`` or ``3.4.2026``: the only
     form whose reading (day-first or month-first) changes what it means."""
+    if text.isascii() and _ASCII_DIGIT.search(text) is None:
+        return False
     return _NUMERIC.search(text) is not None
 
 
