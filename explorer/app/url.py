@@ -77,20 +77,13 @@ def settings_from_query(
                 changes[name] = low
             else:
                 ignore(name, raw, f"expected one of {', '.join(TRAJECTORY_MODES)}")
-        elif name == "day_first":
+        elif name in ("compare_args", "deny_check", "key_fields", "day_first"):
             if low in _TRUE:
                 changes[name] = True
             elif low in _FALSE:
                 changes[name] = False
             else:
-                ignore(name, raw, "expected true (03/04 is 3 April) or false (03/04 is 4 March)")
-        elif name in ("compare_args", "deny_check", "key_fields"):
-            if low in _TRUE:
-                changes[name] = True
-            elif low in _FALSE:
-                changes[name] = False
-            else:
-                ignore(name, raw, "expected true or false")
+                ignore(name, raw, "expected true or false" + (" (03/04 is 3 April, or 4 March)" if name == "day_first" else ""))
         elif name == "f1_threshold":
             try:
                 number = float(text)

@@ -205,11 +205,14 @@ class CalibrationView:
             raise ValueError("stored scores exist only for the bundled pairs")
         assert self.features is not None
         human = self.features.human
-        labelled = human >= 0
+        # an empty answer (or a turn never run) fails at any threshold: not calibrated (as calibrate)
+        labelled = (human >= 0) & self.features.has_answer
         column = {"cosine": self.response.cosine, "rouge1": self.response.rouge1}.get(s.score)
         scores = self.features.f1 if column is None else column()
         identity = self.response.embedding_identity() if s.score == "cosine" else None
-        what = f"{int(labelled.sum())} labelled runs of this case set (this session's labels)"
+        left_out = int(((human >= 0) & self.features.empty_answer).sum())
+        what = f"{int(labelled.sum())} labelled runs of this case set (this session's labels)" + (
+            f"; {left_out} with an empty answer left out (they fail at any threshold)" if left_out else "")
         return scores[labelled], human[labelled] == 1, what, identity
 
     def refresh(self) -> None:

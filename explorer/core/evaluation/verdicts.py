@@ -201,8 +201,9 @@ def evaluate(
         if check is not None:  # name the scorer (cascade: the stage) where the response check decided
             resp_code = _cascade_codes(check) if check.cascade is not None else np.int8(_SCORER_CODE[check.name])
             decided = np.where(decided == _F1, resp_code, decided).astype(np.int8)
-        if answered is not None:  # the response check failed on an empty answer: say so
-            decided = np.where((decided == _F1) | (decided == _SCORER_CODE.get(settings.response_scorer, _F1)), np.where(answered, decided, np.int8(_EMPTY)), decided).astype(np.int8)
+        if answered is not None:  # the response check failed on an empty answer: say so (the cascade has its own stage)
+            resp_code = np.int8(_SCORER_CODE.get(settings.response_scorer, _F1))
+            decided = np.where((decided == resp_code) & ~answered, np.int8(_EMPTY), decided).astype(np.int8)
     else:
         mean = resp_value if settings.trajectory == "none" else (traj + resp_value) / 2.0
         mean_pass = quantise(mean) >= settings.mean_threshold
