@@ -26,8 +26,8 @@ openinference-semantic-conventions ``SpanAttributes``):
 * answer: the output of the top span, else of the outermost agent span, else of the last LLM span
   (by end time) that recorded one. Output = the text parts of the first of
   ``gen_ai.output.messages``; on agent and top spans also OpenInference ``output.value``; on LLM
-  spans (``gen_ai.operation.name`` ``chat`` / ``generate_content`` / ``text_completion``, or
-  OpenInference ``LLM``) also ``llm.output_messages.<i>.message.content``,
+  spans (``gen_ai.operation.name`` ``chat`` / ``generate_content`` / ``text_completion``,
+  OpenInference ``LLM``, or ADK's legacy ``call_llm`` span) also ``llm.output_messages.<i>.message.content``,
   ``gen_ai.completion.<i>.content`` and ADK's legacy ``gcp.vertex.agent.llm_response``;
 * user input: the last user message of the same spans' input (``gen_ai.input.messages``,
   ``input.value``, ``llm.input_messages.<i>``, ``gen_ai.prompt.<i>``, ADK's legacy
@@ -218,7 +218,11 @@ class Span:
         return self.operation() == INVOKE_AGENT or self.kind() == "AGENT"
 
     def is_llm(self) -> bool:
-        return self.operation() in LLM_OPERATIONS or self.kind() == "LLM"
+        """GenAI inference operations, OpenInference LLM spans, and ADK's legacy ``call_llm`` span
+        (no operation name; its request and response as ``gcp.vertex.agent.llm_*``)."""
+        if self.operation() in LLM_OPERATIONS or self.kind() == "LLM":
+            return True
+        return self.has(ADK_LLM_RESPONSE) and not self.is_tool()
 
 
 def _attributes(items: Any, path: str) -> dict[str, tuple[Any, str]]:
@@ -505,7 +509,7 @@ def _run(spans: list[Span], top: Span, run_id: str, options: ReadOptions, counts
 
     calls: list[ToolCall] = []
     for span in ordered:
-        if span is not top and _with_place(span, span.is_tool) and not inside_tool(span):
+        if _with_place(span, span.is_tool) and not inside_tool(span):
             call = _with_place(span, tool_call, span)
             if call is not None:
                 calls.append(call)
