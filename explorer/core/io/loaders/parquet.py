@@ -23,7 +23,7 @@ from typing import Any
 
 from ..errors import LoadError
 from ..model import CaseSet, Run
-from ._common import Problem, check_unique_ids, make_case_set
+from ._common import Problem, check_unique_ids, make_case_set, show
 from .flat import run_from_record
 
 PARQUET_MAGIC = b"PAR1"
@@ -66,15 +66,16 @@ def parquet_from_bytes(data: bytes, name: str) -> CaseSet:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    try:
+    try:  # a damaged file can fail in the reader, in the schema (names not UTF-8) or in the values
         table = pq.read_table(io.BytesIO(data))
-    except (pa.ArrowException, OSError, ValueError, IndexError) as exc:
-        text = " ".join(str(exc).split())
-        raise LoadError(name, "", f"not a readable Parquet file: {text[:200]}") from None
-    types = {f.name: f.type for f in table.schema}
+        types = {f.name: f.type for f in table.schema}
+        rows = table.to_pylist()
+    except (pa.ArrowException, OSError, ValueError, IndexError, TypeError, KeyError) as exc:
+        text = " ".join(str(exc).split()) or type(exc).__name__
+        raise LoadError(name, "", f"not a readable Parquet file: {show(text, 200)}") from None
     runs: list[Run] = []
     places: list[str] = []
-    for n, row in enumerate(table.to_pylist(), start=1):
+    for n, row in enumerate(rows, start=1):
         record = {k: _plain(v, types[k]) for k, v in row.items()}
         if "reference" in record and "references" in record:
             refs = record["references"]
