@@ -17,6 +17,7 @@ from explorer.core.io.errors import LoadError
 from explorer.core.io.loaders import loads_runs
 from explorer.core.io.loaders.options import ReadOptions
 from explorer.core.io.model import CaseSet, Invocation, Run, ToolCall
+from test_loaders_robust import damage
 from producers import flat_records, inspect_log_of, otlp_json, trace_of_run, tracer_and_exporter, write_parquet
 
 RUN = Run("E1", "t", "Book TP1351", (Invocation((ToolCall("search", {"q": "LIS"}),),
@@ -37,6 +38,9 @@ def otlp_base() -> dict:
     return otlp_json(exporter.get_finished_spans())
 
 
+OTLP_BASE = otlp_base()  # made before any strategy runs: the SDK draws its ids from the random module
+
+
 @functools.cache
 def eval_log_bytes() -> bytes:
     with tempfile.TemporaryDirectory() as d:
@@ -51,35 +55,9 @@ def parquet_bytes() -> bytes:
         return path.read_bytes()
 
 
-def _paths(value, path=()):
-    yield path
-    if isinstance(value, dict):
-        for k, v in value.items():
-            yield from _paths(v, path + (k,))
-    elif isinstance(value, list):
-        for i, v in enumerate(value):
-            yield from _paths(v, path + (i,))
-
-
-OTLP_BASE = otlp_base()  # made before any strategy runs: the SDK draws its ids from the random module
-
-
 @st.composite
 def damaged_otlp(draw):
-    value = copy.deepcopy(OTLP_BASE)
-    for _ in range(draw(st.integers(1, 3))):
-        path = draw(st.sampled_from(list(_paths(value))))
-        if not path:
-            value = copy.deepcopy(draw(st.sampled_from(LEAVES)))
-            continue
-        parent = value
-        for key in path[:-1]:
-            parent = parent[key]
-        if draw(st.booleans()):
-            del parent[path[-1]]
-        else:
-            parent[path[-1]] = copy.deepcopy(draw(st.sampled_from(LEAVES)))
-    return value
+    return damage(draw, copy.deepcopy(OTLP_BASE), LEAVES)
 
 
 def _check(data, name, options=None, input_format="auto"):

@@ -75,3 +75,20 @@ def parse_json(text: str, name: str) -> Any:
         raise LoadError(name, f"line {exc.lineno}, column {exc.colno}", f"invalid JSON: {exc.msg}") from None
     except RecursionError:
         raise LoadError(name, "", "invalid JSON: nested too deeply") from None
+
+
+def json_lines(text: str, name: str) -> list[tuple[str, Any]]:
+    """``[("line N", value)]`` for every non-blank line of JSONL ``text`` (N counts from 1).
+    Raises LoadError ``"<name>: line N, column C: invalid JSON: ..."``, or ``"<name>: line N:
+    invalid JSON: nested too deeply"``."""
+    out: list[tuple[str, Any]] = []
+    for n, line in enumerate(text.split("\n"), start=1):
+        if not line.strip():
+            continue
+        try:
+            out.append((f"line {n}", json.loads(line)))
+        except json.JSONDecodeError as exc:
+            raise LoadError(name, f"line {n}, column {exc.colno}", f"invalid JSON: {exc.msg}") from None
+        except RecursionError:
+            raise LoadError(name, f"line {n}", "invalid JSON: nested too deeply") from None
+    return out

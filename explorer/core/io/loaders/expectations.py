@@ -31,7 +31,7 @@ from typing import Any, Mapping, Sequence
 from ..casefile import case_set_from_data
 from ..errors import LoadError
 from ..model import EXAMPLE_ID, CaseSet, ExpectedField, Invocation, Run, ToolCall
-from ..reading import parse_json, read_bytes, text_of
+from ..reading import json_lines, read_bytes, text_of
 from ._common import Problem, expect_list, expect_object, expect_str, join_path, json_type, parse_calls, show
 
 FIELDS = ("id", "title", "user_input", "expected_calls", "reference", "references", "invocations")
@@ -133,17 +133,7 @@ def expectations_from_text(text: str, name: str) -> Expectations:
     try:
         data = json.loads(text)
     except (ValueError, RecursionError):
-        data = None
-        records = []
-        for n, line in enumerate(text.split("\n"), start=1):
-            if not line.strip():
-                continue
-            try:
-                records.append((f"line {n}", json.loads(line)))
-            except json.JSONDecodeError as exc:
-                raise LoadError(name, f"line {n}, column {exc.colno}", f"invalid JSON: {exc.msg}") from None
-            except RecursionError:
-                raise LoadError(name, f"line {n}", "invalid JSON: nested too deeply") from None
+        records = json_lines(text, name)
     else:
         if isinstance(data, dict) and str(data.get("format", "")).startswith("metric-explorer/cases"):
             return _from_case_set(case_set_from_data(data, name), name)

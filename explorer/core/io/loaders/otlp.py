@@ -55,7 +55,7 @@ from typing import Any, Iterable
 
 from ..errors import LoadError
 from ..model import EXAMPLE_ID, CaseSet, Invocation, Run, ToolCall
-from ..reading import text_of
+from ..reading import json_lines, text_of
 from ._common import Problem, expect_list, expect_object, expect_str, json_type, make_case_set, parse_verdict, show
 from .options import DEFAULT_OPTIONS, ReadOptions
 
@@ -630,17 +630,7 @@ def _requests_of_text(text: str, name: str) -> list[tuple[str, Any]]:
             json.loads(first)
         except (ValueError, RecursionError):
             raise LoadError(name, f"line {whole.lineno}, column {whole.colno}", f"invalid JSON: {whole.msg}") from None
-    out = []
-    for n, line in enumerate(text.split("\n"), start=1):
-        if not line.strip():
-            continue
-        try:
-            out.append((f"line {n}", json.loads(line)))
-        except json.JSONDecodeError as exc:
-            raise LoadError(name, f"line {n}, column {exc.colno}", f"invalid JSON: {exc.msg}") from None
-        except RecursionError:
-            raise LoadError(name, f"line {n}", "invalid JSON: nested too deeply") from None
-    return out
+    return json_lines(text, name)
 
 
 def otlp_from_requests(requests: list[tuple[str, Any]], name: str, options: ReadOptions = DEFAULT_OPTIONS) -> CaseSet:
