@@ -66,6 +66,6 @@ def test_a_bad_trace_upload_changes_nothing(process):
     before = ws.options()
     with pytest.raises(LoadError) as info:
         ws.add_upload(b'{"resourceSpans": [{"scopeSpans": [{"spans": [{"spanId": "zz"}]}]}]}', "bad.json")
-    assert str(info.value) == 'bad.json: resourceSpans[0].scopeSpans[0].spans[0].spanId: expected a 16-digit hex id, got "zz"'
+    assert str(info.value) == 'bad.json: line 1, resourceSpans[0].scopeSpans[0].spans[0].spanId: expected a 16-digit hex id, got "zz"'
     assert ws.options() == before and ws.active == "served"
     assert np.array_equal(ws.shared().features.run_ids, process.served.features.run_ids)

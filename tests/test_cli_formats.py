@@ -160,3 +160,49 @@ def test_score_out_writes_json_and_table_format_refuses_out(files, capsys):
     capsys.readouterr()
     assert main(["score", "--out", str(out)]) == 2
     assert "--out writes json, csv or parquet: give --format too" in capsys.readouterr().err
+
+
+# --- bad input ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("content, argv, message", [
+    ('{"resourceSpans": [{"scopeSpans": [{"spans": [{"traceId": "5b8efff798038103d269b633813fc60c", "spanId": "eee19b7ec3c1b174", '
+     '"attributes": [{"key": "gen_ai.operation.name", "value": {"stringValue": "execute_tool"}}, '
+     '{"key": "gen_ai.tool.name", "value": {"stringValue": "a"}}, '
+     '{"key": "gen_ai.tool.call.arguments", "value": {"stringValue": "[1]"}}]}]}]}]}\n',
+     [], "line 1, span eee19b7ec3c1b174, attributes[2].value (gen_ai.tool.call.arguments): expected a JSON object of arguments, got a list"),
+    ('{"id": "r1"}\n', ["--input-format", "inspect"], "eval: not a valid Inspect log: Field required"),
+    ('{"id": "r1"}\n', ["--input-format", "parquet"], "not a Parquet file (it does not start and end with PAR1)"),
+])
+def test_bad_trace_log_and_parquet_files_exit_2_with_one_line(tmp_path, capsys, content, argv, message):
+    path = tmp_path / "bad.jsonl"
+    path.write_text(content)
+    code = main(["score", "--cases", str(path), *argv])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1
+    assert err.startswith(f"metric-explorer: error: {path}: ") and message in err
+
+
+def test_inspect_without_its_reader_names_the_extra(monkeypatch, inspect_log):
+    import sys
+
+    from explorer.core.io.errors import LoadError
+    from explorer.core.io.loaders import load_runs
+
+    monkeypatch.setitem(sys.modules, "inspect_ai.log", None)  # as if the inspect extra were not installed
+    with pytest.raises(LoadError) as info:
+        load_runs(inspect_log)
+    assert info.value.problem == ("this is an Inspect AI log; reading it needs Inspect's reader: "
+                                  "pip install 'metric-tradeoff-explorer[inspect]' (or pip install inspect-ai)")
+
+
+def test_traces_without_tool_spans_are_noted_on_stderr(tmp_path, capsys):
+    from producers import otlp_json, tracer_and_exporter
+
+    tracer, exporter = tracer_and_exporter()
+    tracer.start_span("invoke_agent a", attributes={"gen_ai.operation.name": "invoke_agent"}).end()
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps(otlp_json(exporter.get_finished_spans())))
+    _, err = score(capsys, "--cases", str(path))
+    assert err == (f"metric-explorer: note: {path}: 1 of 1 traces have no tool spans: read as runs with no calls\n"
+                   f"metric-explorer: note: {path}: 1 of 1 traces have no answer: read as runs with an empty answer\n")

@@ -192,9 +192,9 @@ def test_structured_arguments_kvlist_read_as_an_object():
 
 @pytest.mark.parametrize("mutate, location, problem", [
     (lambda sp: sp["attributes"].append({"key": "gen_ai.tool.call.arguments", "value": {"stringValue": "{oops"}}),
-     "span eee19b7ec3c1b174, attributes[2].value (gen_ai.tool.call.arguments)", "arguments are not JSON: Expecting property name enclosed in double quotes"),
+     "line 1, span eee19b7ec3c1b174, attributes[2].value (gen_ai.tool.call.arguments)", "arguments are not JSON: Expecting property name enclosed in double quotes"),
     (lambda sp: sp.update(traceId="xyz"), "resourceSpans[0].scopeSpans[0].spans[0]", None),
-    (lambda sp: sp.update(startTimeUnixNano="soon"), "span eee19b7ec3c1b174, startTimeUnixNano", 'expected nanoseconds (a string of digits), got "soon"'),
+    (lambda sp: sp.update(startTimeUnixNano="soon"), "line 1, span eee19b7ec3c1b174, startTimeUnixNano", 'expected nanoseconds (a string of digits), got "soon"'),
     (lambda sp: sp["attributes"].append({"key": "human.verdict", "value": {"stringValue": "fine"}}),
      None, 'expected "acceptable", "unacceptable" or empty, got "fine"'),
 ])
@@ -208,7 +208,7 @@ def test_bad_spans_name_the_file_the_span_and_the_attribute(mutate, location, pr
     err = info.value
     assert err.file == "traces.json" and "\n" not in str(err)
     if location == "resourceSpans[0].scopeSpans[0].spans[0]":
-        assert err.location == "span eee19b7ec3c1b174, traceId" and err.problem == 'expected a 32-digit hex id, got "xyz"'
+        assert err.location == "line 1, span eee19b7ec3c1b174, traceId" and err.problem == 'expected a 32-digit hex id, got "xyz"'
         return
     if location:
         assert err.location == location

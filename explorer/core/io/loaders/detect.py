@@ -165,8 +165,8 @@ def loads_runs(data: bytes | str, name: str, input_format: str = "auto", options
             return adk.adk_results_from_data(data, name)
         if fmt == "messages":
             return messages.messages_from_data(data, name)
-        if fmt == "otlp":
-            return otlp.otlp_from_data(data, name, options)
+        if fmt == "otlp":  # read again from the text: a one-line file's errors then name line 1
+            return otlp.loads_otlp(text, name, options)
         if fmt == "inspect":
             return inspect_log.inspect_from_bytes(text.encode("utf-8"), name, "json", options)
         return flat.flat_from_data(data, name)

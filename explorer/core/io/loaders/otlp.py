@@ -619,9 +619,10 @@ def runs_from_spans(spans: list[Span], options: ReadOptions = DEFAULT_OPTIONS) -
 
 
 def _requests_of_text(text: str, name: str) -> list[tuple[str, Any]]:
-    """``[(place, request)]``: one JSON document (place ``""``) or one request per line."""
+    """``[(place, request)]``: one JSON document (place ``""``, or ``line 1`` when the text is one
+    line) or one request per line."""
     try:
-        return [("", json.loads(text))]
+        return [("line 1" if "\n" not in text.strip() else "", json.loads(text))]
     except RecursionError:
         raise LoadError(name, "", "invalid JSON: nested too deeply") from None
     except json.JSONDecodeError as whole:
