@@ -310,3 +310,22 @@ def test_adk_agent_trace_reads_as_its_run(monkeypatch, schema):
         ToolCall("search_flights", {"destination": "LIS", "date": "2026-03-12"}), ToolCall("book_flight", {"flight": "TP1351"}))
     assert run.invocations[0].answer == "Booked TP1351, reference BK-1001."
     assert run.user_input == "Book me to Lisbon"
+
+
+def test_parent_id_cycles_and_repeated_span_ids_end_the_walk():
+    # damaged ids: b and c are each other's parent (a cycle off the tree); two spans share id d,
+    # the second the child of the first (a cycle below the agent)
+    def sp(span_id, parent, name, attrs):
+        return {"traceId": "5b8efff798038103d269b633813fc60c", "spanId": span_id, "parentSpanId": parent, "name": name,
+                "attributes": [{"key": k, "value": {"stringValue": v}} for k, v in attrs.items()]}
+    tool = {"gen_ai.operation.name": "execute_tool"}
+    spans = [sp("000000000000000a", "", "agent", {"gen_ai.operation.name": "invoke_agent"}),
+             sp("000000000000000b", "000000000000000c", "execute_tool t", tool),
+             sp("000000000000000c", "000000000000000b", "x", {}),
+             sp("000000000000000d", "000000000000000a", "execute_tool u", tool),
+             sp("000000000000000d", "000000000000000d", "execute_tool v", tool)]
+    request = {"resourceSpans": [{"scopeSpans": [{"spans": spans}]}]}
+    (run,) = load(request, run_unit="agent-span").runs
+    assert run.id == "000000000000000a" and [c.name for c in run.invocations[0].actual_calls] == ["u"]
+    (run,) = load(request).runs
+    assert [c.name for c in run.invocations[0].actual_calls] == ["t", "u", "v"]

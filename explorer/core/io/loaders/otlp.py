@@ -460,15 +460,18 @@ def _verdict_value(value: Any, path: str) -> str | None:
 
 def verdict_of(spans: list[Span], attribute: str) -> str | None:
     """The latest value of ``attribute`` on the spans (at their start) or their events (at the
-    event's time) read as a verdict; None when no span has it."""
+    event's time) read as a verdict; None when no span has it. Raises LoadError placed at the span."""
     found: list[tuple[int, int, str | None]] = []
     for span in spans:
-        if span.has(attribute):
-            found.append((span.start, 0, _verdict_value(span.get(attribute), f"{span.attributes[attribute][1]} ({attribute})")))
-        for e, (time, _name, attrs) in enumerate(span.events):
-            if attribute in attrs:
-                raw, path = attrs[attribute]
-                found.append((time, 1 + e, _verdict_value(any_value(raw, f"{path} ({attribute})"), f"{path} ({attribute})")))
+        try:
+            if span.has(attribute):
+                found.append((span.start, 0, _verdict_value(span.get(attribute), f"{span.attributes[attribute][1]} ({attribute})")))
+            for e, (time, _name, attrs) in enumerate(span.events):
+                if attribute in attrs:
+                    raw, path = attrs[attribute]
+                    found.append((time, 1 + e, _verdict_value(any_value(raw, f"{path} ({attribute})"), f"{path} ({attribute})")))
+        except Problem as p:
+            raise LoadError("", f"{span.place}, {p.path}", p.message) from None
     if not found:
         return None
     return max(found, key=lambda t: (t[0], t[1]))[2]
@@ -498,7 +501,7 @@ def _run(spans: list[Span], top: Span, run_id: str, options: ReadOptions, counts
     ordered = sorted(spans, key=lambda s: (s.start, s.order))
 
     def inside_tool(span: Span) -> bool:
-        seen = set()
+        seen = {span.span_id}
         parent = by_id.get(span.parent_id)
         while parent is not None and parent.span_id not in seen and parent is not top:
             seen.add(parent.span_id)
@@ -542,12 +545,7 @@ def _run(spans: list[Span], top: Span, run_id: str, options: ReadOptions, counts
             if value is not None and value.strip():
                 extra[EXAMPLE_ID] = value.strip()
                 title = value.strip()
-    verdict = None
-    if options.verdict_attribute:
-        try:
-            verdict = verdict_of(ordered, options.verdict_attribute)
-        except Problem as p:
-            raise LoadError("", f"run {run_id}, {p.path}", p.message) from None
+    verdict = verdict_of(ordered, options.verdict_attribute) if options.verdict_attribute else None
     counts.runs += 1
     counts.no_tools += not calls
     answer = answer or ""
@@ -601,11 +599,14 @@ def runs_from_spans(spans: list[Span], options: ReadOptions = DEFAULT_OPTIONS) -
         if not outermost:
             no_agent += 1
         for agent in sorted(outermost, key=lambda s: (s.start, s.order)):
-            subtree, stack = [], [agent]
-            while stack:
+            subtree, stack, taken = [], [agent], {agent.span_id}
+            while stack:  # ``taken``: a damaged file's parent ids may form a cycle
                 s = stack.pop()
                 subtree.append(s)
-                stack.extend(c for c in children.get(s.span_id, []) if c is not agent)
+                for child in children.get(s.span_id, []):
+                    if child.span_id not in taken:
+                        taken.add(child.span_id)
+                        stack.append(child)
             runs.append(_run(subtree, agent, agent.span_id, options, counts))
     notes = []
     unit = "traces" if options.run_unit == "trace" else "agent spans"
