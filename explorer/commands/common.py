@@ -18,6 +18,7 @@ from ..core.io.errors import LoadError
 from ..core.io.model import CaseSet
 from ..core.evaluation.settings import Settings
 from ..core.scoring.trajectory import TRAJECTORY_MODES
+from .trace_options import add_trace_options, apply_expectations_from_args, print_notes, read_options_from_args
 
 BUNDLED_CASES = Path(__file__).resolve().parents[2] / "cases" / "booking_agent.json"
 """The bundled booking-agent case set (seed 002), used when ``--cases`` is not given."""
@@ -42,6 +43,7 @@ def add_run_input_options(p: argparse.ArgumentParser) -> None:
                    help="format of the --cases files (default auto: detected from each file)")
     p.add_argument("--labels", metavar="PATH", help="labels CSV run_id,human_verdict,note applied over the runs' own verdicts")
     p.add_argument("--settings", metavar="PATH", help="settings JSON (metric-explorer/settings@1); flags given override it")
+    add_trace_options(p)
 
 
 def add_settings_options(p: argparse.ArgumentParser) -> None:
@@ -85,10 +87,11 @@ def settings_from_args(args: argparse.Namespace, base: Settings | None = None) -
     return s.with_(**changes) if changes else s
 
 
-def load_cases(path: str | list[str] | None, input_format: str = "auto", progress=None) -> CaseSet:
+def load_cases(path: str | list[str] | None, input_format: str = "auto", progress=None, options=None) -> CaseSet:
     """The runs at ``path`` (one path or a list, joined; bundled set when None or empty), each
-    file in ``input_format`` (``auto`` detects); LoadError propagates. ``progress(done, total)``
-    (bytes) is called while a big JSONL file loads."""
+    file in ``input_format`` (``auto`` detects) read with ``options`` (traces and logs, see
+    :mod:`.trace_options`); LoadError propagates. ``progress(done, total)`` (bytes) is called
+    while a big JSONL file loads."""
     if not path:
         return load_case_set(BUNDLED_CASES)
     paths = [path] if isinstance(path, (str, Path)) else list(path)
@@ -96,14 +99,17 @@ def load_cases(path: str | list[str] | None, input_format: str = "auto", progres
         from .progress import load_big_jsonl  # big JSONL: parallel load + features, progress bar
 
         return load_big_jsonl(paths[0], progress)
-    return load_many(paths, input_format)
+    return load_many(paths, input_format, options)
 
 
 def load_cases_from_args(args: argparse.Namespace, progress=None) -> CaseSet:
-    """Runs from ``--cases``/``--input-format``, with ``--labels`` applied. Label ids that name
-    no run are reported on stderr; a labels file none of whose ids name a run is an error.
+    """Runs from ``--cases``/``--input-format`` (and the trace options), with ``--expectations``
+    then ``--labels`` applied. Label ids that name no run are reported on stderr; a labels file
+    none of whose ids name a run is an error. The loader's notes go to stderr.
     ``progress``: as for :func:`load_cases`."""
-    case_set = load_cases(args.cases, getattr(args, "input_format", "auto"), progress)
+    case_set = load_cases(args.cases, getattr(args, "input_format", "auto"), progress, read_options_from_args(args))
+    print_notes(case_set)
+    case_set = apply_expectations_from_args(case_set, args)
     labels_path = getattr(args, "labels", None)
     if labels_path:
         labels = load_labels(labels_path)

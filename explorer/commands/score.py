@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 
 from ..core.evaluation.verdicts import evaluate, result_table
 from ..core.evaluation.features import build_features
+from ..core.io.exports import extra_columns, scored_table_parquet
 from .response_options import (
     RESPONSE_COLUMNS, add_response_options, response_features, response_line, response_settings, response_summary,
     shows_response,
 )
 from .common import (
-    add_run_input_options, add_settings_options, base_settings_from_args, load_cases_from_args, print_json,
+    CliError, add_run_input_options, add_settings_options, base_settings_from_args, clean_json, load_cases_from_args,
     settings_from_args,
 )
 
@@ -25,7 +27,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     add_run_input_options(p)
     add_settings_options(p)
     add_response_options(p)
-    p.add_argument("--format", choices=("table", "json", "csv"), default="table", help="output format (default table)")
+    p.add_argument("--format", choices=("table", "json", "csv", "parquet"), default="table",
+                   help="output format (default table); parquet is the scored table as a Parquet file")
+    p.add_argument("--out", metavar="PATH", help="write the output to PATH instead of stdout (needed for parquet on a terminal)")
     p.set_defaults(func=run)
 
 
@@ -54,7 +58,7 @@ def score_report(case_set, settings, response_args=None) -> dict:
             "decided_by": row["decided_by"],
             "reason": row["reason"],
         }
-        item.update({k: v for k, v in row.items() if k.startswith("adk_")})
+        item.update({k: row[k] for k in extra_columns(table)})
         item.update({k: row[k] for k in RESPONSE_COLUMNS if k in row})
         runs.append(item)
     return {
@@ -91,17 +95,40 @@ def _fmt(x) -> str:
     return "n/a" if x is None else f"{x:.2f}"
 
 
+def _write(args: argparse.Namespace, data: str | bytes) -> None:
+    """``data`` to ``--out`` or stdout (bytes to stdout only when it is not a terminal)."""
+    if args.out:
+        try:
+            with open(args.out, "wb") as fh:
+                fh.write(data.encode("utf-8") if isinstance(data, str) else data)
+        except OSError as exc:
+            raise CliError(f"cannot write {args.out}: {exc.strerror or exc}") from None
+    elif isinstance(data, bytes):
+        if sys.stdout.isatty():
+            raise CliError("--format parquet writes a binary file: give --out PATH (or redirect stdout to a file)")
+        sys.stdout.flush()
+        sys.stdout.buffer.write(data)
+        sys.stdout.buffer.flush()
+    else:
+        sys.stdout.write(data)
+
+
 def run(args: argparse.Namespace) -> int:
-    """Print the report in the chosen format; 0 on success."""
+    """Print the report in the chosen format (or write it to ``--out``); 0 on success."""
     case_set = load_cases_from_args(args)
     settings = settings_from_args(args, base_settings_from_args(args))
     report, table = score_report(case_set, settings, args)
     if args.format == "json":
-        print_json(report)
+        _write(args, json.dumps(clean_json(report), indent=2, ensure_ascii=False) + "\n")
         return 0
     if args.format == "csv":
-        table.to_csv(sys.stdout, index=False)
+        _write(args, table.to_csv(index=False))
         return 0
+    if args.format == "parquet":
+        _write(args, scored_table_parquet(table))
+        return 0
+    if args.out:
+        raise CliError("--out writes json, csv or parquet: give --format too")
     s = report["summary"]
     out = table[["id", "title", "trajectory_score", "f1", "verdict", "human_verdict", "outcome", "decided_by", "reason"]].copy()
     out["trajectory_score"] = out["trajectory_score"].map(lambda v: "-" if v != v else f"{v:.2f}")

@@ -15,6 +15,9 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Mapping
 
 Verdict = Literal["acceptable", "unacceptable"]
+EXAMPLE_ID = "example_id"
+"""``Run.extra`` key naming the dataset example a run is of (an Inspect sample id, or the value of
+the OTLP ``--join-key`` attribute); expectations join on it as well as on the run id."""
 VERDICTS: tuple[str, str] = ("acceptable", "unacceptable")
 
 
@@ -100,7 +103,9 @@ class CaseSet:
     """A named collection of runs, with the file it came from (``source``, may be empty).
 
     ``day_first`` and ``id_pattern`` configure the key-field check for this set: how numeric
-    dates such as ``03/04/2026`` read, and the regex that finds booking ids.
+    dates such as ``03/04/2026`` read, and the regex that finds booking ids. ``notes`` are lines
+    the loader reports about the load (e.g. ``"2 of 10 traces have no tool spans: read as runs
+    with no calls"``); the CLI prints them on stderr.
     """
 
     name: str
@@ -109,6 +114,7 @@ class CaseSet:
     source: str = ""
     day_first: bool = True
     id_pattern: str = r"\b[A-Z]{2,3}-\d{3,6}\b"
+    notes: tuple[str, ...] = ()
 
     def tool_names(self) -> list[str]:
         """Every tool name seen in expected or actual calls, sorted."""
