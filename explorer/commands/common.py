@@ -13,7 +13,7 @@ from ..core.io.casefile import load_case_set
 from ..core.io.exports import load_settings
 from ..core.io.bigload import looks_like_flat_jsonl
 from ..core.io.loaders import INPUT_FORMATS, load_many
-from ..core.io.loaders.labels import apply_labels, load_labels
+from ..core.io.loaders.labels import apply_labels, load_label_file
 from ..core.io.errors import LoadError
 from ..core.io.model import CaseSet
 from ..core.evaluation.settings import Settings
@@ -32,16 +32,18 @@ def add_cases_option(p: argparse.ArgumentParser) -> None:
     p.add_argument("--cases", metavar="PATH", help="case-set file (default: the bundled booking-agent set)")
 
 
-def add_run_input_options(p: argparse.ArgumentParser) -> None:
+def add_run_input_options(p: argparse.ArgumentParser, settings: bool = True) -> None:
     """``--cases PATH`` (repeatable: runs of several files joined), ``--input-format``,
-    ``--labels PATH`` and ``--settings PATH`` (read with :func:`load_cases_from_args` and
-    :func:`base_settings_from_args`)."""
+    ``--labels PATH`` and (unless ``settings`` is False) ``--settings PATH`` (read with
+    :func:`load_cases_from_args` and :func:`base_settings_from_args`)."""
     p.add_argument("--cases", metavar="PATH", action="append",
                    help="run file (repeatable; default: the bundled booking-agent set); see docs/formats.md")
     p.add_argument("--input-format", choices=INPUT_FORMATS, default="auto",
                    help="format of the --cases files (default auto: detected from each file)")
-    p.add_argument("--labels", metavar="PATH", help="labels CSV run_id,human_verdict,note applied over the runs' own verdicts")
-    p.add_argument("--settings", metavar="PATH", help="settings JSON (metric-explorer/settings@1); flags given override it")
+    p.add_argument("--labels", metavar="PATH",
+                   help="labels CSV run_id,[annotator,]human_verdict,note applied over the runs' own verdicts")
+    if settings:
+        p.add_argument("--settings", metavar="PATH", help="settings JSON (metric-explorer/settings@1); flags given override it")
 
 
 def add_settings_options(p: argparse.ArgumentParser) -> None:
@@ -106,8 +108,9 @@ def load_cases_from_args(args: argparse.Namespace, progress=None) -> CaseSet:
     case_set = load_cases(args.cases, getattr(args, "input_format", "auto"), progress)
     labels_path = getattr(args, "labels", None)
     if labels_path:
-        labels = load_labels(labels_path)
-        case_set, unknown = apply_labels(case_set, labels)
+        label_file = load_label_file(labels_path)
+        labels = label_file.labels
+        case_set, unknown = apply_labels(case_set, labels, label_file.annotated)
         if unknown and len(unknown) == len(labels):
             raise LoadError(labels_path, "", f"none of the {len(labels)} run ids names a loaded run (first: {unknown[0]})")
         if unknown:
