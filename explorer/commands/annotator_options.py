@@ -94,7 +94,8 @@ def annotators_lines(section: dict) -> list[str]:
     d = gt["disputed"]
     names = ia["annotators"]
     source = gt["source"] if gt["source"] != "consensus" else f"consensus of {len(names)} annotators ({', '.join(names)})"
-    out = [f"ground truth: {source}, at least {gt['min_labels']} label(s) per run; {gt['labelled']} runs with a verdict"]
+    minimum = f", at least {gt['min_labels']} label(s) per run" if gt["source"] == "consensus" else ""
+    out = [f"ground truth: {source}{minimum}; {gt['labelled']} runs with a verdict"]
     if d["n"]:
         parts = []
         if d["ties"]:

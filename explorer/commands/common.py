@@ -67,6 +67,17 @@ def _unit_float(text: str) -> float:
     return value
 
 
+def half_width_arg(text: str) -> float:
+    """argparse type: a half-width in (0, 0.5)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 0.0 < value < 0.5:
+        raise argparse.ArgumentTypeError(f"must be in (0, 0.5), got {text}")
+    return value
+
+
 def settings_from_args(args: argparse.Namespace, base: Settings | None = None) -> Settings:
     """``base`` (default: ``Settings()``) with the flags the user gave applied on top."""
     s = base or Settings()

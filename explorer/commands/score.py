@@ -18,7 +18,7 @@ from .response_options import (
     shows_response,
 )
 from .common import (
-    add_run_input_options, add_settings_options, base_settings_from_args, load_cases_from_args, print_json,
+    add_run_input_options, half_width_arg, add_settings_options, base_settings_from_args, load_cases_from_args, print_json,
     settings_from_args,
 )
 
@@ -36,17 +36,6 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="target 95 %% interval half-width for 'labels needed', e.g. 0.05 = ±5 points (default 0.05)")
     p.add_argument("--format", choices=("table", "json", "csv"), default="table", help="output format (default table)")
     p.set_defaults(func=run)
-
-
-def half_width_arg(text: str) -> float:
-    """argparse type: a half-width in (0, 0.5)."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not 0.0 < value < 0.5:
-        raise argparse.ArgumentTypeError(f"must be in (0, 0.5), got {text}")
-    return value
 
 
 def score_report(case_set, settings, response_args=None) -> dict:
@@ -120,7 +109,7 @@ def score_report(case_set, settings, response_args=None) -> dict:
             "labels_needed": labels_needed(summary, half_width).to_dict(),
         },
         **({"unlabelled_runs": unlabelled.to_dict()} if unlabelled is not None else {}),
-        **({"annotators": section[0]} if section is not None else {}),
+        **({"annotators": section} if section is not None else {}),
         "runs": runs,
         **({"response": response} if response is not None else {}),
     }, table

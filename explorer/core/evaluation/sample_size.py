@@ -87,7 +87,9 @@ class LabelsNeeded:
                 f"{self.labelled.have} of {self.labelled.needed}")
 
 
-def _need(count: int, have: int, half_width: float, level: float) -> ClassNeed:
+def class_need(count: int, have: int, half_width: float = DEFAULT_HALF_WIDTH, level: float = LEVEL) -> ClassNeed:
+    """Runs needed for ±``half_width`` on the rate ``count / have`` of one class (planned at 0.5
+    when ``have`` is 0), beside ``have``."""
     rate = count / have if have else None
     worst = runs_needed(0.5, half_width, level)
     return ClassNeed(have, rate, worst if rate is None else runs_needed(rate, half_width, level), worst)
@@ -99,7 +101,7 @@ def labels_needed(summary: Agreement, half_width: float = DEFAULT_HALF_WIDTH, le
     s = summary
     return LabelsNeeded(
         half_width,
-        _need(s.true_pass, s.true_pass + s.false_fail, half_width, level),
-        _need(s.true_fail, s.true_fail + s.false_pass, half_width, level),
-        _need(s.agree, s.labelled, half_width, level),
+        class_need(s.true_pass, s.true_pass + s.false_fail, half_width, level),
+        class_need(s.true_fail, s.true_fail + s.false_pass, half_width, level),
+        class_need(s.agree, s.labelled, half_width, level),
     )
