@@ -12,7 +12,7 @@ import numpy as np
 from ..core.evaluation.annotators import Annotations, GroundTruth, annotations_of, ground_truth, human_ceiling, inter_annotator
 from ..core.evaluation.features import Features
 from ..core.io.model import CaseSet
-from .common import CliError
+from .common import CliError, positive_int
 
 
 def add_annotator_options(p: argparse.ArgumentParser) -> None:
@@ -22,18 +22,8 @@ def add_annotator_options(p: argparse.ArgumentParser) -> None:
     who.add_argument("--annotator", metavar="NAME", help="score against this annotator's verdicts instead of the consensus")
     who.add_argument("--consensus", action="store_true",
                      help="score against the majority verdict of the annotators (the default when runs have several labels)")
-    g.add_argument("--min-labels", type=_at_least_one, default=1, metavar="K",
+    g.add_argument("--min-labels", type=positive_int, default=1, metavar="K",
                    help="a run with fewer than K labels is disputed, left out of agreement and counted apart (default 1)")
-
-
-def _at_least_one(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {text}")
-    return value
 
 
 @dataclass(frozen=True)

@@ -57,25 +57,30 @@ def add_settings_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--key-fields", action="store_true", default=None, help="exact check on dates and booking ids")
 
 
-def _unit_float(text: str) -> float:
+def _checked(text: str, convert, what: str, ok, expected: str):
+    """``convert(text)`` when ``ok`` holds for it; argparse errors ``not <what>: '<text>'`` or
+    ``must be <expected>, got <text>`` otherwise."""
     try:
-        value = float(text)
+        value = convert(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not 0.0 <= value <= 1.0 or math.isnan(value):
-        raise argparse.ArgumentTypeError(f"must be between 0 and 1, got {text}")
+        raise argparse.ArgumentTypeError(f"not {what}: {text!r}") from None
+    if not ok(value):
+        raise argparse.ArgumentTypeError(f"must be {expected}, got {text}")
     return value
+
+
+def _unit_float(text: str) -> float:
+    return _checked(text, float, "a number", lambda v: 0.0 <= v <= 1.0, "between 0 and 1")
+
+
+def positive_int(text: str) -> int:
+    """argparse type: an integer >= 1."""
+    return _checked(text, int, "an integer", lambda v: v >= 1, "at least 1")
 
 
 def half_width_arg(text: str) -> float:
-    """argparse type: a half-width in (0, 0.5)."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not 0.0 < value < 0.5:
-        raise argparse.ArgumentTypeError(f"must be in (0, 0.5), got {text}")
-    return value
+    """argparse type: an interval half-width in (0, 0.5)."""
+    return _checked(text, float, "a number", lambda v: 0.0 < v < 0.5, "in (0, 0.5)")
 
 
 def settings_from_args(args: argparse.Namespace, base: Settings | None = None) -> Settings:

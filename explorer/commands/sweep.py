@@ -17,7 +17,7 @@ import pandas as pd
 from ..core.evaluation.features import build_features
 from ..core.evaluation.sweep import best, sweep
 from ..core.evaluation.sweep_intervals import sweep_reading, with_intervals
-from .common import add_run_input_options, base_settings_from_args, load_cases_from_args, print_json
+from .common import add_run_input_options, positive_int, base_settings_from_args, load_cases_from_args, print_json
 
 HELP = ("score every setting (trajectory x args x combine x deny-list x key fields x F1 threshold) and list the best, "
         "with each agreement's 95 % interval and how many settings the runs cannot tell apart")
@@ -31,20 +31,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="tools the deny-list denies when it is on (default: those of --settings, else none)")
     p.add_argument("--format", choices=("table", "json", "csv"), default="table", help="output format (default table)")
     p.add_argument(
-        "--top", type=_positive_int, default=None, metavar="N",
+        "--top", type=positive_int, default=None, metavar="N",
         help="list only the N best settings (default: table 20, json and csv every setting)",
     )
     p.set_defaults(func=run)
-
-
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {text}")
-    return value
 
 
 def threshold_ranges(table: pd.DataFrame) -> list[dict]:
