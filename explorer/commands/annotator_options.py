@@ -106,7 +106,8 @@ def annotators_lines(section: dict) -> list[str]:
     if ia["krippendorff_alpha"] is not None:
         figs.append(f"Krippendorff's alpha {_fig(ia['krippendorff_alpha'])}")
     out.append(f"inter-annotator ({ia['runs_with_two_or_more_labels']} runs with 2+ labels): " + "; ".join(figs))
-    out.append("pairwise Cohen's kappa:")
+    if ia["pairwise"]:
+        out.append("pairwise Cohen's kappa:")
     for p in ia["pairwise"]:
         out.append(f"  {p['a']} × {p['b']}: {p['agree']}/{p['n']} agree, kappa {_fig(p['cohen_kappa'])}")
     out.append(f"human ceiling: {section['human_ceiling']['reading']}")

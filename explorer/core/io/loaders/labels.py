@@ -103,7 +103,7 @@ def labels_from_text(text: str, name: str) -> dict[str, Label]:
     annotated, rows = _label_rows(text, name)
     if annotated:
         raise LoadError(name, "row 1 (header), column annotator",
-                        "several annotators' labels: this reader takes one label per run (use label_file_from_text)")
+                        "several annotators' labels; this reader takes one label per run (metric-explorer score --labels reads them)")
     labels: dict[str, Label] = {}
     first_row: dict[str, int] = {}
     for row_no, run_id, _, verdict, note in rows:
