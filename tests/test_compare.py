@@ -6,7 +6,11 @@ import numpy as np
 import pytest
 
 from explorer.cli import main
-from explorer.core.evaluation.compare import compare_verdicts, mcnemar_exact_p, mcnemar_words, paired_difference_interval
+from explorer.commands.common import BUNDLED_CASES
+from explorer.core.evaluation.features import build_features
+from explorer.core.evaluation.verdicts import evaluate
+from explorer.core.io.casefile import load_case_set
+from explorer.core.evaluation.compare import compare_evaluations, compare_verdicts, mcnemar_exact_p, mcnemar_words, paired_difference_interval
 from explorer.core.evaluation.settings import Settings
 from explorer.core.io.exports import dumps_settings
 
@@ -83,3 +87,9 @@ def test_compare_cli_opening_vs_any_order(capsys, settings_files):
 def test_compare_needs_two_settings(capsys, settings_files):
     assert main(["compare", "--settings", settings_files[0]]) == 2
     assert "exactly twice" in capsys.readouterr().err
+
+
+def test_compare_evaluations_is_the_core_call_the_app_makes():
+    features = build_features(load_case_set(BUNDLED_CASES))
+    c = compare_evaluations(features, evaluate(features, Settings()), evaluate(features, Settings(trajectory="any_order")))
+    assert (c.fixed, c.broken, c.p_value) == (("E2", "E3", "E8"), ("E6",), 0.625)

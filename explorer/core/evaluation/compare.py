@@ -158,3 +158,10 @@ def compare_verdicts(run_ids, passed_a: np.ndarray, passed_b: np.ndarray, human:
         p_value=p,
         reading=mcnemar_words(n_fixed, n_broken, p),
     )
+
+
+def compare_evaluations(features, ev_a, ev_b, level: float = LEVEL) -> Comparison:
+    """:func:`compare_verdicts` of two :class:`~explorer.core.evaluation.verdicts.Evaluation` s of
+    the same ``features`` (setting A, then B), on ``features.human`` (use
+    ``features.with_human(truth.human)`` to compare on a consensus). O(N) numpy work."""
+    return compare_verdicts(features.run_ids, ev_a.passed, ev_b.passed, features.human, level)
