@@ -299,6 +299,15 @@ def test_score_against_one_annotator_and_min_labels(capsys):
     assert out["summary"]["labelled"] == 0 and out["annotators"]["ground_truth"]["disputed"]["too_few_labels"] == IDS
 
 
+def test_score_table_marks_disputed_runs(capsys):
+    assert main(["score", "--labels", str(TWO)]) == 0
+    out = capsys.readouterr().out
+    e3 = next(line for line in out.splitlines() if line.strip().startswith("E3 "))
+    assert "1 acc / 1 unacc" in e3 and "disputed" in e3
+    assert "agreement 3/8 · 95 % CI 14–69 % (2 disputed)" in out
+    assert "disputed (left out of agreement, counted apart): 2 (tie: E3, E6)" in out
+
+
 def test_score_table_shows_the_inter_annotator_section(capsys):
     assert main(["score", "--labels", str(THREE)]) == 0
     out = capsys.readouterr().out

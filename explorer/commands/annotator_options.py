@@ -43,7 +43,7 @@ def truth_from_args(args: argparse.Namespace | None, case_set: CaseSet, features
     annotations = annotations_of(case_set)
     name = getattr(args, "annotator", None)
     min_labels = getattr(args, "min_labels", 1) or 1
-    if not annotations.any:
+    if not annotations.has_labels:
         if name is not None:
             raise CliError("--annotator: no run has several annotators' labels (give a labels CSV with an annotator column)")
         return Truth(features, None, None)

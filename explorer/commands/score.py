@@ -142,6 +142,10 @@ def run(args: argparse.Namespace) -> int:
     out = table[["id", "title", "trajectory_score", "f1", "verdict", "human_verdict", "outcome", "decided_by", "reason"]].copy()
     out["trajectory_score"] = out["trajectory_score"].map(lambda v: "-" if v != v else f"{v:.2f}")
     out["f1"] = out["f1"].map(lambda v: f"{v:.2f}")
+    if "annotators" in report:  # several annotators: their verdicts per run, disputed runs named
+        per_run = {r["id"]: r for r in report["runs"]}
+        out.insert(6, "labels", [_label_counts(per_run[i]["labels"]) for i in out["id"]])
+        out["outcome"] = [("disputed" if per_run[i]["disputed"] else o) for i, o in zip(out["id"], out["outcome"])]
     print(f"cases: {case_set.name} ({case_set.source})")
     st = settings
     deny = ", ".join(st.deny_tools) if st.deny_check else "off"
@@ -178,6 +182,14 @@ def run(args: argparse.Namespace) -> int:
         for line in annotators_lines(report["annotators"]):
             print(line)
     return 0
+
+
+def _label_counts(labels: dict) -> str:
+    """``{"ana": "acceptable", "ben": "unacceptable"}`` -> ``"1 acc / 1 unacc"`` (``"-"`` for none)."""
+    if not labels:
+        return "-"
+    acc = sum(1 for v in labels.values() if v == "acceptable")
+    return f"{acc} acc / {len(labels) - acc} unacc"
 
 
 def percent_ci(d: dict) -> str:

@@ -66,7 +66,7 @@ class Annotations:
         return np.stack([np.count_nonzero(self.codes == 0, axis=1), np.count_nonzero(self.codes == 1, axis=1)], axis=1)
 
     @property
-    def any(self) -> bool:
+    def has_labels(self) -> bool:
         """True when at least one run has a label."""
         return bool(self.codes.size) and bool(np.any(self.codes >= 0))
 

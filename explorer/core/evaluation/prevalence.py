@@ -9,10 +9,12 @@ of a screening test", American Journal of Epidemiology 107:71-76)
 
     corrected = (pass rate + Sp - 1) / (Se + Sp - 1).
 
-Its 95 % interval is the Wald interval of the delta-method variance with Se and Sp estimated from
-the labelled runs (Rogan & Gladen 1978; Greiner & Gardner 2000):
+Its 95 % interval is the Wald interval of the delta-method (first-order) variance, with the pass
+rate p on the n_u unlabelled runs, Se on the n_acc acceptable and Sp on the n_unacc unacceptable
+labelled runs as three independent binomial estimates. With J = Se + Sp - 1 and c the corrected
+rate, the partial derivatives of c are 1/J (p), -c/J (Se) and (1-c)/J (Sp), so
 
-    Var = [p(1-p)/n_u + c² Se(1-Se)/n_acc + (1-c)² Sp(1-Sp)/n_unacc] / (Se + Sp - 1)²,
+    Var = [p(1-p)/n_u + c² Se(1-Se)/n_acc + (1-c)² Sp(1-Sp)/n_unacc] / J²,
 
 clipped to [0, 1]. The correction is **undefined** when Se + Sp - 1 <= 0 (the evaluator does no
 better than chance on the labelled runs); an estimate outside [0, 1] is clipped and the report says so.
