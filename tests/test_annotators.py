@@ -219,8 +219,10 @@ def test_labels_csv_with_annotator_column():
         label_file_from_text("run_id,annotator,human_verdict\nE1,ana,acceptable\nE1,ana,unacceptable\n", "x.csv")
     with pytest.raises(LoadError, match="row 2, column annotator: empty annotator name"):
         label_file_from_text("run_id,annotator,human_verdict\nE1,,acceptable\n", "x.csv")
-    with pytest.raises(LoadError, match="column annotator"):
-        labels_from_text("run_id,annotator,human_verdict\nE1,ana,acceptable\n", "x.csv")
+    # the one-label-per-run reader ignores the column while each run has one row, as before
+    assert labels_from_text("run_id,annotator,human_verdict\nE1,ana,acceptable\n", "x.csv")["E1"].verdict == "acceptable"
+    with pytest.raises(LoadError, match='row 3, column annotator: run "E1" has labels from several annotators'):
+        labels_from_text("run_id,annotator,human_verdict\nE1,ana,acceptable\nE1,ben,acceptable\n", "x.csv")
     # an empty verdict: that annotator gave none
     lf2 = label_file_from_text("run_id,annotator,human_verdict\nE1,ana,\nE1,ben,unacceptable\n", "y.csv")
     assert lf2.annotated == {"E1": (AnnotatorLabel("ben", "unacceptable"),)}

@@ -98,15 +98,17 @@ def _label_rows(text: str, name: str):
 def labels_from_text(text: str, name: str) -> dict[str, Label]:
     """``{run_id: Label}`` from labels CSV text, in file order. Raises LoadError
     ``"<name>: row N, column human_verdict: <problem>"`` (header = row 1), a missing column,
-    an empty run id, a duplicate run id, a file with no label rows, or a file with an
-    ``annotator`` column (several annotators: read it with :func:`label_file_from_text`)."""
+    an empty run id, a duplicate run id or a file with no label rows. An ``annotator`` column is
+    ignored while each run has one row; a second row for a run is then several annotators' labels,
+    which this reader refuses (read them with :func:`label_file_from_text`)."""
     annotated, rows = _label_rows(text, name)
-    if annotated:
-        raise LoadError(name, "row 1 (header), column annotator",
-                        "several annotators' labels; this reader takes one label per run (metric-explorer score --labels reads them)")
     labels: dict[str, Label] = {}
     first_row: dict[str, int] = {}
     for row_no, run_id, _, verdict, note in rows:
+        if run_id in first_row and annotated:
+            raise LoadError(name, f"row {row_no}, column annotator",
+                            f'run "{show(run_id)}" has labels from several annotators; this reader takes one label per run '
+                            "(metric-explorer score --labels reads them)")
         if run_id in first_row:
             raise LoadError(name, f"row {row_no}, column run_id", f'duplicate run id "{show(run_id)}" (first at row {first_row[run_id]})')
         first_row[run_id] = row_no
