@@ -97,6 +97,18 @@ def test_weighted_statistics_equal_the_libraries_on_resampled_units():
         assert float(fleiss_kappa_weighted(WIKIPEDIA_FLEISS, wf)) == pytest.approx(fleiss_kappa(np.repeat(WIKIPEDIA_FLEISS, wf, axis=0)))
 
 
+def test_row_patterns_equal_numpy_unique_rows():
+    from explorer.core.evaluation.annotators import _row_patterns
+
+    rng = np.random.default_rng(3)
+    table = rng.integers(0, 6, size=(500, 3))
+    patterns, mult = _row_patterns(table)
+    ref_patterns, ref_mult = np.unique(table, axis=0, return_counts=True)
+    order = np.lexsort(patterns.T[::-1])
+    np.testing.assert_array_equal(patterns[order], ref_patterns)
+    np.testing.assert_array_equal(mult[order], ref_mult)
+
+
 def test_bootstrap_table_is_seeded_and_brackets_the_value():
     a = bootstrap_table(WIKIPEDIA_FLEISS, fleiss_kappa_weighted, 0.20993)
     assert a == bootstrap_table(WIKIPEDIA_FLEISS, fleiss_kappa_weighted, 0.20993)
