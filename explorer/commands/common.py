@@ -13,7 +13,7 @@ from ..core.io.casefile import load_case_set
 from ..core.io.exports import load_settings
 from ..core.io.bigload import looks_like_flat_jsonl
 from ..core.io.loaders import INPUT_FORMATS, load_many
-from ..core.io.loaders.labels import apply_labels, load_labels
+from ..core.io.loaders.labels import apply_labels, load_label_file
 from ..core.io.errors import LoadError
 from ..core.io.model import CaseSet
 from ..core.evaluation.settings import Settings
@@ -33,16 +33,18 @@ def add_cases_option(p: argparse.ArgumentParser) -> None:
     p.add_argument("--cases", metavar="PATH", help="case-set file (default: the bundled booking-agent set)")
 
 
-def add_run_input_options(p: argparse.ArgumentParser) -> None:
+def add_run_input_options(p: argparse.ArgumentParser, settings: bool = True) -> None:
     """``--cases PATH`` (repeatable: runs of several files joined), ``--input-format``,
-    ``--labels PATH`` and ``--settings PATH`` (read with :func:`load_cases_from_args` and
-    :func:`base_settings_from_args`)."""
+    ``--labels PATH`` and (unless ``settings`` is False) ``--settings PATH`` (read with
+    :func:`load_cases_from_args` and :func:`base_settings_from_args`)."""
     p.add_argument("--cases", metavar="PATH", action="append",
                    help="run file (repeatable; default: the bundled booking-agent set); see docs/formats.md")
     p.add_argument("--input-format", choices=INPUT_FORMATS, default="auto",
                    help="format of the --cases files (default auto: detected from each file)")
-    p.add_argument("--labels", metavar="PATH", help="labels CSV run_id,human_verdict,note applied over the runs' own verdicts")
-    p.add_argument("--settings", metavar="PATH", help="settings JSON (metric-explorer/settings@1); flags given override it")
+    p.add_argument("--labels", metavar="PATH",
+                   help="labels CSV run_id,[annotator,]human_verdict,note applied over the runs' own verdicts")
+    if settings:
+        p.add_argument("--settings", metavar="PATH", help="settings JSON (metric-explorer/settings@1); flags given override it")
     add_trace_options(p)
 
 
@@ -57,14 +59,30 @@ def add_settings_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--key-fields", action="store_true", default=None, help="exact check on dates and booking ids")
 
 
-def _unit_float(text: str) -> float:
+def _checked(text: str, convert, what: str, ok, expected: str):
+    """``convert(text)`` when ``ok`` holds for it; argparse errors ``not <what>: '<text>'`` or
+    ``must be <expected>, got <text>`` otherwise."""
     try:
-        value = float(text)
+        value = convert(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not 0.0 <= value <= 1.0 or math.isnan(value):
-        raise argparse.ArgumentTypeError(f"must be between 0 and 1, got {text}")
+        raise argparse.ArgumentTypeError(f"not {what}: {text!r}") from None
+    if not ok(value):
+        raise argparse.ArgumentTypeError(f"must be {expected}, got {text}")
     return value
+
+
+def _unit_float(text: str) -> float:
+    return _checked(text, float, "a number", lambda v: 0.0 <= v <= 1.0, "between 0 and 1")
+
+
+def positive_int(text: str) -> int:
+    """argparse type: an integer >= 1."""
+    return _checked(text, int, "an integer", lambda v: v >= 1, "at least 1")
+
+
+def half_width_arg(text: str) -> float:
+    """argparse type: an interval half-width in (0, 0.5)."""
+    return _checked(text, float, "a number", lambda v: 0.0 < v < 0.5, "in (0, 0.5)")
 
 
 def settings_from_args(args: argparse.Namespace, base: Settings | None = None) -> Settings:
@@ -112,8 +130,9 @@ def load_cases_from_args(args: argparse.Namespace, progress=None) -> CaseSet:
     case_set = apply_expectations_from_args(case_set, args)
     labels_path = getattr(args, "labels", None)
     if labels_path:
-        labels = load_labels(labels_path)
-        case_set, unknown = apply_labels(case_set, labels)
+        label_file = load_label_file(labels_path)
+        labels = label_file.labels
+        case_set, unknown = apply_labels(case_set, labels, label_file.annotated)
         if unknown and len(unknown) == len(labels):
             raise LoadError(labels_path, "", f"none of the {len(labels)} run ids names a loaded run (first: {unknown[0]})")
         if unknown:

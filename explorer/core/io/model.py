@@ -79,6 +79,27 @@ class ExpectedField:
 
 
 @dataclass(frozen=True, slots=True)
+class AnnotatorLabel:
+    """One annotator's verdict on a run (issue 11, several annotators): ``annotator`` a non-empty
+    name, ``verdict`` ``"acceptable"`` or ``"unacceptable"``, ``note`` free text."""
+
+    annotator: str
+    verdict: Verdict
+    note: str = ""
+
+
+def majority_verdict(labels: "tuple[AnnotatorLabel, ...] | list[AnnotatorLabel]") -> Verdict | None:
+    """The verdict most of ``labels`` give; None on a tie or with no labels. The per-run form of
+    :func:`explorer.core.evaluation.annotators.ground_truth`'s consensus with a minimum of one
+    label (what loaders store as ``Run.human_verdict`` for a run with several labels)."""
+    acc = sum(1 for lab in labels if lab.verdict == "acceptable")
+    unacc = len(labels) - acc
+    if acc == unacc:
+        return None
+    return "acceptable" if acc > unacc else "unacceptable"
+
+
+@dataclass(frozen=True, slots=True)
 class Run:
     """One judged (or not yet judged) agent run.
 
@@ -86,6 +107,9 @@ class Run:
     or ``None`` (unlabelled). ``expected_fields`` (optional, may be empty) lists per-field
     expectations of the answer. ``extra`` holds loader-specific columns (e.g. ADK's own scores as
     ``adk_tool_trajectory_avg_score``) shown beside ours but never used for scoring.
+    ``labels`` (optional) holds several annotators' verdicts; a run that has them carries their
+    majority as ``human_verdict`` (None on a tie), see
+    :func:`majority_verdict`.
     """
 
     id: str
@@ -96,6 +120,7 @@ class Run:
     human_note: str = ""
     extra: Mapping[str, Any] = field(default_factory=dict)
     expected_fields: tuple[ExpectedField, ...] = ()
+    labels: tuple[AnnotatorLabel, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
