@@ -66,6 +66,16 @@ def test_labels_csv_round_trip():
     assert loads_labels(text, "l.csv") == labels
 
 
+def test_annotated_labels_csv_round_trip():
+    from explorer.core.io.loaders.labels import dumps_annotated_labels, label_file_from_text
+    from explorer.core.io.model import AnnotatorLabel
+
+    annotated = {FORMULA: (AnnotatorLabel("@ann", "acceptable", "=1+1"), AnnotatorLabel("bo", "unacceptable", ""))}
+    text = dumps_annotated_labels(annotated)
+    assert cells(text)[1] == ["'" + FORMULA, "'@ann", "acceptable", "'=1+1"]
+    assert label_file_from_text(text, "l.csv").annotated == annotated
+
+
 def test_flat_csv_round_trip():
     cs = loads_runs(json.dumps(RUN) + "\n", "r.jsonl")
     text = dumps_csv(cs)

@@ -13,14 +13,15 @@ from __future__ import annotations
 import json
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given, settings, strategies as st
 
 from explorer.cli import build_parser, main
 from explorer.commands.common import settings_from_args, tool_list
 
 NAMES = st.lists(st.from_regex(r"[a-z][a-z_]{0,8}", fullmatch=True), min_size=1, max_size=5)
 LIST_OPTIONS = [("score", "--deny"), ("sweep", "--deny"), ("score", "--cases"), ("sweep", "--cases"),
-                ("serve", "--cases"), ("calibrate", "--cases"), ("score", "--labels"), ("sweep", "--labels"), ("serve", "--labels")]
+                ("serve", "--cases"), ("calibrate", "--cases"), ("score", "--labels"), ("sweep", "--labels"), ("serve", "--labels"),
+                ("compare", "--settings"), ("compare", "--labels"), ("compare", "--cases")]
 
 
 def parse(argv):
@@ -28,14 +29,17 @@ def parse(argv):
 
 
 @pytest.mark.parametrize("command, option", LIST_OPTIONS)
+@settings(deadline=None)  # the first parse imports every command
 @given(values=NAMES)
 def test_repeated_and_listed_forms_give_the_same_list(command, option, values):
     dest = option.lstrip("-").replace("-", "_")
-    repeated = parse([command, *[x for v in values for x in (option, v)]])
-    listed = parse([command, option, *values])
+    required = ["--settings", "a.json", "b.json"] if command == "compare" and option != "--settings" else []
+    repeated = parse([command, *required, *[x for v in values for x in (option, v)]])
+    listed = parse([command, *required, option, *values])
     assert getattr(repeated, dest) == getattr(listed, dest) == values
 
 
+@settings(deadline=None)
 @given(values=NAMES)
 def test_deny_commas_split(values):
     joined = parse(["score", "--deny", ",".join(values)])

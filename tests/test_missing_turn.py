@@ -188,3 +188,16 @@ def test_a_turn_with_a_call_but_no_answer_is_not_missing():
     ev = evaluate(f, Settings(f1_threshold=0.0))
     assert (result_table(f, ev)["decided_by"][0], reason(f, ev, 0)) == ("empty answer", "empty answer")
     assert np.array_equal(ev.passed, [False])
+
+
+def test_an_otlp_trace_with_no_output(tmp_path, capsys):
+    # issue 13's OTLP reader: an agent span with no tool span and no answer is a turn never run
+    from producers import otlp_json, tracer_and_exporter
+
+    tracer, exporter = tracer_and_exporter()
+    tracer.start_span("invoke_agent a", attributes={"gen_ai.operation.name": "invoke_agent"}).end()
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps(otlp_json(exporter.get_finished_spans())))
+    assert main(["score", "--cases", str(path), "--combine", "mean", "--format", "json"]) == 0
+    run = json.loads(capsys.readouterr().out)["runs"][0]
+    assert (run["verdict"], run["decided_by"], run["reason"]) == ("fail", "missing turn", "the agent produced nothing")

@@ -17,8 +17,9 @@ from ..core.scoring.normalise import exact_at, is_empty_answer
 from ..core.scoring.passmark import show_threshold
 from ..core.io.pairs import Pair, PairSet, load_pairs, pairs_from_case_set
 from ..core.scoring.response_scorers import SCORER_NAMES, make_scorer
+from ..core.evaluation.sample_size import DEFAULT_HALF_WIDTH, class_need
 from ..core.io.exports import dumps_csv_frame
-from .common import LIST_OPTION, CliError, add_date_reading_options, load_cases, print_json
+from .common import LIST_OPTION, CliError, add_date_reading_options, half_width_arg, load_cases, print_json
 
 HELP = "precision and recall at each threshold on labelled pairs, and the bands for a target precision"
 BUNDLED_PAIRS = Path(__file__).resolve().parents[2] / "cases" / "labelled_pairs.json"
@@ -48,6 +49,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="calibrate only the pairs the cascade's exact stage and field rules leave undecided",
     )
     p.add_argument("--target-precision", type=_target, default=0.8, metavar="P", help="precision wanted in the pass band, 0 < P <= 1 (default 0.8)")
+    p.add_argument("--half-width", type=half_width_arg, default=DEFAULT_HALF_WIDTH, metavar="H",
+                   help="target 95 %% interval half-width for 'labels needed', e.g. 0.05 = ±5 points (default 0.05)")
     p.add_argument("--format", choices=("table", "json", "csv"), default="table", help="output format (default table)")
     p.set_defaults(func=run)
 
@@ -179,8 +182,24 @@ def calibrate_report(args: argparse.Namespace) -> dict:
         "table": table.to_dict(orient="records"),
         "bands": bands.to_dict(),
         "reading": reading,
+        "labels_needed": _labels_needed(bands.to_dict(), int(lab.sum()), int((~lab).sum()), args.half_width),
         "scores": {ps.pairs[i].id: float(s) for i, s in zip(np.flatnonzero(keep), scores)},
         "warnings": [f"{len(blank)} pair(s) have an empty reference (nothing left after normalisation; no answer can match it): {', '.join(blank[:5])}"] if blank else [],
+    }
+
+
+def _labels_needed(bands: dict, acceptable: int, unacceptable: int, half_width: float) -> dict:
+    """Labelled pairs needed per class for ±``half_width`` (95 %, Wilson) on the share of
+    acceptable pairs in the pass band and of unacceptable pairs in the fail band, beside the
+    count there is (see :mod:`explorer.core.evaluation.sample_size`)."""
+    c = bands["counts"]
+    return {
+        "half_width": half_width,
+        "acceptable": class_need(c["pass"]["acceptable"], acceptable, half_width).to_dict()
+        | {"rate_of": "acceptable pairs in the pass band"},
+        "unacceptable": class_need(c["fail"]["unacceptable"], unacceptable, half_width).to_dict()
+        | {"rate_of": "unacceptable pairs in the fail band"},
+        "method": "smallest n with Wilson half-width <= target, at the observed rate and at 0.5",
     }
 
 
@@ -232,6 +251,11 @@ def run(args: argparse.Namespace) -> int:
     print(f"  pass  {pa:<24} {c['pass']['acceptable']:>3} acceptable {c['pass']['unacceptable']:>3} not   precision {_f(b['pass_precision'])}")
     print(f"  gray  (to the judge)           {c['gray']['acceptable']:>3} acceptable {c['gray']['unacceptable']:>3} not")
     print(f"  fail  {fb:<24} {c['fail']['acceptable']:>3} acceptable {c['fail']['unacceptable']:>3} not   share not acceptable {_f(b['fail_purity'])}")
+    need = report["labels_needed"]
+    a, u = need["acceptable"], need["unacceptable"]
+    print()
+    print(f"labels for ±{100 * need['half_width']:g} points (95 %): acceptable pairs {a['have']} of {a['needed']} needed, "
+          f"unacceptable {u['have']} of {u['needed']} (at today's band shares; {a['needed_worst_case']} per class in the worst case)")
     r = report["reading"]
     if r:
         print()

@@ -16,11 +16,16 @@ import pandas as pd
 
 from ..core.evaluation.features import build_features
 from ..core.evaluation.sweep import best, sweep
-from ..core.scoring.passmark import show_threshold
+from ..core.evaluation.sweep_intervals import sweep_reading, with_intervals
 from ..core.io.exports import dumps_csv_frame
-from .common import DENY_SYNTAX, LIST_OPTION, add_date_reading_options, add_run_input_options, base_settings_from_args, load_cases_from_args, print_json, tool_list, warn_on_load
+from ..core.scoring.passmark import show_threshold
+from .common import (
+    DENY_SYNTAX, LIST_OPTION, add_date_reading_options, add_run_input_options, base_settings_from_args, load_cases_from_args,
+    positive_int, print_json, tool_list, warn_on_load,
+)
 
-HELP = "score every setting (trajectory x args x combine x deny-list x key fields x F1 threshold) and list the best"
+HELP = ("score every setting (trajectory x args x combine x deny-list x key fields x F1 threshold) and list the best, "
+        "with each agreement's 95 % interval and how many settings the runs cannot tell apart")
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -32,20 +37,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     add_date_reading_options(p)
     p.add_argument("--format", choices=("table", "json", "csv"), default="table", help="output format (default table)")
     p.add_argument(
-        "--top", type=_positive_int, default=None, metavar="N",
+        "--top", type=positive_int, default=None, metavar="N",
         help="list only the N best settings (default: table 20, json and csv every setting)",
     )
     p.set_defaults(func=run)
-
-
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {text}")
-    return value
 
 
 def threshold_ranges(table: pd.DataFrame) -> list[dict]:
@@ -77,7 +72,8 @@ def run(args: argparse.Namespace) -> int:
         base = base.with_(day_first=args.day_first)
     features = build_features(case_set)
     warn_on_load(features, case_set.source or case_set.name)
-    table = sweep(features, base)
+    table = with_intervals(sweep(features, base))
+    reading = sweep_reading(table)
     top = best(table)
     shown = table if args.top is None and args.format != "table" else table.head(args.top or 20)
     if args.format == "json":
@@ -95,6 +91,7 @@ def run(args: argparse.Namespace) -> int:
                     "false_fail": int(first["false_fail"]),
                     "n_settings": len(top),
                 },
+                "reading": reading.to_dict(),
                 "settings": shown.drop(columns=["true_pass", "true_fail"]).to_dict(orient="records"),
             }
         )
@@ -118,8 +115,15 @@ def run(args: argparse.Namespace) -> int:
             f"combine {group['combine']}, deny-list {'on' if group['deny_check'] else 'off'}, "
             f"key fields {'on' if group['key_fields'] else 'off'}, F1 threshold {group['f1_thresholds']}"
         )
+    print(f"best agreement {reading.best.text()} (Wilson); {reading.n_within} of {reading.n_settings} settings "
+          "have an agreement within that interval")
+    if reading.warning:
+        print(f"warning: {reading.warning}")
     print()
-    out = shown.drop(columns=["true_pass", "true_fail"]).copy()
+    out = shown.drop(columns=["true_pass", "true_fail", "agreement"]).copy()
     out["f1_threshold"] = out["f1_threshold"].map(lambda v: f"{v:.2f}")
+    out["agreement_low"] = out["agreement_low"].map(lambda v: f"{100 * v:.0f} %")
+    out["agreement_high"] = out["agreement_high"].map(lambda v: f"{100 * v:.0f} %")
+    out = out.rename(columns={"agreement_low": "95% CI low", "agreement_high": "high"})
     print(out.to_string(index=False))
     return 0
