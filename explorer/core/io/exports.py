@@ -31,6 +31,7 @@ from typing import Any
 import pandas as pd
 
 from .csv_cells import neutralise_frame
+from ..scoring.passmark import show_threshold
 from .errors import LoadError
 from ..evaluation.verdicts import TABLE_COLUMNS, Evaluation, result_table
 from ..evaluation.features import Features
@@ -122,7 +123,7 @@ def adk_unsupported(settings: Settings) -> list[str]:
     if settings.combine == "mean":
         notes.append(
             f"ADK has no mean combine: each criterion passes on its own threshold; our rule was "
-            f"mean(trajectory, F1) >= {settings.mean_threshold:.2f}."
+            f"mean(trajectory, F1) >= {show_threshold(settings.mean_threshold)}."
         )
     scorer = getattr(settings, "response_scorer", "f1")
     if scorer in ("exact", "cosine", "cascade"):
