@@ -15,7 +15,7 @@ from ..core.evaluation.features import build_features
 from ..core.evaluation.verdicts import evaluate
 from ..core.io.exports import load_settings
 from .annotator_options import add_annotator_options, truth_from_args
-from .common import CliError, add_run_input_options, load_cases_from_args, print_json
+from .common import LIST_OPTION, CliError, add_run_input_options, load_cases_from_args, print_json
 from .response_options import response_features
 
 HELP = "compare two settings on the same runs: flipped runs, change in agreement, McNemar's exact test"
@@ -25,8 +25,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     """Register ``compare`` and its options."""
     p = sub.add_parser("compare", help=HELP, description=HELP)
     add_run_input_options(p, settings=False)
-    p.add_argument("--settings", metavar="PATH", action="append", required=True,
-                   help="settings JSON (metric-explorer/settings@1); give it twice: setting A, then setting B")
+    p.add_argument("--settings", metavar="PATH", required=True, **LIST_OPTION,
+                   help="settings JSON (metric-explorer/settings@1), two of them: setting A, then setting B "
+                        "(--settings a.json b.json = --settings a.json --settings b.json)")
     add_annotator_options(p)
     p.add_argument("--format", choices=("table", "json"), default="table", help="output format (default table)")
     p.set_defaults(func=run)

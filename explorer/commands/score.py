@@ -13,16 +13,17 @@ from ..core.evaluation.prevalence import rogan_gladen
 from ..core.evaluation.sample_size import DEFAULT_HALF_WIDTH, labels_needed
 from ..core.evaluation.verdicts import evaluate, result_table
 from ..core.evaluation.features import build_features
-from ..core.io.exports import extra_columns, scored_table_parquet
+from ..core.io.exports import dumps_csv_frame, extra_columns, scored_table_parquet
 from .annotator_options import add_annotator_options, annotators_lines, annotators_section, truth_from_args
 from .response_options import (
     RESPONSE_COLUMNS, add_response_options, response_features, response_line, response_settings, response_summary,
     shows_response,
 )
+from ..core.scoring.passmark import show_threshold
 from .common import (
     CliError, add_run_input_options, half_width_arg, add_settings_options, base_settings_from_args, clean_json,
     load_cases_from_args,
-    settings_from_args,
+    settings_from_args, warn_on_load,
 )
 
 HELP = "score runs with the given settings and compare with the person's verdicts"
@@ -53,6 +54,7 @@ def score_report(case_set, settings, response_args=None) -> dict:
     settings = response_settings(response_args, settings)
     truth = truth_from_args(response_args, case_set, build_features(case_set))
     features = truth.features
+    warn_on_load(features, case_set.source or case_set.name)
     rf = response_features(response_args, case_set, settings)  # None: today's F1
     ev = evaluate(features, settings, rf)
     table = result_table(features, ev)
@@ -159,7 +161,7 @@ def run(args: argparse.Namespace) -> int:
         _write(args, json.dumps(clean_json(report), indent=2, ensure_ascii=False) + "\n")
         return 0
     if args.format == "csv":
-        _write(args, table.to_csv(index=False))
+        _write(args, dumps_csv_frame(table))
         return 0
     if args.format == "parquet":
         _write(args, scored_table_parquet(table))
@@ -179,7 +181,7 @@ def run(args: argparse.Namespace) -> int:
     deny = ", ".join(st.deny_tools) if st.deny_check else "off"
     print(
         f"settings: trajectory {st.trajectory}{'' if st.compare_args else ' (ignore args)'}, "
-        f"F1 >= {st.f1_threshold:.2f}, combine {st.combine}, deny-list {deny}, key fields {'on' if st.key_fields else 'off'}"
+        f"F1 >= {show_threshold(st.f1_threshold)}, combine {st.combine}, deny-list {deny}, key fields {'on' if st.key_fields else 'off'}"
     )
     if "response" in report:
         out.insert(4, "response_score", table["response_score"].map(lambda v: "-" if v != v else f"{v:.2f}"))

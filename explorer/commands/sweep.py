@@ -17,7 +17,12 @@ import pandas as pd
 from ..core.evaluation.features import build_features
 from ..core.evaluation.sweep import best, sweep
 from ..core.evaluation.sweep_intervals import sweep_reading, with_intervals
-from .common import add_run_input_options, positive_int, base_settings_from_args, load_cases_from_args, print_json
+from ..core.io.exports import dumps_csv_frame
+from ..core.scoring.passmark import show_threshold
+from .common import (
+    DENY_SYNTAX, LIST_OPTION, add_date_reading_options, add_run_input_options, base_settings_from_args, load_cases_from_args,
+    positive_int, print_json, tool_list, warn_on_load,
+)
 
 HELP = ("score every setting (trajectory x args x combine x deny-list x key fields x F1 threshold) and list the best, "
         "with each agreement's 95 % interval and how many settings the runs cannot tell apart")
@@ -27,8 +32,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     """Register ``sweep`` and its options."""
     p = sub.add_parser("sweep", help=HELP, description=HELP)
     add_run_input_options(p)
-    p.add_argument("--deny", nargs="+", metavar="TOOL", default=None,
-                   help="tools the deny-list denies when it is on (default: those of --settings, else none)")
+    p.add_argument("--deny", metavar="TOOL", default=None, **LIST_OPTION,
+                   help=f"tools the deny-list denies when it is on (default: those of --settings, else none); {DENY_SYNTAX}")
+    add_date_reading_options(p)
     p.add_argument("--format", choices=("table", "json", "csv"), default="table", help="output format (default table)")
     p.add_argument(
         "--top", type=positive_int, default=None, metavar="N",
@@ -61,8 +67,11 @@ def run(args: argparse.Namespace) -> int:
     case_set = load_cases_from_args(args)
     base = base_settings_from_args(args)
     if args.deny:
-        base = base.with_(deny_tools=tuple(args.deny))
+        base = base.with_(deny_tools=tool_list(args.deny))
+    if args.day_first is not None:
+        base = base.with_(day_first=args.day_first)
     features = build_features(case_set)
+    warn_on_load(features, case_set.source or case_set.name)
     table = with_intervals(sweep(features, base))
     reading = sweep_reading(table)
     top = best(table)
@@ -88,13 +97,13 @@ def run(args: argparse.Namespace) -> int:
         )
         return 0
     if args.format == "csv":
-        shown.to_csv(sys.stdout, index=False)
+        sys.stdout.write(dumps_csv_frame(shown))
         return 0
     first = table.iloc[0]
     print(f"cases: {case_set.name} ({case_set.source})")
     print(
         f"{len(table)} settings scored; deny-list: {', '.join(base.deny_tools) or '(no tools given, --deny)'}; "
-        f"mean threshold {base.mean_threshold:.2f}"
+        f"mean threshold {show_threshold(base.mean_threshold)}"
     )
     print(
         f"best: agreement {first['agree']}/{first['labelled']}, {first['false_pass']} false passes, "

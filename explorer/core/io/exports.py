@@ -1,6 +1,7 @@
 """What the explorer writes out: settings JSON, an ADK ``test_config.json``, the scored table
 (CSV or Parquet) and the labels CSV. Pure functions from values to text (the app offers them as downloads,
-the CLI reads the settings JSON back with ``--settings``).
+the CLI reads the settings JSON back with ``--settings``). The CSVs are guarded against CSV
+injection (:mod:`explorer.core.io.csv_cells`).
 
 Settings JSON (``metric-explorer/settings@1``)::
 
@@ -29,6 +30,8 @@ from typing import Any
 
 import pandas as pd
 
+from .csv_cells import neutralise_frame
+from ..scoring.passmark import show_threshold
 from .errors import LoadError
 from ..evaluation.verdicts import TABLE_COLUMNS, Evaluation, result_table
 from ..evaluation.features import Features
@@ -120,7 +123,7 @@ def adk_unsupported(settings: Settings) -> list[str]:
     if settings.combine == "mean":
         notes.append(
             f"ADK has no mean combine: each criterion passes on its own threshold; our rule was "
-            f"mean(trajectory, F1) >= {settings.mean_threshold:.2f}."
+            f"mean(trajectory, F1) >= {show_threshold(settings.mean_threshold)}."
         )
     scorer = getattr(settings, "response_scorer", "f1")
     if scorer in ("exact", "cosine", "cascade"):
@@ -172,11 +175,19 @@ def scored_table(features: Features, ev: Evaluation) -> pd.DataFrame:
 
 
 def dumps_scored_table(features: Features, ev: Evaluation) -> str:
-    """The scored table as CSV text (header row; booleans ``True``/``False``; empty for NaN)."""
-    return scored_table(features, ev).to_csv(index=False, lineterminator="\n")
+    """The scored table as CSV text (header row; booleans ``True``/``False``; empty for NaN);
+    text cells that could run as spreadsheet formulas get a leading ``'``
+    (:mod:`explorer.core.io.csv_cells`; :func:`~explorer.core.io.csv_cells.restore` reads them back)."""
+    return dumps_csv_frame(scored_table(features, ev))
 
 
-RESPONSE_TABLE_COLUMNS = ("response_score", "response_stage")
+def dumps_csv_frame(frame: pd.DataFrame) -> str:
+    """``frame`` as CSV text for people: no index, ``\n`` line ends, text cells neutralised
+    against CSV injection (:func:`~explorer.core.io.csv_cells.neutralise_frame`)."""
+    return neutralise_frame(frame).to_csv(index=False, lineterminator="\n")
+
+
+RESPONSE_TABLE_COLUMNS = ("response_score", "response_stage", "response_note")
 
 
 def extra_columns(table: pd.DataFrame) -> list[str]:

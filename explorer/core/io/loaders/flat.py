@@ -16,6 +16,10 @@ A JSON list of such records is read too. A JSONL run with several invocations gi
 per-invocation fields (``expected_calls``, ``actual_calls``, ``answer``, ``reference(s)``) instead
 of those fields at the top. CSV holds one invocation per run.
 
+In CSV, a cell written with a leading ``'`` before ``=``, ``+``, ``-``, ``@``, a tab or a carriage
+return is read without that ``'`` (:mod:`explorer.core.io.csv_cells`, the guard against CSV
+injection that :func:`dumps_csv` applies).
+
 Errors name the file, the place (``line 7, actual_calls[1]`` for JSONL; ``row 3, column answer``
 for CSV, counting the header as row 1 as a spreadsheet does) and the field.
 """
@@ -27,6 +31,7 @@ import io
 import json
 from typing import Any, Iterable
 
+from ..csv_cells import neutralise_cell, restore
 from ..errors import LoadError
 from ..model import AnnotatorLabel, CaseSet, Invocation, Run, majority_verdict
 from ..reading import parse_json, read_bytes, text_of
@@ -305,7 +310,7 @@ def csv_from_text(text: str, name: str) -> CaseSet:
                 continue
             if len(cells) != len(header):
                 raise LoadError(name, f"row {row_no}", f"has {len(cells)} cells, the header has {len(header)}")
-            record = {k: _cell_value(k, v) for k, v in zip(header, cells)}
+            record = {k: _cell_value(k, restore(v)) for k, v in zip(header, cells)}
             if "reference" in record and "references" in record:
                 # both columns: a row fills one of them
                 if record["references"].strip():
@@ -378,7 +383,8 @@ def dumps_jsonl(case_set: CaseSet) -> str:
 
 
 def dumps_csv(case_set: CaseSet) -> str:
-    """Every run of ``case_set`` as a CSV row; calls and references as JSON in their cells.
+    """Every run of ``case_set`` as a CSV row; calls and references as JSON in their cells; text
+    cells that could run as spreadsheet formulas get a leading ``'`` (read back without it).
     Raises ValueError for a run with several invocations (CSV holds one; use JSONL)."""
     extra_keys = sorted({k for r in case_set.runs for k in r.extra if k.startswith("adk_")})
     with_labels = any(r.labels for r in case_set.runs)
@@ -402,5 +408,5 @@ def dumps_csv(case_set: CaseSet) -> str:
         if with_labels:
             row.append(json.dumps(_labels_json(run.labels), ensure_ascii=False) if run.labels else "")
         row += ["" if run.extra.get(k) is None else run.extra.get(k) for k in extra_keys]
-        writer.writerow(row)
+        writer.writerow([neutralise_cell(v) for v in row])
     return out.getvalue()

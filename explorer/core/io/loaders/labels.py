@@ -14,7 +14,8 @@ Format (header row required; ``note`` optional)::
     E7,,                      <- empty verdict: the run is unlabelled (a cleared label)
 
 ``human_verdict`` is ``acceptable``, ``unacceptable`` or empty (case and spaces ignored). A run id
-listed twice is an error. Applying labels replaces the verdict and note of every listed run
+listed twice is an error. Cells that could run as spreadsheet formulas are written with a leading
+``'`` and read back without it (:mod:`explorer.core.io.csv_cells`). Applying labels replaces the verdict and note of every listed run
 (an empty verdict clears it) and leaves other runs as they were; ids not in the runs are
 returned so the caller can report them.
 """
@@ -28,6 +29,7 @@ from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 
+from ..csv_cells import neutralise, restore
 from ..errors import LoadError
 from ...evaluation.features import HUMAN_CODES, Features
 from ..model import AnnotatorLabel, CaseSet, Run, majority_verdict
@@ -75,6 +77,7 @@ def _label_rows(text: str, name: str):
                 cells = cells + [""] * (len(header) - len(cells))
             elif len(cells) > len(header):
                 raise LoadError(name, f"row {row_no}", f"has {len(cells)} cells, the header has {len(header)}")
+            cells = [restore(c) for c in cells]
             run_id = cells[i_id].strip()
             if not run_id:
                 raise LoadError(name, f"row {row_no}, column run_id", "empty run id")
@@ -261,22 +264,24 @@ def labels_from_codes(run_ids: Sequence[str], human: np.ndarray, notes: Mapping[
 
 
 def dumps_annotated_labels(annotated: Mapping[str, Sequence[AnnotatorLabel]]) -> str:
-    """Labels CSV text with header ``run_id,annotator,human_verdict,note``, one row per label."""
+    """Labels CSV text with header ``run_id,annotator,human_verdict,note``, one row per label;
+    text that could run as a spreadsheet formula gets a leading ``'`` (read back without it)."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(ANNOTATED_LABEL_COLUMNS)
     for rid, labs in annotated.items():
         for lab in labs:
-            writer.writerow([rid, lab.annotator, lab.verdict, lab.note])
+            writer.writerow([neutralise(rid), neutralise(lab.annotator), lab.verdict, neutralise(lab.note)])
     return out.getvalue()
 
 
 def dumps_labels(labels: Mapping[str, Label]) -> str:
     """Labels CSV text with header ``run_id,human_verdict,note`` (an unlabelled run has an
-    empty verdict)."""
+    empty verdict); run ids and notes that could run as spreadsheet formulas get a leading
+    ``'`` (:func:`labels_from_text` removes it)."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(LABEL_COLUMNS)
     for rid, lab in labels.items():
-        writer.writerow([rid, lab.verdict or "", lab.note])
+        writer.writerow([neutralise(rid), lab.verdict or "", neutralise(lab.note)])
     return out.getvalue()
