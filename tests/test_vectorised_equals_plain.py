@@ -13,7 +13,11 @@ product's helpers for the parts it checks:
   F1 >= threshold; ``mean`` = deny-list, key fields, then mean(trajectory, F1) >= 0.75 (F1 alone
   when the trajectory is not scored);
 * key fields use :func:`explorer.core.scoring.fields.key_fields_reason_best` per invocation (the per-run
-  definition; what is checked here is its vectorised use).
+  definition; what is checked here is its vectorised use);
+* issue 10: a turn with no actual call and a blank answer is one the agent never ran: it scores 0
+  in every trajectory mode and the run fails every setting (kind 1); an answer made only of
+  spaces and punctuation (after NFKC) never passes the F1 check (kind 5); a score reaches a
+  threshold when both, rounded to 12 decimals with numpy, compare ``>=`` (kind 2).
 
 Random runs come from hypothesis; for each, the vectorised :func:`evaluate` must give the plain
 verdict for every run under all 64 discrete settings at thresholds on both sides of every run's
@@ -23,6 +27,7 @@ F1 and at grid points, and :func:`sweep` must give the plain counts for all 6,46
 from __future__ import annotations
 
 import re
+import unicodedata
 from types import SimpleNamespace
 
 import numpy as np
@@ -82,15 +87,29 @@ def plain_f1(candidate: str, reference: str) -> float:
     return 2.0 * overlap / (len(cand) + len(ref))
 
 
+def never_ran(inv: Invocation) -> bool:
+    return not inv.actual_calls and inv.answer.strip() == ""
+
+
+def blank(text: str) -> bool:
+    return all(ch.isspace() or unicodedata.category(ch).startswith("P") for ch in unicodedata.normalize("NFKC", text))
+
+
+def reaches(score: float, threshold: float) -> bool:
+    return np.round(score, 12) >= np.round(threshold, 12)
+
+
 def plain_parts(run: Run, day_first: bool, id_pattern: str) -> dict:
     """Everything about one run that the settings pick from, computed from the definitions."""
     invs = run.invocations
     traj = {
-        (mode, a): sum(plain_invocation_match(inv.expected_calls, inv.actual_calls, mode, a) for inv in invs) / len(invs)
+        (mode, a): sum(not never_ran(inv) and plain_invocation_match(inv.expected_calls, inv.actual_calls, mode, a) for inv in invs) / len(invs)
         for mode in ("exact", "in_order", "any_order")
         for a in (False, True)
     }
     return {
+        "never_ran": any(never_ran(inv) for inv in invs),
+        "blank": any(blank(inv.answer) for inv in invs),
         "traj": traj,
         "f1": sum(max(plain_f1(inv.answer, r) for r in inv.references) for inv in invs) / len(invs),
         "called": {c.name for inv in invs for c in inv.actual_calls},
@@ -100,6 +119,8 @@ def plain_parts(run: Run, day_first: bool, id_pattern: str) -> dict:
 
 def plain_verdict(parts: dict, s: Settings) -> bool:
     """The combine rules of seed 002 applied to one run's parts."""
+    if parts["never_ran"]:
+        return False
     if s.deny_check and parts["called"] & set(s.deny_tools):
         return False
     if s.key_fields and not parts["key_ok"]:
@@ -107,9 +128,9 @@ def plain_verdict(parts: dict, s: Settings) -> bool:
     traj = None if s.trajectory == "none" else parts["traj"][(s.trajectory, s.compare_args)]
     f1 = parts["f1"]
     if s.combine == "all":
-        return (traj is None or traj >= 1.0) and f1 >= s.f1_threshold
+        return (traj is None or traj >= 1.0) and reaches(f1, s.f1_threshold) and not parts["blank"]
     mean = f1 if traj is None else (traj + f1) / 2.0
-    return mean >= s.mean_threshold
+    return reaches(mean, s.mean_threshold)
 
 
 # --- random runs -------------------------------------------------------------------------------
@@ -156,13 +177,15 @@ def test_features_equal_plain_definitions(cs):
         invs = run.invocations
         for m, mode in enumerate(("exact", "in_order", "any_order")):
             for a in (0, 1):
-                want = sum(plain_invocation_match(inv.expected_calls, inv.actual_calls, mode, bool(a)) for inv in invs) / len(invs)
+                want = sum(not never_ran(inv) and plain_invocation_match(inv.expected_calls, inv.actual_calls, mode, bool(a)) for inv in invs) / len(invs)
                 assert f.trajectory[m, a, i] == want
         want_f1 = sum(max(plain_f1(inv.answer, r) for r in inv.references) for inv in invs) / len(invs)
         assert abs(f.f1[i] - want_f1) < 1e-12
         called = {c.name for inv in invs for c in inv.actual_calls}
         assert {t for t, hit in zip(f.tool_names, f.tools_called[i]) if hit} == called
         assert f.human[i] == {"acceptable": 1, "unacceptable": 0, None: -1}[run.human_verdict]
+        assert f.no_output[i] == any(never_ran(inv) for inv in invs)
+        assert f.empty_answer[i] == any(blank(inv.answer) for inv in invs)
 
 
 @FAST
@@ -172,8 +195,8 @@ def test_evaluate_equals_plain_for_every_setting(cs):
     parts = [plain_parts(r, cs.day_first, cs.id_pattern) for r in cs.runs]
     thresholds = {0.0, 1.0, 0.5}
     for v in f.f1:
-        thresholds.add(round(float(v), 9))
-        thresholds.add(round(min(1.0, float(v) + 1e-6), 9))
+        thresholds.add(float(v))  # a threshold equal to a score
+        thresholds.add(min(1.0, float(v) + 1e-6))
     for combo in discrete_settings():
         for t in sorted(thresholds):
             s = Settings(f1_threshold=t, deny_tools=DENIED, **combo)

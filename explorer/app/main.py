@@ -24,6 +24,7 @@ import panel as pn
 
 from ..core.scoring.embedding import SimilarityUnavailable
 from ..core.evaluation.verdicts import Evaluation, evaluate
+from ..core.evaluation.features import load_warnings
 from ..core.evaluation.response_features import response_features_for
 from ..core.evaluation.replay import (
     advance, next_event_time, play_start_time, reveal_times, revealed_count, state_at, trace_events,
@@ -77,7 +78,8 @@ class ExplorerSession:
         self.response = response_features_for(shared.case_set)  # response-scorer columns, shared, lazy
         self.review = ReviewDecisions.from_labels(self.labels)  # decisions made before a set switch
         settings, self.notices = settings_from_query(query or {}, shared.defaults, shared.tools)
-        self.inputs = Inputs(shared.tools, settings)
+        self.notices += load_warnings(shared.features)  # e.g. runs with an empty reference
+        self.inputs = Inputs(shared.tools, settings, shared.features.day_first)
         self.clock = Clock()
         self.times = reveal_times(self.features.n)
         self.ev: Evaluation = self._evaluate(self.inputs.settings())
@@ -284,7 +286,10 @@ class ExplorerSession:
         """Put the settings (and presenter mode) into the page's URL query."""
         loc = pn.state.location
         if loc is not None:
-            loc.search = page_query(self.ev.settings, self.page.present)
+            settings = self.ev.settings
+            # the date reading in effect, always: a link keeps it even when it is the case set's own
+            reading = settings.day_first if settings.day_first is not None else self.features.day_first
+            loc.search = page_query(settings, self.page.present, bool(reading))
 
     # --- layout ------------------------------------------------------------------------------
 

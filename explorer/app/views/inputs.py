@@ -95,6 +95,11 @@ class InputsView:
         self.key_fields = pn.widgets.Checkbox.from_param(
             p.key_fields, label="Exact check on dates and booking ids", css_classes=["me-key-fields"],
         )
+        # one date reading for every check (key fields, cascade field rules, rung 4): issue 10, kind 7
+        self.day_first = pn.widgets.RadioButtonGroup.from_param(
+            p.day_first, label="Numeric dates", css_classes=["me-day-first"], color="primary",
+            variant="outline", orientation="vertical", sizing_mode="stretch_width", stylesheets=[COMPACT_BUTTONS],
+        )
         self._resetting = False
         self.f1_input.param.watch(self._from_box, "value")
         inputs.param.watch(self._to_box, "f1_threshold")
@@ -118,7 +123,7 @@ class InputsView:
             finally:
                 self._resetting = False
         elif value != self.inputs.f1_threshold:
-            self.inputs.f1_threshold = round(float(value), 4)
+            self.inputs.f1_threshold = float(value)  # as typed: rounding could move it past a score (issue 10)
 
     def _to_box(self, event) -> None:
         if self.f1_input.value != event.new:
@@ -165,13 +170,15 @@ class InputsView:
         )
 
     def checks_group(self) -> pn.Column:
-        """The deny-list and the exact key-field check."""
+        """The deny-list, the exact key-field check and how numeric dates read."""
         return pn.Column(
             _label("Checks for what overlap cannot see"),
             self.deny_check,
             self.deny_tools,
             self.deny_reason,
             self.key_fields,
+            _label("Numeric dates, for every check"),
+            self.day_first,
             sizing_mode="stretch_width", margin=0,
         )
 

@@ -26,9 +26,9 @@ HIDE_ARRIVED = """
 """
 """Drop-zone stylesheet: a file whose bytes have arrived leaves the list (no green "complete")."""
 FORMATS_HINT = (
-    "Drop a run file here or click to browse: an ADK eval result (.evalset_result.json), JSONL or CSV "
-    "(one run per line or row), chat messages, or a case set. A labels CSV (run_id, human_verdict, note) "
-    "applies its verdicts to the runs shown."
+    "Drop a run file here or click to browse: an ADK eval result (.evalset_result.json), JSONL, CSV or Parquet "
+    "(one run per line or row), chat messages, OpenTelemetry traces (OTLP JSON), an Inspect AI log, or a case set "
+    "(docs/formats.md). A labels CSV (run_id, human_verdict, note) applies its verdicts to the runs shown."
 )
 
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..scoring.passmark import show_pair
 from .verdicts import OUTCOMES, Evaluation, reason
 from .features import Features
 from .metrics import Agreement, agreement
@@ -153,8 +154,10 @@ def _run_events(features: Features, ev: Evaluation, i: int, t: float) -> list[Tr
         else:
             called = sorted({c.name for inv in features.runs[i].invocations for c in inv.actual_calls} & s.active_deny)
             check(f"deny-list fail: called {', '.join(called)}")
+    if features.no_output[i]:  # type: ignore[index]
+        check(f"missing turn fail: {reason(features, ev, i)}")
     if s.key_fields:
-        check("key fields pass" if ev.key_pass[i] else f"key fields fail: {features.key_reason[i]}")
+        check("key fields pass" if ev.key_pass[i] else f"key fields fail: {features.key_columns(s.day_first)[1][i]}")
     if s.trajectory != "none":
         label = _TRAJ_LABEL[s.trajectory] + ("" if s.compare_args else " (names only)")
         if ev.trajectory_pass[i]:
@@ -166,11 +169,15 @@ def _run_events(features: Features, ev: Evaluation, i: int, t: float) -> list[Tr
     rc = ev.response  # a response scorer other than F1 (issue 5)
     if rc is not None and rc.cascade is not None:
         check(f"cascade {rc.cascade.stage[i]} {'pass' if rc.passed[i] else 'fail'}")
+    elif (rc is not None or s.combine == "all") and features.empty_answer[i]:  # type: ignore[index]
+        check(f"{'F1' if rc is None else rc.name} fail: empty answer")
     elif rc is not None:
         ok = bool(rc.passed[i])
-        check(f"{rc.name} {rc.score[i]:.2f} {'>=' if ok else '<'} {s.f1_threshold:.2f} {'pass' if ok else 'fail'}")
+        score, limit = show_pair(rc.score[i], s.f1_threshold)
+        check(f"{rc.name} {score} {'>=' if ok else '<'} {limit} {'pass' if ok else 'fail'}")
     elif s.combine == "all":
-        check(f"F1 {ev.f1[i]:.2f} {sign} {s.f1_threshold:.2f} {'pass' if ev.f1_pass[i] else 'fail'}")
+        score, limit = show_pair(ev.f1[i], s.f1_threshold)
+        check(f"F1 {score} {sign} {limit} {'pass' if ev.f1_pass[i] else 'fail'}")
     else:
         check(f"F1 {ev.f1[i]:.2f}")
     verdict = "pass" if ev.passed[i] else "fail"

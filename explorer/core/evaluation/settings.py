@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Literal
 
+from ..scoring.passmark import quantise
 from ..scoring.trajectory import TRAJECTORY_MODES
 
 Combine = Literal["all", "mean"]
@@ -25,7 +26,9 @@ class Settings:
     * ``trajectory``: ``"exact" | "in_order" | "any_order" | "none"`` (ADK match types; none =
       not scored);
     * ``compare_args``: True compares names and args (ADK default), False is ADK ``ignore_args``;
-    * ``f1_threshold``: in [0, 1]; a run's F1 passes when ``f1 >= f1_threshold``;
+    * ``f1_threshold``: in [0, 1]; a run's F1 passes when it reaches the threshold
+      (:func:`explorer.core.scoring.passmark.reaches`: equal passes; thresholds are stored
+      quantised to 12 decimals, which never moves one past a score it came from);
     * ``combine``: ``"all"`` (every enabled check passes) or ``"mean"`` (hard checks first, then
       mean of trajectory score and F1 >= ``mean_threshold``);
     * ``deny_check`` and ``deny_tools``: when on, a run fails if it called any of these tools;
@@ -37,7 +40,11 @@ class Settings:
       :mod:`explorer.core.evaluation.response_features`);
     * ``rung``: 1..4, normalisation rung for ``exact`` and the cascade's first stage (default 3);
     * ``pass_above`` >= ``fail_below``, both in [-1, 1]: the cascade's cosine bands (defaults
-      0.85 and 0.6, as ``score --pass-above/--fail-below``).
+      0.85 and 0.6, as ``score --pass-above/--fail-below``);
+    * ``day_first``: how numeric dates such as ``04/03/2026`` read, for every check at once (key
+      fields, the cascade's field rules, rung 4 of the ladder): True day-first (4 March), False
+      month-first (3 April), None (default) the case set's own reading (``CaseSet.day_first``:
+      a case-set file's ``key_fields.day_first``, else day-first).
 
     Raises ValueError on construction for a value outside these ranges.
     """
@@ -54,6 +61,7 @@ class Settings:
     rung: int = 3
     pass_above: float = 0.85
     fail_below: float = 0.6
+    day_first: bool | None = None
 
     def __post_init__(self) -> None:
         if self.response_scorer not in RESPONSE_SCORERS:
@@ -65,7 +73,7 @@ class Settings:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not -1.0 <= value <= 1.0:
                 raise ValueError(f"{name} must be a number in [-1, 1], got {value!r}")
-            object.__setattr__(self, name, round(float(value), 9))
+            object.__setattr__(self, name, quantise(float(value)))
         if self.fail_below > self.pass_above:
             raise ValueError(f"fail_below ({self.fail_below}) must not exceed pass_above ({self.pass_above})")
         if self.trajectory not in TRAJECTORY_MODES:
@@ -76,13 +84,16 @@ class Settings:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= value <= 1.0:
                 raise ValueError(f"{name} must be a number in [0, 1], got {value!r}")
-        # thresholds come from sliders (0.41000000000000003): keep them to 1e-9
-        object.__setattr__(self, "f1_threshold", round(float(self.f1_threshold), 9))
-        object.__setattr__(self, "mean_threshold", round(float(self.mean_threshold), 9))
+        # thresholds are kept at the precision scores are compared at (passmark): a slider's
+        # 0.41000000000000003 is 0.41, and a threshold taken from a score still passes that score
+        object.__setattr__(self, "f1_threshold", quantise(float(self.f1_threshold)))
+        object.__setattr__(self, "mean_threshold", quantise(float(self.mean_threshold)))
         object.__setattr__(self, "deny_tools", tuple(sorted(set(self.deny_tools))))
         for name in ("compare_args", "deny_check", "key_fields"):
             if not isinstance(getattr(self, name), bool):
                 raise ValueError(f"{name} must be true or false, got {getattr(self, name)!r}")
+        if self.day_first is not None and not isinstance(self.day_first, bool):
+            raise ValueError(f"day_first must be true, false or null (the case set's reading), got {self.day_first!r}")
 
     @property
     def active_deny(self) -> frozenset[str]:

@@ -27,9 +27,10 @@ import pandas as pd
 from .verdicts import evaluate
 from .features import Features
 from .settings import COMBINE_RULES, Settings
+from ..scoring.passmark import quantise
 from ..scoring.trajectory import MATCH_MODES, TRAJECTORY_MODES
 
-THRESHOLDS: tuple[float, ...] = tuple(round(k / 100, 9) for k in range(101))
+THRESHOLDS: tuple[float, ...] = tuple(quantise(k / 100) for k in range(101))
 """F1 thresholds of the sweep: 0.00, 0.01, ..., 1.00 (each the float ``Settings`` stores)."""
 
 SWEEP_COLUMNS = (
@@ -73,7 +74,7 @@ def sweep(features: Features, base: Settings | None = None, thresholds: Sequence
     Raises ValueError when ``thresholds`` is empty, not increasing, or outside [0, 1].
     """
     base = _f1_base(base)
-    thr = np.asarray([round(float(t), 9) for t in thresholds], dtype=np.float64)
+    thr = quantise(np.asarray([float(t) for t in thresholds], dtype=np.float64))
     if thr.size == 0 or np.any(np.diff(thr) <= 0) or thr[0] < 0.0 or thr[-1] > 1.0:
         raise ValueError("thresholds must be increasing values in [0, 1]")
     n_thr = thr.size
@@ -84,16 +85,20 @@ def sweep(features: Features, base: Settings | None = None, thresholds: Sequence
     n_unacc = int(np.count_nonzero(unacc))
     labelled_mask = acc | unacc
 
-    # reach[i] = number of thresholds t with t <= f1[i]: run i passes thresholds[:reach[i]].
-    reach = np.searchsorted(thr, features.f1, side="right").astype(np.int64)
+    # reach[i] = number of thresholds t with t <= f1[i] (both quantised, as evaluate compares
+    # them): run i passes thresholds[:reach[i]]; an empty answer passes none.
+    reach = np.searchsorted(thr, features.f1_q, side="right").astype(np.int64)
+    if features.empty_answer.any():  # type: ignore[union-attr]
+        reach[features.empty_answer] = 0
     # one code per labelled run: 2*reach + (1 if acceptable); bincount per gate gives both counts.
     code = 2 * reach + acc.astype(np.int64)
     n_codes = 2 * (n_thr + 1)
 
     true = np.ones(features.n, dtype=bool)
+    ran = features.has_output  # a turn the agent never ran fails every setting
     deny_fail = features.tool_mask(sorted(base.deny_tools))
-    key_ok = features.key_ok
-    hard_by = {(d, k): (~deny_fail if d else true) & (key_ok if k else true) for d in (False, True) for k in (False, True)}
+    key_ok = features.key_columns(base.day_first)[0]
+    hard_by = {(d, k): ran & (~deny_fail if d else true) & (key_ok if k else true) for d in (False, True) for k in (False, True)}
 
     blocks: list[dict[str, np.ndarray]] = []
     for mode in TRAJECTORY_MODES:
@@ -107,7 +112,7 @@ def sweep(features: Features, base: Settings | None = None, thresholds: Sequence
             for combine in COMBINE_RULES:
                 if combine == "mean":
                     mean = features.f1 if traj is None else (traj + features.f1) / 2.0
-                    mean_pass = mean >= base.mean_threshold
+                    mean_pass = quantise(mean) >= base.mean_threshold
                 for deny in (False, True):
                     for key in (False, True):
                         hard = hard_by[(deny, key)]

@@ -79,12 +79,19 @@ def any_order_match(expected: Sequence[ToolCall], actual: Sequence[ToolCall], co
 _MATCHERS = {"exact": exact_match, "in_order": in_order_match, "any_order": any_order_match}
 
 
+NO_OUTPUT_REASON = "the agent produced nothing"
+"""Why a turn the agent never ran (:attr:`Invocation.no_output`) fails (issue 10, kind 1)."""
+
+
 def invocation_matches(inv: Invocation, mode: MatchMode, compare_args: bool = True) -> bool:
-    """One invocation's 1/0 trajectory result under ``mode`` (ADK per-invocation score)."""
+    """One invocation's 1/0 trajectory result under ``mode`` (ADK per-invocation score); a turn
+    the agent never ran (:attr:`Invocation.no_output`) never matches, in any mode."""
     try:
         matcher = _MATCHERS[mode]
     except KeyError:
         raise ValueError(f"unknown trajectory match {mode!r}; expected one of {MATCH_MODES}") from None
+    if inv.no_output:
+        return False
     return matcher(inv.expected_calls, inv.actual_calls, compare_args)
 
 
@@ -235,6 +242,8 @@ def explain_invocation(inv: Invocation, mode: MatchMode, compare_args: bool = Tr
     """
     if invocation_matches(inv, mode, compare_args):
         return ""
+    if inv.no_output:
+        return NO_OUTPUT_REASON
     expected, actual = inv.expected_calls, inv.actual_calls
     if mode == "exact":
         return _explain_exact(expected, actual, compare_args)
