@@ -67,6 +67,11 @@ def test_mean_rule_names_the_mean_not_the_threshold():
     assert "threshold" not in words
 
 
+def test_a_date_reading_other_than_the_case_set_s_is_named():
+    assert settings_words(Settings(day_first=False)).endswith(" · numeric dates read month first")
+    assert "numeric dates" not in settings_words(Settings())  # the case set's own reading: not repeated
+
+
 def test_cascade_names_its_bands():
     words = settings_words(Settings(response_scorer="cascade"))
     assert "cascade: pass above 0.85, fail below 0.60, review in between" in words

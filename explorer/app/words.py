@@ -55,6 +55,9 @@ def settings_words(s: Settings) -> str:
     else:
         parts.append("deny-list off")
     parts.append(f"exact check on dates and booking ids {'on' if s.key_fields else 'off'}")
+    day_first = getattr(s, "day_first", None)  # None: the case set's own reading
+    if day_first is not None:
+        parts.append(f"numeric dates read {'day' if day_first else 'month'} first")
     return " · ".join(parts)
 
 

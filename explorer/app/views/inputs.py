@@ -20,6 +20,8 @@ from ..state import Inputs
 from .style import LiveHTML, styled
 
 COMPACT_BUTTONS = ":host .bk-btn { padding: 5px 3px; font-size: 13px; }"
+TWO_LINE_BUTTONS = ":host .bk-btn { padding: 3px 4px; font-size: 12.5px; white-space: normal; line-height: 1.2; }"
+"""Side-by-side choices whose labels take two lines (they fit the settings column's width)."""
 DIMMED_WHEN_DISABLED = ".noUi-target[disabled] { opacity: 0.4; } .noUi-target[disabled] .noUi-handle { cursor: not-allowed; }"
 """A disabled slider looks disabled (Bokeh only stops it moving)."""
 
@@ -52,7 +54,7 @@ def typed_threshold_message(value: float | None) -> str:
 
 def _label(text: str, css: str = "me-label", title: str = "") -> pn.pane.HTML:
     tip = f' title="{html.escape(title)}"' if title else ""
-    return LiveHTML(f'<div class="{css}"{tip}>{text}</div>', **styled(margin=(6, 10, 0, 10)))
+    return LiveHTML(f'<div class="{css}"{tip}>{text}</div>', **styled(margin=(4, 10, 0, 10)))
 
 
 def _reason_pane(css: str) -> pn.pane.HTML:
@@ -85,7 +87,7 @@ class InputsView:
                                        **styled(margin=(0, 10), sizing_mode="stretch_width"))
         self.combine = pn.widgets.RadioButtonGroup.from_param(
             p.combine, label="Combine scores", css_classes=["me-combine"], color="primary",
-            variant="outline", orientation="vertical", sizing_mode="stretch_width", stylesheets=[COMPACT_BUTTONS],
+            variant="outline", sizing_mode="stretch_width", stylesheets=[TWO_LINE_BUTTONS],
         )
         self.deny_check = pn.widgets.Checkbox.from_param(p.deny_check, label="Deny-list check", css_classes=["me-deny-check"])
         self.deny_tools = pn.widgets.MultiChoice.from_param(
@@ -98,7 +100,7 @@ class InputsView:
         # one date reading for every check (key fields, cascade field rules, rung 4): issue 10, kind 7
         self.day_first = pn.widgets.RadioButtonGroup.from_param(
             p.day_first, label="Numeric dates", css_classes=["me-day-first"], color="primary",
-            variant="outline", orientation="vertical", sizing_mode="stretch_width", stylesheets=[COMPACT_BUTTONS],
+            variant="outline", sizing_mode="stretch_width", stylesheets=[TWO_LINE_BUTTONS],
         )
         self._resetting = False
         self.f1_input.param.watch(self._from_box, "value")

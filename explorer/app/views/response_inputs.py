@@ -81,8 +81,9 @@ class ResponseInputs:
         self.rung.visible = self.rung_help.visible = name in USES_RUNG
         self.pass_above.visible = self.fail_below.visible = name == "cascade"
         self.model.visible = name in USES_EMBEDDING
+        self.hint.visible = name != "f1"  # the default says nothing the threshold's label does not
         self.hint.object = {
-            "f1": '<div class="me-hint">Unigram F1 ≥ the threshold above.</div>',
+            "f1": "",
             "rouge1": '<div class="me-hint">ROUGE-1 F as ADK\'s response_match_score ≥ the threshold above.</div>',
             "exact": '<div class="me-hint">1 when the answer equals a reference after normalising to the level below, else 0.</div>',
             "cosine": '<div class="me-hint">Embedding cosine ≥ the threshold above.</div>',
