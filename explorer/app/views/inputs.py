@@ -196,7 +196,3 @@ class InputsView:
             sizing_mode="stretch_width",
         )
 
-
-def inputs_panel(inputs: Inputs) -> pn.Column:
-    """The settings card for ``inputs`` (see :class:`InputsView`)."""
-    return InputsView(inputs).panel()

@@ -73,12 +73,6 @@ def stats_html(s: Agreement) -> str:
     )
 
 
-def whole_text(s: Agreement) -> str:
-    """``All runs: 4/10 agree`` (plus the unlabelled count when there are some)."""
-    extra = f" ({s.unlabelled:,} unlabelled)" if s.unlabelled else ""
-    return f"All runs: {s.agree}/{s.labelled} agree{extra}"
-
-
 def figure_html(s: Agreement, extra: str = "") -> str:
     """The all-runs figure: ``All runs: 4/10 agree`` with the figure large (class
     ``me-whole-agreement``); ``extra`` (HTML) goes right after the figure (an interval, issue 11)."""
