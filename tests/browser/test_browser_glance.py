@@ -324,11 +324,10 @@ def test_failed_upload_shows_no_success_marker(glance_page):
     error = app.el("me-load-error")
     expect(error).to_contain_text("Could not load this file. broken_runs.json: runs[0].id: expected a string")
     expect(error).to_contain_text("Nothing changed: the case set, labels and settings are as they were.")
-    time.sleep(0.5)  # the drop zone has had time to mark the file
-    expect(app.page.get_by_text("Upload complete")).to_have_count(0)
-    complete = app.page.locator(".filepond--item[data-filepond-item-state='processing-complete']")
-    for k in range(complete.count()):
-        expect(complete.nth(k)).to_be_hidden()
+    # the drop zone shows the bytes on their way, then lets the file go: no item is left, and no
+    # "Upload complete" is shown at any point
+    expect(app.page.locator(".filepond--item").filter(visible=True)).to_have_count(0, timeout=10_000)
+    expect(app.page.get_by_text("Upload complete").filter(visible=True)).to_have_count(0)
     expect(app.page.locator(".me-load-status").first).to_be_hidden()
     app.expect_whole("4/10")
 
@@ -360,6 +359,7 @@ def test_screenshots_of_each_state(new_offline_context, booking_app, output_path
     shoot(app, output_path, "mean-threshold-disabled")
     upload(app, "broken_runs.json", BROKEN)
     app.expect_text("me-load-error", re.compile("Could not load this file"))
+    expect(app.page.locator(".filepond--item").filter(visible=True)).to_have_count(0, timeout=10_000)
     shoot(app, output_path, "failed-upload")
     app.open("?present=true&trajectory=any_order")
     app.expect_whole("6/10")

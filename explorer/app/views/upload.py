@@ -23,8 +23,11 @@ from .style import LiveHTML, styled
 
 HIDE_ARRIVED = """
 .filepond--item[data-filepond-item-state='processing-complete'] { display: none; }
+.filepond--assistant { display: none; }
 """
-"""Drop-zone stylesheet: a file whose bytes have arrived leaves the list (no green "complete")."""
+"""Drop-zone stylesheet: a file whose bytes have arrived leaves the list (no green "complete"), and
+FilePond's screen-reader announcements ("Upload complete" for a file that may then fail to load)
+are left out; our own outcome lines are announced instead (``role="status"`` / ``role="alert"``)."""
 FORMATS_HINT = (
     "Drop a run file here or click to browse: an ADK eval result (.evalset_result.json), JSONL, CSV or Parquet "
     "(one run per line or row), chat messages, OpenTelemetry traces (OTLP JSON), an Inspect AI log, or a case set "
@@ -76,7 +79,7 @@ class UploadView:
         success line; None hides the error box."""
         if message:
             self.error.object = (
-                f'<div class="me-load-error-box"><b>Could not load this file.</b> {html.escape(message)}'
+                f'<div class="me-load-error-box" role="alert"><b>Could not load this file.</b> {html.escape(message)}'
                 "<div class=\"me-hint\">Nothing changed: the case set, labels and settings are as they were.</div></div>"
             )
             self.status.visible = False
@@ -84,7 +87,7 @@ class UploadView:
 
     def show_status(self, text: str) -> None:
         """A sentence after a successful load (escaped); hides the error box."""
-        self.status.object = f'<div class="me-load-ok">{html.escape(text)}</div>' if text else ""
+        self.status.object = f'<div class="me-load-ok" role="status">{html.escape(text)}</div>' if text else ""
         self.status.visible = bool(text)
         if text:
             self.error.visible = False
