@@ -7,6 +7,7 @@ import sys
 
 from ..core.evaluation.verdicts import evaluate, result_table
 from ..core.evaluation.features import build_features
+from ..core.scoring.trajectory_metrics import DEFINITIONS, canonical
 from .response_options import (
     RESPONSE_COLUMNS, add_response_options, response_features, response_line, response_settings, response_summary,
     shows_response,
@@ -57,9 +58,11 @@ def score_report(case_set, settings, response_args=None) -> dict:
         item.update({k: v for k, v in row.items() if k.startswith("adk_")})
         item.update({k: row[k] for k in RESPONSE_COLUMNS if k in row})
         runs.append(item)
+    rules = features.arg_rules
     return {
         "cases": case_set.source,
         "settings": settings.to_dict(),
+        **({"arg_rules": rules.to_data()} if rules else {}),
         "summary": {
             "agree": summary.agree,
             "labelled": summary.labelled,
@@ -80,6 +83,19 @@ def score_report(case_set, settings, response_args=None) -> dict:
         "runs": runs,
         **({"response": response} if response is not None else {}),
     }, table
+
+
+def trajectory_words(st) -> str:
+    """The trajectory setting in a few words: ``exact``, ``any_order (ignore args)``,
+    ``recall >= 0.67 (args subset)``, ``single_tool_use of book_flight >= 1.00``."""
+    text = st.trajectory
+    if st.trajectory == "single_tool_use":
+        text += f" of {st.single_tool}"
+    if st.trajectory != "none" and (st.trajectory_threshold < 1.0 or DEFINITIONS[canonical(st.trajectory)].kind == "partial"):
+        text += f" >= {st.trajectory_threshold:.2f}"
+    if st.trajectory not in ("none", "single_tool_use") and st.args != "exact":
+        text += " (ignore args)" if st.args == "ignore" else f" (args {st.args})"
+    return text
 
 
 def _round6(x: float | None) -> float | None:
@@ -109,9 +125,11 @@ def run(args: argparse.Namespace) -> int:
     print(f"cases: {case_set.name} ({case_set.source})")
     st = settings
     deny = ", ".join(st.deny_tools) if st.deny_check else "off"
+    n_rules = len(report.get("arg_rules", []))
     print(
-        f"settings: trajectory {st.trajectory}{'' if st.compare_args else ' (ignore args)'}, "
+        f"settings: trajectory {trajectory_words(st)}, "
         f"F1 >= {st.f1_threshold:.2f}, combine {st.combine}, deny-list {deny}, key fields {'on' if st.key_fields else 'off'}"
+        + (f", {n_rules} argument rule{'s' if n_rules != 1 else ''}" if n_rules else "")
     )
     if "response" in report:
         out.insert(4, "response_score", table["response_score"].map(lambda v: "-" if v != v else f"{v:.2f}"))

@@ -1,10 +1,13 @@
 """``metric-explorer sweep``: agreement with people for every setting of the grid, best first.
 
-The grid and its order are :func:`explorer.core.evaluation.sweep.sweep`'s: 4 trajectory modes × compare args ×
-combine rule × deny-list on/off × key fields on/off × 101 F1 thresholds = 6,464 settings. The tools
-the deny-list denies when on come from ``--deny`` (else from ``--settings``); the mean threshold from
-``--settings``. Runs come from ``--cases`` (repeatable), ``--input-format`` and ``--labels`` as for
-``score``; a big flat JSONL file loads in parallel with a progress bar.
+The grid and its order are :func:`explorer.core.evaluation.sweep.sweep`'s: every trajectory family
+× argument mode × combine rule × deny-list on/off × key fields on/off × trajectory threshold (for
+the partial scores) × 101 F1 thresholds = 159,176 settings (``--grid adk``: ADK's three match
+types and none × compare args, 6,464 settings; ``--single-tool TOOL`` adds single tool use). The
+tools the deny-list denies when on come from ``--deny`` (else from ``--settings``); the mean
+threshold from ``--settings``. Runs come from ``--cases`` (repeatable), ``--input-format``,
+``--labels`` and ``--arg-rules`` as for ``score``; a big flat JSONL file loads in parallel with a
+progress bar.
 """
 
 from __future__ import annotations
@@ -15,10 +18,12 @@ import sys
 import pandas as pd
 
 from ..core.evaluation.features import build_features
-from ..core.evaluation.sweep import best, sweep
+from ..core.evaluation.sweep import ADK_GRID, FULL_GRID, best, sweep
 from .common import add_run_input_options, base_settings_from_args, load_cases_from_args, print_json
 
-HELP = "score every setting (trajectory x args x combine x deny-list x key fields x F1 threshold) and list the best"
+HELP = ("score every setting (trajectory family x argument mode x combine x deny-list x key fields x trajectory "
+        "threshold x F1 threshold) and list the best")
+GRIDS = {"full": FULL_GRID, "adk": ADK_GRID}
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -27,6 +32,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     add_run_input_options(p)
     p.add_argument("--deny", nargs="+", metavar="TOOL", default=None,
                    help="tools the deny-list denies when it is on (default: those of --settings, else none)")
+    p.add_argument("--grid", choices=tuple(GRIDS), default="full",
+                   help="full: every trajectory family and argument mode (default); adk: ADK's match types x compare args")
+    p.add_argument("--single-tool", metavar="TOOL", default=None, help="add single tool use of TOOL to the grid")
     p.add_argument("--format", choices=("table", "json", "csv"), default="table", help="output format (default table)")
     p.add_argument(
         "--top", type=_positive_int, default=None, metavar="N",
@@ -45,10 +53,14 @@ def _positive_int(text: str) -> int:
     return value
 
 
+GROUP_KEYS = ["trajectory", "args", "compare_args", "combine", "deny_check", "key_fields", "trajectory_threshold"]
+"""The settings a best group shares (all but the F1 threshold)."""
+
+
 def threshold_ranges(table: pd.DataFrame) -> list[dict]:
     """Rows of a sweep table grouped by setting other than the F1 threshold, each with the
     thresholds it holds as ``"0.00-0.41"`` ranges of consecutive 0.01 steps (grid order)."""
-    keys = ["trajectory", "compare_args", "combine", "deny_check", "key_fields"]
+    keys = [k for k in GROUP_KEYS if k in table]
     out = []
     for values, group in table.groupby(keys, sort=False):
         steps = sorted(int(round(t * 100)) for t in group["f1_threshold"])
@@ -70,8 +82,10 @@ def run(args: argparse.Namespace) -> int:
     base = base_settings_from_args(args)
     if args.deny:
         base = base.with_(deny_tools=tuple(args.deny))
+    if args.single_tool:
+        base = base.with_(single_tool=args.single_tool)
     features = build_features(case_set)
-    table = sweep(features, base)
+    table = sweep(features, base, grid=GRIDS[args.grid])
     top = best(table)
     shown = table if args.top is None and args.format != "table" else table.head(args.top or 20)
     if args.format == "json":
@@ -81,6 +95,8 @@ def run(args: argparse.Namespace) -> int:
                 "cases": case_set.source,
                 "deny_tools": list(base.deny_tools),
                 "mean_threshold": base.mean_threshold,
+                "grid": args.grid,
+                **({"arg_rules": features.arg_rules.to_data()} if features.arg_rules else {}),
                 "n_settings": len(table),
                 "labelled": int(first["labelled"]),
                 "best": {
@@ -107,13 +123,27 @@ def run(args: argparse.Namespace) -> int:
         f"{first['false_fail']} false fails, reached by {len(top)} settings:"
     )
     for group in threshold_ranges(top):
-        print(
-            f"  trajectory {group['trajectory']}{'' if group['compare_args'] else ' (ignore args)'}, "
-            f"combine {group['combine']}, deny-list {'on' if group['deny_check'] else 'off'}, "
-            f"key fields {'on' if group['key_fields'] else 'off'}, F1 threshold {group['f1_thresholds']}"
-        )
+        print(f"  {group_text(group)}")
     print()
-    out = shown.drop(columns=["true_pass", "true_fail"]).copy()
+    out = shown.drop(columns=["true_pass", "true_fail", "compare_args"]).copy()
     out["f1_threshold"] = out["f1_threshold"].map(lambda v: f"{v:.2f}")
+    out["trajectory_threshold"] = out["trajectory_threshold"].map(lambda v: f"{v:.2f}")
     print(out.to_string(index=False))
     return 0
+
+
+def group_text(group: dict) -> str:
+    """One best group in words: ``trajectory any_order, combine all, deny-list on, key fields on,
+    F1 threshold 0.00-0.41``; a partial score shows its threshold (``trajectory recall >= 0.70``)
+    and an argument mode other than exact is named (``(ignore args)``, ``(args subset)``)."""
+    fam, args = group["trajectory"], group.get("args", "exact" if group["compare_args"] else "ignore")
+    words = fam
+    shows_threshold = fam not in ("none", "exact", "in_order", "any_order", "subset", "unordered") or group.get("trajectory_threshold", 1.0) < 1.0
+    if shows_threshold and group["combine"] == "all":  # the mean rule reads no trajectory threshold
+        words += f" >= {group['trajectory_threshold']:.2f}"
+    if fam not in ("none", "single_tool_use") and args != "exact":
+        words += " (ignore args)" if args == "ignore" else f" (args {args})"
+    return (
+        f"trajectory {words}, combine {group['combine']}, deny-list {'on' if group['deny_check'] else 'off'}, "
+        f"key fields {'on' if group['key_fields'] else 'off'}, F1 threshold {group['f1_thresholds']}"
+    )
