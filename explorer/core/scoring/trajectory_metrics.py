@@ -47,6 +47,7 @@ not ADK's ANY_ORDER.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import chain
 from typing import Sequence
 
 from ..io.model import Invocation, ToolCall
@@ -202,10 +203,23 @@ N_SCORES = len(SCORE_ROWS) * len(ARG_MODES)
 """Length of :func:`invocation_scores`' tuple."""
 _ZEROS = (0.0,) * N_SCORES
 _ONES = (1.0,) * N_SCORES
+_ALL = EXACT | IGNORE | SUBSET | SUPERSET
+_SAME_KEYS = {0, IGNORE, _ALL}
+"""Relations under which exact, subset and superset agree (no pair differs in its key set)."""
 
 
-def _row_scores(c: CallCounts) -> tuple[float, ...]:
-    return tuple(family_score(c, f) for f in SCORE_ROWS)
+def _row_scores(compat: list[list[bool]], n_e: int, n_a: int) -> tuple[float, ...]:
+    """``SCORE_ROWS`` for one compatibility matrix: :func:`family_score` of its counts, inline."""
+    m = matching_size(compat, n_a)
+    lcs = lcs_length(compat, n_a)
+    exact = n_e == n_a and all(compat[k][k] for k in range(n_e))
+    return (
+        float(exact), float(lcs == n_e), float(m == n_e), float(m == n_a), float(m == n_e == n_a),
+        (1.0 if n_e == 0 else 0.0) if n_a == 0 else m / n_a,
+        1.0 if n_e == 0 else m / n_e,
+        1.0 if n_a + n_e == 0 else 2.0 * m / (n_a + n_e),
+        1.0 if n_e == 0 else lcs / n_e,
+    )
 
 
 def invocation_scores(inv: Invocation, rules: ArgRules = NO_RULES, day_first: bool = True) -> tuple[float, ...]:
@@ -215,8 +229,8 @@ def invocation_scores(inv: Invocation, rules: ArgRules = NO_RULES, day_first: bo
     Equal to :func:`family_score` of :func:`call_counts` for each (the property tests check it);
     faster because each pair of calls is compared once for all four modes
     (:func:`~explorer.core.scoring.arg_match.relation`), modes with the same matches share their
-    counts, and an identical trajectory scores 1 everywhere (every mode and rule accepts equal
-    args).
+    counts (when no pair differs in its key set, exact, subset and superset are one matrix), and
+    an identical trajectory scores 1 everywhere (every mode and rule accepts equal args).
     """
     if inv.no_output:
         return _ZEROS
@@ -225,13 +239,14 @@ def invocation_scores(inv: Invocation, rules: ArgRules = NO_RULES, day_first: bo
     if n_e == n_a and all(a.name == e.name and (a.args is e.args or a.args == e.args) for a, e in zip(actual, expected)):
         return _ONES
     rel = [[relation(a, e, rules, day_first) for a in actual] for e in expected]
-    per_mode: list[tuple[float, ...]] = []
-    seen: dict[tuple, tuple[float, ...]] = {}
-    for bit in _MODE_BITS:
-        compat = tuple(tuple(bool(r & bit) for r in row) for row in rel)
-        scores = seen.get(compat)
-        if scores is None:
-            scores = seen[compat] = _row_scores(_counts(compat, n_e, n_a))
-        per_mode.append(scores)
-    n_modes = len(_MODE_BITS)
-    return tuple(per_mode[m][r] for r in range(len(SCORE_ROWS)) for m in range(n_modes))
+    values = {r for row in rel for r in row}
+    if values <= {0, _ALL}:  # every pair all or nothing: one matrix for every mode
+        same = _row_scores([[r != 0 for r in row] for row in rel], n_e, n_a)
+        per_mode = (same,) * len(_MODE_BITS)
+    elif values <= _SAME_KEYS:
+        keyed = _row_scores([[r == _ALL for r in row] for row in rel], n_e, n_a)
+        names = _row_scores([[r != 0 for r in row] for row in rel], n_e, n_a)
+        per_mode = tuple(names if bit == IGNORE else keyed for bit in _MODE_BITS)
+    else:
+        per_mode = tuple(_row_scores([[(r & bit) != 0 for r in row] for row in rel], n_e, n_a) for bit in _MODE_BITS)
+    return tuple(chain.from_iterable(zip(*per_mode)))
