@@ -170,17 +170,23 @@ def sweep(
     hard_by = {(d, k): (~deny_fail if d else true) & (key_ok if k else true) for d in (False, True) for k in (False, True)}
 
     blocks: list[dict[str, np.ndarray]] = []
+    rows = grid.rows(base.single_tool)
+    names = {"trajectory": list(dict.fromkeys(r[0] for r in rows)), "args": list(dict.fromkeys(r[1] for r in rows)),
+             "combine": list(COMBINE_RULES)}
 
     def add(fam, args, combine, deny, key, tts, tp, fp):
+        # small int codes per block, names looked up once at the end (object arrays per block are slow)
         n = tp.size
         blocks.append({
-            "trajectory": np.full(n, fam, dtype=object), "args": np.full(n, args, dtype=object),
-            "combine": np.full(n, combine, dtype=object), "deny_check": np.full(n, deny), "key_fields": np.full(n, key),
+            "trajectory": np.full(n, names["trajectory"].index(fam), dtype=np.int8),
+            "args": np.full(n, names["args"].index(args), dtype=np.int8),
+            "combine": np.full(n, names["combine"].index(combine), dtype=np.int8),
+            "deny_check": np.full(n, deny), "key_fields": np.full(n, key),
             "trajectory_threshold": np.repeat(tts, n_thr), "f1_threshold": np.tile(thr, tts.size),
             "true_pass": tp.astype(np.int64), "false_pass": fp.astype(np.int64),
         })
 
-    for fam, args, tt_all, tt_mean in grid.rows(base.single_tool):
+    for fam, args, tt_all, tt_mean in rows:
         score = None if fam == "none" else features.trajectory_scores(fam, args, base.single_tool)
         tts = _checked(tt_all, "trajectory thresholds")
         n_tt = tts.size
@@ -216,6 +222,9 @@ def sweep(
                         fp = np.full(n_thr * t_mean.size, np.count_nonzero(passed & unacc))
                         add(fam, args, combine, deny, key, t_mean, tp, fp)
     cols = {name: np.concatenate([b[name] for b in blocks]) for name in blocks[0]}
+    blocks.clear()  # the per-block arrays are no longer needed: keep the peak memory down
+    for col, values in names.items():
+        cols[col] = np.asarray(values, dtype=object)[cols[col]]
     tp, fp = cols["true_pass"], cols["false_pass"]
     ff = n_acc - tp
     tf = n_unacc - fp

@@ -28,7 +28,8 @@ Rules:
   arithmetic: the JSON text of each value, not binary floats); booleans are not numbers;
 * ``date``: strings holding dates compared by canonical day (``12 March 2026`` = ``2026-03-12`` =
   ``12/03/2026`` day-first), using :func:`explorer.core.scoring.fields.extract_dates` with the case
-  set's ``day_first``; a side with a year and a side without agree on day and month.
+  set's ``day_first``; an ISO 8601 date-time (``2026-03-12T10:00:00Z``) reads as its day; a side
+  with a year and a side without agree on day and month.
 
 When a rule cannot read a value (a ``text`` rule on a number, a ``date`` rule on text holding no
 date on either side), the two values are compared by JSON value equality instead.
@@ -43,6 +44,7 @@ from __future__ import annotations
 
 import fnmatch
 import json
+import re
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from typing import Any, Literal, Mapping
@@ -238,6 +240,14 @@ def _number(value: Any) -> Decimal | None:
     return None
 
 
+_ISO_DATETIME = re.compile(r"\b(\d{4}-\d{1,2}-\d{1,2})T(?=\d)")
+
+
+def _dates(text: str, day_first: bool) -> list:
+    """The days ``text`` states (the case set's date reading; ``T`` of an ISO date-time split off)."""
+    return extract_dates(_ISO_DATETIME.sub(r"\1 ", text), day_first)
+
+
 def values_agree(actual: Any, expected: Any, rule: ArgRule | None, day_first: bool = True) -> bool:
     """True when ``actual`` and ``expected`` (JSON values of one key) agree under ``rule``
     (None: JSON value equality). See the module docstring for each rule."""
@@ -258,7 +268,7 @@ def values_agree(actual: Any, expected: Any, rule: ArgRule | None, day_first: bo
         return abs(a - e) <= Decimal(repr(float(rule.tolerance)))
     if kind == "date":
         if isinstance(actual, str) and isinstance(expected, str):
-            da, de = extract_dates(actual, day_first), extract_dates(expected, day_first)
+            da, de = _dates(actual, day_first), _dates(expected, day_first)
             if not da and not de:
                 return actual == expected
             return len(da) == len(de) and all(x.same_day(y) for x, y in zip(da, de))
