@@ -29,7 +29,7 @@ from typing import Literal, Sequence
 from ..io.model import Invocation, ToolCall
 from .arg_diff import describe_differences
 from .arg_match import ArgMatcher
-from .matching import lcs_pairs, max_matching
+from .matching import max_matching
 from .trajectory_metrics import DEFINITIONS, call_counts, canonical, family_score, invocation_score
 
 MatchMode = Literal["exact", "in_order", "any_order"]
@@ -354,10 +354,3 @@ def family_label(family: str) -> str:
     ``single tool use``."""
     return DEFINITIONS[family].label
 
-
-def lcs_order(expected: Sequence[ToolCall], actual: Sequence[ToolCall], compare_args: Comparison = True) -> list[tuple[int, int]]:
-    """The (expected, actual) index pairs of a longest common subsequence under the comparison:
-    the calls the LCS score counts."""
-    matcher = as_matcher(compare_args)
-    compat = [[matcher.match(a, e) for a in actual] for e in expected]
-    return lcs_pairs(compat, len(actual))
