@@ -8,7 +8,9 @@
 * an EXACT pass implies every family passes (same argument mode), and an EXACT pass with args
   compared implies a pass under every argument mode;
 * the pairing is a maximum matching: issue 12's book(a, b, c) example scores the same whatever
-  the order, where a greedy pairing under-scores one order.
+  the order, where a greedy pairing under-scores one order;
+* under argument rules (numbers within a tolerance: no equivalence), the vectorised features equal
+  the definitions computed by brute force over every pairing.
 """
 
 from __future__ import annotations
@@ -143,3 +145,63 @@ def test_issue_12_book_example_does_not_depend_on_the_order():
         for a in (actual, actual[::-1]):
             for family in ("precision", "recall", "f1", "any_order", "subset", "unordered"):
                 assert invocation_score(_inv(e, a), family, m) == 1.0, (family, e, a)
+
+
+def _plain_number(v):
+    """A value as the number rule reads it: JSON numbers and plain decimal strings; not booleans."""
+    if isinstance(v, bool) or v is None:
+        return None
+    if isinstance(v, (int, float)):
+        return float(v)
+    try:
+        return float(v) if isinstance(v, str) and v.strip() and " " not in v.strip() else None
+    except ValueError:
+        return None
+
+
+def _plain_agree(key, a, e):
+    """TOLERANT's rules from their definition: b within 4, c within 3, else JSON equality."""
+    tol = {"b": 4, "c": 3}.get(key)
+    x, y = _plain_number(a), _plain_number(e)
+    if tol is None or x is None or y is None:
+        return a == e
+    return abs(x - y) <= tol
+
+
+def _plain_match(a, e, mode):
+    if a.name != e.name:
+        return False
+    if mode == "ignore":
+        return True
+    common_ok = all(_plain_agree(k, a.args[k], e.args[k]) for k in a.args.keys() & e.args.keys())
+    missing, extra = bool(e.args.keys() - a.args.keys()), bool(a.args.keys() - e.args.keys())
+    return common_ok and {"exact": not missing and not extra, "subset": not extra, "superset": not missing}[mode]
+
+
+@SETTINGS
+@given(st.lists(st.tuples(calls, calls), min_size=1, max_size=6))
+def test_features_under_rules_equal_brute_force_definitions(pairs):
+    import itertools
+
+    from explorer.core.evaluation.features import build_features
+    from explorer.core.io.model import CaseSet, Run
+
+    runs = tuple(Run(f"r{k}", "", "", (_inv(e, a),)) for k, (e, a) in enumerate(pairs))
+    f = build_features(CaseSet("t", "", runs, arg_rules=TOLERANT))
+    for k, (E, A) in enumerate(pairs):
+        for mode in ARG_MODES:
+            ok = [[_plain_match(a, e, mode) for a in A] for e in E]
+            pairs_in = lambda es, js: all(ok[i][j] for i, j in zip(es, js))  # noqa: E731
+            # the largest n with n disjoint matching pairs (m), and with them increasing on both sides (L)
+            m = next((n for n in range(min(len(E), len(A)), 0, -1)
+                      if any(pairs_in(es, js) for es in itertools.combinations(range(len(E)), n)
+                             for js in itertools.permutations(range(len(A)), n))), 0)
+            lcs = next((n for n in range(min(len(E), len(A)), 0, -1)
+                        if any(pairs_in(es, js) for es in itertools.combinations(range(len(E)), n)
+                               for js in itertools.combinations(range(len(A)), n))), 0)
+            assert f.trajectory_scores("any_order", mode)[k] == float(m == len(E))
+            assert f.trajectory_scores("subset", mode)[k] == float(m == len(A))
+            assert f.trajectory_scores("in_order", mode)[k] == float(lcs == len(E))
+            assert f.trajectory_scores("exact", mode)[k] == float(len(E) == len(A) and all(ok[i][i] for i in range(len(E))))
+            want_f1 = 1.0 if not E and not A else 2 * m / (len(E) + len(A))
+            assert abs(f.trajectory_scores("f1", mode)[k] - want_f1) < 1e-12
