@@ -102,7 +102,8 @@ def invocation_matches(inv: Invocation, mode: str, compare_args: Comparison = Tr
     exact / in_order / any_order; any match family or alias of
     :mod:`~explorer.core.scoring.trajectory_metrics`). A turn never run does not match."""
     if canonical(mode) not in ("exact", "in_order", "any_order", "subset", "superset", "unordered"):
-        raise ValueError(f"unknown trajectory match {mode!r}; expected one of {MATCH_MODES}")
+        raise ValueError(f"unknown trajectory match {mode!r}; expected a match family: exact, in_order, any_order, "
+                         f"subset, superset, unordered or strict")
     return family_score(call_counts(inv, as_matcher(compare_args)), mode) == 1.0
 
 
