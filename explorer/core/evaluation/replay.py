@@ -19,6 +19,7 @@ import numpy as np
 from .verdicts import OUTCOMES, Evaluation, matcher_for, reason
 from .features import Features
 from .metrics import Agreement, agreement
+from ..scoring.shown import below
 from ..scoring.trajectory import explain_trajectory, family_label
 
 DURATION = 60.0
@@ -142,15 +143,16 @@ def _run_events(features: Features, ev: Evaluation, i: int, t: float) -> list[Tr
         else:
             why = explain_trajectory(features.runs[i].invocations, s.trajectory, matcher_for(features, s), s.single_tool)
             check(f"trajectory {label} fail: {why}")
-    sign = ">=" if ev.f1_pass[i] else "<"
     rc = ev.response  # a response scorer other than F1 (issue 5)
     if rc is not None and rc.cascade is not None:
         check(f"cascade {rc.cascade.stage[i]} {'pass' if rc.passed[i] else 'fail'}")
     elif rc is not None:
         ok = bool(rc.passed[i])
-        check(f"{rc.name} {rc.score[i]:.2f} {'>=' if ok else '<'} {s.f1_threshold:.2f} {'pass' if ok else 'fail'}")
+        shown = f"{rc.score[i]:.2f} >= {s.f1_threshold:.2f}" if ok else below(rc.score[i], s.f1_threshold)
+        check(f"{rc.name} {shown} {'pass' if ok else 'fail'}")
     elif s.combine == "all":
-        check(f"F1 {ev.f1[i]:.2f} {sign} {s.f1_threshold:.2f} {'pass' if ev.f1_pass[i] else 'fail'}")
+        f1 = f"{ev.f1[i]:.2f} >= {s.f1_threshold:.2f}" if ev.f1_pass[i] else below(ev.f1[i], s.f1_threshold)
+        check(f"F1 {f1} {'pass' if ev.f1_pass[i] else 'fail'}")
     else:
         check(f"F1 {ev.f1[i]:.2f}")
     verdict = "pass" if ev.passed[i] else "fail"

@@ -26,6 +26,7 @@ from .metrics import Agreement, agreement
 from .response_features import ResponseCheck, ResponseFeatures
 from .settings import Settings
 from ..scoring.arg_match import ArgMatcher
+from ..scoring.shown import below
 from ..scoring.trajectory import explain_trajectory, family_label, rule_notes
 from ..scoring.trajectory_metrics import DEFINITIONS, canonical
 
@@ -227,19 +228,19 @@ def reason(features: Features, ev: Evaluation, i: int) -> str:
     if code == _TRAJ:
         return trajectory_reason(features, s, i, float(ev.trajectory_score[i]))
     if code == _F1:
-        return f"F1 {ev.f1[i]:.2f} < {s.f1_threshold:.2f}"
+        return f"F1 {below(ev.f1[i], s.f1_threshold)}"
     rc = ev.response
     if rc is not None and code >= _CASCADE_BASE and rc.cascade is not None:
         return rc.cascade.reason(rc.cascade_features, i, s.pass_above, s.fail_below)  # type: ignore[arg-type]
     if rc is not None and code > _ALL:
-        return f"{rc.name} {rc.score[i]:.2f} < {s.f1_threshold:.2f}"
+        return f"{rc.name} {below(rc.score[i], s.f1_threshold)}"
     resp = "F1" if rc is None else ("cascade" if rc.cascade is not None else rc.name)
     notes = _rule_notes(features, s, i)
     if code == _MEAN:
         value = ev.f1[i] if rc is None else rc.value[i]
         parts = f"{resp} {value:.2f}" if s.trajectory == "none" else f"{_traj_words(s, ev.trajectory_score[i])}, {resp} {value:.2f}"
-        sign = ">=" if ev.passed[i] else "<"
-        return f"mean {ev.mean_score[i]:.2f} {sign} {s.mean_threshold:.2f} ({parts}{notes})"
+        mean = f"{ev.mean_score[i]:.2f} >= {s.mean_threshold:.2f}" if ev.passed[i] else below(ev.mean_score[i], s.mean_threshold)
+        return f"mean {mean} ({parts}{notes})"
     if rc is not None and rc.cascade is not None:
         why = rc.cascade.reason(rc.cascade_features, i, s.pass_above, s.fail_below)  # type: ignore[arg-type]
         return f"all checks pass (cascade {rc.cascade.stage[i]}: {why}{notes})"
@@ -281,9 +282,9 @@ def trajectory_reason(features: Features, s: Settings, i: int, score: float) -> 
     run = features.runs[i]
     why = explain_trajectory(run.invocations, s.trajectory, matcher_for(features, s), s.single_tool)
     if _is_partial(s.trajectory):
-        return f"{_traj_words(s, score)} < {s.trajectory_threshold:.2f}: {why}"
+        return f"trajectory {family_label(s.trajectory)} {below(score, s.trajectory_threshold)}: {why}"
     if features.n_invocations[i] > 1 or s.trajectory_threshold < 1.0:
-        return f"trajectory {score:.2f} < {s.trajectory_threshold:.2f}: {why}"
+        return f"trajectory {below(score, s.trajectory_threshold)}: {why}"
     return why
 
 

@@ -25,6 +25,7 @@ from typing import Mapping, Protocol, Sequence, runtime_checkable
 
 import numpy as np
 
+from .shown import below
 from .field_rules import RULE_NAMES, hard_rules_best, parse_structured, score_fields
 from .fields import DEFAULT_ID_PATTERN
 from ..io.model import CaseSet, ExpectedField
@@ -150,7 +151,7 @@ def cascade_verdict(
     if score >= s.pass_above:
         return CascadeVerdict(True, "semantic", score, f"{scorer.name} {score:.2f} >= {s.pass_above:.2f}")
     if score < s.fail_below:
-        return CascadeVerdict(False, "semantic", score, f"{scorer.name} {score:.2f} < {s.fail_below:.2f}")
+        return CascadeVerdict(False, "semantic", score, f"{scorer.name} {below(score, s.fail_below)}")
     judge = judge if judge is not None else PersonJudge()
     decision = judge.decide(key, candidate, references, score)
     band = f"{scorer.name} {score:.2f} in [{s.fail_below:.2f}, {s.pass_above:.2f})"
@@ -270,7 +271,7 @@ class CascadeResult:
         if code == _FIELD:
             return str(features.field_reason[i])
         if code == _SEMANTIC:
-            return f"{name} {sc:.2f} >= {pass_above:.2f}" if self.passed[i] == 1 else f"{name} {sc:.2f} < {fail_below:.2f}"
+            return f"{name} {sc:.2f} >= {pass_above:.2f}" if self.passed[i] == 1 else f"{name} {below(sc, fail_below)}"
         band = f"{name} {sc:.2f} in [{fail_below:.2f}, {pass_above:.2f})"
         if code == _REVIEW:
             return f"{band}: waiting for review"
