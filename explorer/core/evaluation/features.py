@@ -204,7 +204,7 @@ def features_from_rows(
     day_first: bool = True,
 ) -> Features:
     """Assemble :class:`Features` from per-run columns: ``traj`` float64 (N, ``N_SCORES``) in
-    :func:`run_trajectory` order, ``f1`` float64 (N,), ``called`` either one dict (tool name ->
+    :func:`run_trajectory` order (or already (S, A, N)), ``f1`` float64 (N,), ``called`` either one dict (tool name ->
     invocations calling it) per run or (tool names, (N, T) counts; a bool array counts 1),
     ``key_reason`` object (N,), ``human`` int8, ``n_inv`` int32; ``arg_rules`` the rules ``traj``
     was computed under, with dates read ``day_first``."""
@@ -232,8 +232,12 @@ def features_from_rows(
 
 
 def trajectory_array(traj: np.ndarray | Sequence[Sequence[float]], n: int) -> np.ndarray:
-    """float64 (S, A, N) ``Features.trajectory`` from rows of ``N_SCORES`` scores per run."""
-    rows = np.asarray(traj, dtype=np.float64).reshape(n, len(SCORE_ROWS), len(ARG_MODES))
+    """float64 (S, A, N) ``Features.trajectory`` from rows of ``N_SCORES`` scores per run (an
+    (S, A, N) array is returned as it is)."""
+    arr = np.asarray(traj, dtype=np.float64)
+    if arr.ndim == 3 and arr.shape == (len(SCORE_ROWS), len(ARG_MODES), n):
+        return arr
+    rows = arr.reshape(n, len(SCORE_ROWS), len(ARG_MODES))
     return np.ascontiguousarray(rows.transpose(1, 2, 0))
 
 
