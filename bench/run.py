@@ -17,6 +17,9 @@ For each N (default 1k, 10k, 100k, 1M runs from ``bench/synth.py``, generated on
   median of 20 changes each;
 * ``sweep``: all 159,176 settings of the full grid (``explorer.core.evaluation.sweep``: every
   trajectory family and argument mode), median of 5 (3 at 1M); ``sweep_adk``: issue 4's 6,464;
+* ``sweep_intervals``: the same sweep with every setting's Wilson interval and the reading of the
+  best (``explorer.core.evaluation.sweep_intervals``, issue 11), timed alternately with the plain
+  sweep; ``detail.slowdown`` = its median / the plain sweep's median (target at 100k: <= 2x);
 * ``peak_rss``: the process's peak resident memory with the runs loaded (``VmHWM``) before the
   baseline runs, in ``detail.mb``; the largest worker's peak in ``detail.worker_mb``;
 * ``rescore_vs_adk`` (N <= 100k): side by side on the same runs, an ADK-style scorer - a Python
@@ -53,6 +56,7 @@ TARGETS = {
     "rescore_max": (1_000_000, "<= 0.050 s median, every kind of change", lambda v: v <= 0.050),
     "rescore_vs_adk": (100_000, ">= 1000x", lambda v: v >= 1000),
     "sweep": (100_000, "<= 2 s", lambda v: v <= 2.0),
+    "sweep_intervals": (100_000, "<= 2x the sweep without intervals", lambda v: v <= 2.0),
     "load_features": (1_000_000, "<= 60 s", lambda v: v <= 60.0),
     "peak_rss": (1_000_000, "<= 2 GB (2048 MB)", lambda v: v <= 2048),
 }
@@ -125,6 +129,7 @@ def child(n: int, path: Path) -> list[dict]:
     from explorer.core.evaluation.verdicts import evaluate
     from explorer.core.evaluation.features import build_features
     from explorer.core.evaluation.sweep import ADK_GRID, FULL_GRID, sweep
+    from explorer.core.evaluation.sweep_intervals import sweep_reading, with_intervals
 
     records: list[dict] = []
 
@@ -194,6 +199,19 @@ def child(n: int, path: Path) -> list[dict]:
             labelled=int(table.iloc[0]["labelled"]))
         say(f"{figure} ({len(table):,} settings) {_median(times):.3f} s")
 
+    # sweep with intervals (issue 11), alternating with the plain sweep so both see the same load
+    plain, honest = [], []
+    for _ in range(3 if n >= 1_000_000 else 5):
+        t0 = time.perf_counter()
+        sweep(features, settings_changes("trajectory", 1)[0])
+        plain.append(time.perf_counter() - t0)
+        t0 = time.perf_counter()
+        reading = sweep_reading(with_intervals(sweep(features, settings_changes("trajectory", 1)[0])))
+        honest.append(time.perf_counter() - t0)
+    slowdown = _median(honest) / _median(plain)
+    rec("sweep_intervals", _median(honest), _median(plain), slowdown=slowdown, n_tied=reading.n_tied, n_within=reading.n_within)
+    say(f"sweep with intervals {_median(honest):.3f} s vs {_median(plain):.3f} s plain: {slowdown:.2f}x")
+
     rec("peak_rss", None, mb=_vm_hwm_mb(), worker_mb=resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024)
     say(f"peak RSS {_vm_hwm_mb():.0f} MB")
 
@@ -260,7 +278,8 @@ def main(argv: list[str] | None = None) -> int:
     for r in records:
         goal = TARGETS.get(r["figure"])
         if goal and goal[0] == r["n_runs"]:
-            value = r["ratio"] if r["figure"] == "rescore_vs_adk" else r["detail"]["mb"] if r["figure"] == "peak_rss" else r["median_s"]
+            value = (r["ratio"] if r["figure"] == "rescore_vs_adk" else r["detail"]["mb"] if r["figure"] == "peak_rss"
+                     else r["detail"]["slowdown"] if r["figure"] == "sweep_intervals" else r["median_s"])
             r["target"] = goal[1]
             r["met"] = bool(goal[2](value))
     result = {"machine": {"cpus": os.cpu_count(), "load_average_end": _load_average(), "python": sys.version.split()[0]},
@@ -286,7 +305,8 @@ def print_table(records: list[dict]) -> None:
     print(f"{'figure':<22}{'N':>11}  {'median':>11}  {'baseline':>11}  {'ratio':>9}  {'target':<40}{'met':>5}")
     for r in records:
         median = f"{r['detail']['mb']:.0f} MB" if r["figure"] == "peak_rss" else _fmt_s(r["median_s"])
-        ratio = f"{r['ratio']:,.0f}x" if r["ratio"] else "-"
+        ratio = (f"{r['detail']['slowdown']:.2f}x" if r["figure"] == "sweep_intervals"
+                 else f"{r['ratio']:,.0f}x" if r["ratio"] else "-")
         met = "-" if r["met"] is None else ("yes" if r["met"] else "NO")
         print(f"{r['figure']:<22}{r['n_runs']:>11,}  {median:>11}  {_fmt_s(r['baseline_median_s']):>11}  {ratio:>9}  {(r['target'] or ''):<40}{met:>5}")
 

@@ -19,7 +19,8 @@ from explorer.core.evaluation.settings import Settings
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 import synth  # noqa: E402
 
-FEATURE_ARRAYS = ("run_ids", "trajectory", "f1", "tools_called", "tool_invocations", "key_ok", "key_reason", "human", "n_invocations")
+FEATURE_ARRAYS = ("run_ids", "trajectory", "f1", "tools_called", "tool_invocations", "key_ok", "key_reason", "human",
+                  "n_invocations", "key_ok_other", "key_reason_other", "no_output", "empty_answer", "empty_reference")
 
 
 @pytest.fixture(scope="module")
@@ -172,3 +173,26 @@ def test_runstore_indexing(synth_file):
     with pytest.raises(TypeError):
         runs["R0000001"]
     assert runs.record(3).startswith(b'{"id":"R0000003"')
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_issue_10_columns_in_parallel(tmp_path, workers, monkeypatch):
+    """The columns issue 10 added (both date readings, a turn never run, empty answers and
+    references) come out of the worker processes as build_features makes them."""
+    monkeypatch.setattr(bigload, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr(bigload, "CHUNK_BYTES", 256)  # one or two runs per chunk
+    lines = [
+        '{"id": "us", "expected_calls": "", "actual_calls": "", "answer": "On 04/03/2026.", "reference": "On April 3, 2026."}',
+        '{"id": "none", "expected_calls": "a", "actual_calls": "", "answer": " ", "reference": "done"}',
+        '{"id": "blank", "expected_calls": "", "actual_calls": "a", "answer": "?", "reference": "!"}',
+        '{"id": "fine", "expected_calls": "", "actual_calls": "", "answer": "ok", "reference": "ok"}',
+    ]
+    path = tmp_path / "r.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    plain = build_features(load_jsonl(str(path)))
+    fast = build_features(load_jsonl_features(path, workers=workers))
+    for name in FEATURE_ARRAYS:
+        assert np.array_equal(getattr(plain, name), getattr(fast, name)), name
+    assert fast.key_ok.tolist() == [False, True, True, True] and fast.key_ok_other.tolist() == [True, True, True, True]
+    assert fast.no_output.tolist() == [False, True, False, False]
+    assert fast.empty_answer.tolist() == [False, True, True, False] and fast.empty_reference.tolist() == [False, False, True, False]

@@ -79,3 +79,23 @@ def test_bad_option_exits_2_with_usage(capsys):
         main(["score", "--trajectory", "sideways"])
     assert info.value.code == 2
     assert "usage:" in capsys.readouterr().err
+
+
+def test_json_intervals_at_the_opening_settings(capsys):
+    # issue 11 acceptance: agreement 4/10 with the Wilson interval [0.168, 0.687]
+    out = run_json(capsys)
+    s = out["summary"]
+    agreement = s["intervals"]["agreement"]
+    assert (agreement["value"], round(agreement["low"], 3), round(agreement["high"], 3), agreement["n"]) == (0.4, 0.168, 0.687, 10)
+    for fig in ("precision", "recall", "false_pass_rate", "false_fail_rate", "kappa"):
+        assert set(s["intervals"][fig]) == {"value", "low", "high", "n"}
+    # today's keys stay as they were
+    assert {"agree", "labelled", "unlabelled", "false_pass", "false_fail", "confusion", "precision", "recall", "kappa"} <= set(s)
+    assert "disputed" not in s and "annotators" not in out and "unlabelled_runs" not in out
+
+
+def test_table_shows_the_interval_compactly(capsys):
+    assert main(["score"]) == 0
+    out = capsys.readouterr().out
+    assert "agreement 4/10 · 95 % CI 17–69 %" in out
+    assert "false-pass rate 1/5 · 95 % CI 4–62 %" in out

@@ -44,13 +44,13 @@ def _paths(value, path=()):
             yield from _paths(v, path + (i,))
 
 
-@st.composite
-def damaged_json(draw):
-    value = copy.deepcopy(draw(st.sampled_from(JSON_BASES)))
+def damage(draw, value, leaves=LEAVES):
+    """``value`` (a fresh copy) with 1-3 damages: a value replaced by one of ``leaves``, a key or
+    item deleted, or the whole replaced. Shared with tests/test_loaders_robust_traces.py."""
     for _ in range(draw(st.integers(1, 3))):
         path = draw(st.sampled_from(list(_paths(value))))
         if not path:
-            value = copy.deepcopy(draw(st.sampled_from(LEAVES)))  # never mutate the shared leaves
+            value = copy.deepcopy(draw(st.sampled_from(leaves)))  # never mutate the shared leaves
             continue
         parent = value
         for key in path[:-1]:
@@ -58,8 +58,13 @@ def damaged_json(draw):
         if draw(st.booleans()):
             del parent[path[-1]]
         else:
-            parent[path[-1]] = copy.deepcopy(draw(st.sampled_from(LEAVES)))
+            parent[path[-1]] = copy.deepcopy(draw(st.sampled_from(leaves)))
     return value
+
+
+@st.composite
+def damaged_json(draw):
+    return damage(draw, copy.deepcopy(draw(st.sampled_from(JSON_BASES))))
 
 
 @settings(max_examples=400, deadline=None, derandomize=True, database=None, suppress_health_check=list(HealthCheck))
@@ -106,5 +111,16 @@ def test_untrusted_text_in_a_message_stays_on_one_line(tmp_path):
         loads_runs(path.read_text(), str(path))
     except LoadError as err:
         assert str(err) == f'{path}: row 2, column human_verdict: expected "acceptable", "unacceptable" or empty, got "ok\\nyes"'
+    else:
+        raise AssertionError("no error")
+
+
+def test_a_jsonl_line_nested_too_deeply_is_a_load_error():
+    # broke once: the messages loader let RecursionError out of a JSONL line
+    text = '{"id": "m1", "outputs": [], "reference_outputs": []}\n' + "[" * 100_000 + "\n"
+    try:
+        loads_runs(text, "m.jsonl")
+    except LoadError as err:
+        assert str(err) == "m.jsonl: line 2: invalid JSON: nested too deeply"
     else:
         raise AssertionError("no error")

@@ -24,8 +24,10 @@ def random_features(seed: int, n: int):
     tools = rng.integers(0, 2, size=(n, 2)).astype(np.uint16)
     key_reason = np.array(["" if ok else "date differs" for ok in rng.random(n) < 0.7], dtype=object)
     human = rng.integers(-1, 2, size=n).astype(np.int8)
+    # some runs with a turn never run (1) or an empty answer (2): issue 10's checks must hold on the curve too
+    flags = rng.choice([0, 0, 0, 0, 1 | 2, 2], size=n)
     return features_from_rows([None] * n, [f"r{i}" for i in range(n)], traj, f1, (("a", "delete_booking"), tools),
-                              key_reason, human, np.ones(n, dtype=np.int32))
+                              key_reason, human, np.ones(n, dtype=np.int32), flags=flags)
 
 
 @hsettings(max_examples=25, deadline=None, derandomize=True)

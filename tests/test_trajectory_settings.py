@@ -73,7 +73,8 @@ def test_the_threshold_turns_a_partial_score_into_a_verdict_and_the_reason_says_
         ev = evaluate(f, Settings(trajectory="recall", trajectory_threshold=threshold))
         assert bool(ev.passed[0]) is passed
     ev = evaluate(f, Settings(trajectory="recall", trajectory_threshold=0.67))
-    assert reasons(f, ev) == ["trajectory recall 0.667 < 0.67: missing call confirm"]  # 2/3 would read "0.67 < 0.67"
+    # 2/3 would read "0.67 < 0.67": passmark.show_pair gives the digits that tell them apart
+    assert reasons(f, ev) == ["trajectory recall 0.667 < 0.670: missing call confirm"]
     ev = evaluate(f, Settings(trajectory="recall", trajectory_threshold=0.5))
     assert reasons(f, ev) == ["all checks pass (trajectory recall 0.67, F1 1.00 >= 0.80)"]
     ev = evaluate(f, Settings(trajectory="precision"))
@@ -168,7 +169,7 @@ def test_cli_errors(capsys):
 def test_cli_table_names_the_trajectory_setting(capsys):
     assert main(["score", "--cases", REFUND, "--trajectory", "recall", "--trajectory-threshold", "0.75", "--args", "subset"]) == 0
     out = capsys.readouterr().out
-    assert "settings: trajectory recall >= 0.75 (args subset), F1 >= 0.80" in out and "1 argument rule" in out
+    assert "settings: trajectory recall >= 0.75 (args subset), F1 >= 0.8" in out and "1 argument rule" in out
 
 
 def test_cli_sweep_grid_and_single_tool(capsys):
@@ -200,11 +201,3 @@ def test_adk_export_writes_what_adk_expresses_and_lists_the_rest():
     out = adk_test_config(Settings(), arg_rules=rules)
     assert "ADK compares args with ==: the argument rules (web_search.query ignore) are not applied." in out["_metric_explorer_notes"]
 
-
-def test_a_score_just_under_its_threshold_never_reads_as_equal():
-    from explorer.core.scoring.shown import below
-
-    assert below(0.62, 0.8) == "0.62 < 0.80"
-    assert below(2 / 3, 0.67) == "0.667 < 0.67"  # recall 2/3 at the 0.67
-    assert below(0.7996, 0.8) == "0.7996 < 0.80"
-    assert below(0.6, 0.667) == "0.60 < 0.667"  # a threshold keeps its digits

@@ -19,7 +19,11 @@ product's helpers for the parts it checks:
   F1 >= threshold; ``mean`` = deny-list, key fields, then mean(trajectory, F1) >= 0.75 (F1 alone
   when the trajectory is not scored);
 * key fields use :func:`explorer.core.scoring.fields.key_fields_reason_best` per invocation (the per-run
-  definition; what is checked here is its vectorised use).
+  definition; what is checked here is its vectorised use);
+* issue 10: a turn with no actual call and a blank answer is one the agent never ran: it scores 0
+  in every trajectory mode and the run fails every setting (kind 1); an answer made only of
+  spaces and punctuation (after NFKC) never passes the F1 check (kind 5); a score reaches a
+  threshold when both, rounded to 12 decimals with numpy, compare ``>=`` (kind 2).
 
 Random runs come from hypothesis; for each, the vectorised :func:`evaluate` must give the plain
 verdict for every run under all 64 discrete settings at thresholds on both sides of every run's
@@ -32,6 +36,7 @@ from __future__ import annotations
 
 import itertools
 import re
+import unicodedata
 from types import SimpleNamespace
 
 import numpy as np
@@ -54,9 +59,7 @@ def plain_call_eq(a: ToolCall, e: ToolCall, compare_args: bool) -> bool:
     return a.name == e.name and (not compare_args or dict(a.args) == dict(e.args))
 
 
-def plain_invocation_match(expected, actual, mode: str, compare_args: bool, never_run: bool = False) -> bool:
-    if never_run:
-        return False
+def plain_invocation_match(expected, actual, mode: str, compare_args: bool) -> bool:
     if mode == "exact":
         return len(expected) == len(actual) and all(plain_call_eq(a, e, compare_args) for a, e in zip(actual, expected))
     if mode == "in_order":
@@ -87,13 +90,9 @@ def plain_args_ok(a: dict, e: dict, args: str) -> bool:
     return all(k in a and a[k] == v for k, v in e.items())  # superset
 
 
-def never_run(inv) -> bool:
-    return not inv.actual_calls and not inv.answer.strip()
-
-
 def plain_family(inv, family: str, args: str) -> float:
     """One invocation's score in ``family`` by brute force over every pairing."""
-    if never_run(inv):
+    if never_ran(inv):
         return 0.0
     E, A = inv.expected_calls, inv.actual_calls
     ok = [[a.name == e.name and plain_args_ok(dict(a.args), dict(e.args), args) for a in A] for e in E]
@@ -145,16 +144,30 @@ def plain_f1(candidate: str, reference: str) -> float:
     return 2.0 * overlap / (len(cand) + len(ref))
 
 
+def never_ran(inv: Invocation) -> bool:
+    return not inv.actual_calls and inv.answer.strip() == ""
+
+
+def blank(text: str) -> bool:
+    return all(ch.isspace() or unicodedata.category(ch).startswith("P") for ch in unicodedata.normalize("NFKC", text))
+
+
+def reaches(score: float, threshold: float) -> bool:
+    return np.round(score, 12) >= np.round(threshold, 12)
+
+
 def plain_parts(run: Run, day_first: bool, id_pattern: str) -> dict:
     """Everything about one run that the settings pick from, computed from the definitions."""
     invs = run.invocations
     traj = {
-        (mode, a): sum(plain_invocation_match(inv.expected_calls, inv.actual_calls, mode, a, never_run(inv)) for inv in invs) / len(invs)
+        (mode, a): sum(not never_ran(inv) and plain_invocation_match(inv.expected_calls, inv.actual_calls, mode, a) for inv in invs) / len(invs)
         for mode in ("exact", "in_order", "any_order")
         for a in (False, True)
     }
     families = {(f, a): sum(plain_family(inv, f, a) for inv in invs) / len(invs) for f in FAMILIES for a in ARGS}
     return {
+        "never_ran": any(never_ran(inv) for inv in invs),
+        "blank": any(blank(inv.answer) for inv in invs),
         "traj": traj,
         "families": families,
         "f1": sum(max(plain_f1(inv.answer, r) for r in inv.references) for inv in invs) / len(invs),
@@ -165,6 +178,8 @@ def plain_parts(run: Run, day_first: bool, id_pattern: str) -> dict:
 
 def plain_verdict(parts: dict, s: Settings) -> bool:
     """The combine rules of seed 002 applied to one run's parts."""
+    if parts["never_ran"]:
+        return False
     if s.deny_check and parts["called"] & set(s.deny_tools):
         return False
     if s.key_fields and not parts["key_ok"]:
@@ -178,9 +193,9 @@ def plain_verdict(parts: dict, s: Settings) -> bool:
     f1 = parts["f1"]
     threshold = getattr(s, "trajectory_threshold", 1.0)
     if s.combine == "all":
-        return (traj is None or traj >= threshold) and f1 >= s.f1_threshold
+        return (traj is None or reaches(traj, threshold)) and reaches(f1, s.f1_threshold) and not parts["blank"]
     mean = f1 if traj is None else (traj + f1) / 2.0
-    return mean >= s.mean_threshold
+    return reaches(mean, s.mean_threshold)
 
 
 # --- random runs -------------------------------------------------------------------------------
@@ -227,7 +242,7 @@ def test_features_equal_plain_definitions(cs):
         invs = run.invocations
         for mode in ("exact", "in_order", "any_order"):
             for a in (False, True):
-                want = sum(plain_invocation_match(inv.expected_calls, inv.actual_calls, mode, a, never_run(inv)) for inv in invs) / len(invs)
+                want = sum((not never_ran(inv) and plain_invocation_match(inv.expected_calls, inv.actual_calls, mode, a)) for inv in invs) / len(invs)
                 assert f.trajectory_scores(mode, "exact" if a else "ignore")[i] == want
         for fam in FAMILIES:
             for args in ARGS:
@@ -238,6 +253,8 @@ def test_features_equal_plain_definitions(cs):
         called = {c.name for inv in invs for c in inv.actual_calls}
         assert {t for t, hit in zip(f.tool_names, f.tools_called[i]) if hit} == called
         assert f.human[i] == {"acceptable": 1, "unacceptable": 0, None: -1}[run.human_verdict]
+        assert f.no_output[i] == any(never_ran(inv) for inv in invs)
+        assert f.empty_answer[i] == any(blank(inv.answer) for inv in invs)
 
 
 @FAST
@@ -247,8 +264,8 @@ def test_evaluate_equals_plain_for_every_setting(cs):
     parts = [plain_parts(r, cs.day_first, cs.id_pattern) for r in cs.runs]
     thresholds = {0.0, 1.0, 0.5}
     for v in f.f1:
-        thresholds.add(round(float(v), 9))
-        thresholds.add(round(min(1.0, float(v) + 1e-6), 9))
+        thresholds.add(float(v))  # a threshold equal to a score
+        thresholds.add(min(1.0, float(v) + 1e-6))
     for combo in discrete_settings():
         for t in sorted(thresholds):
             s = Settings(f1_threshold=t, deny_tools=DENIED, **combo)

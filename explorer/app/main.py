@@ -19,6 +19,7 @@ import panel as pn
 
 from ..core.scoring.embedding import SimilarityUnavailable
 from ..core.evaluation.verdicts import Evaluation, evaluate
+from ..core.evaluation.features import load_warnings
 from ..core.evaluation.response_features import response_features_for
 from ..core.evaluation.replay import DURATION, advance, next_event_time, reveal_times, revealed_count, state_at, trace_events
 from ..core.evaluation.settings import Settings
@@ -66,7 +67,8 @@ class ExplorerSession:
         self.response = response_features_for(shared.case_set)  # response-scorer columns, shared, lazy
         self.review = ReviewDecisions.from_labels(self.labels)  # decisions made before a set switch
         settings, self.notices = settings_from_query(query or {}, shared.defaults, shared.tools)
-        self.inputs = Inputs(shared.tools, settings)
+        self.notices += load_warnings(shared.features)  # e.g. runs with an empty reference
+        self.inputs = Inputs(shared.tools, settings, shared.features.day_first)
         self.clock = Clock()
         self.times = reveal_times(self.features.n)
         self.ev: Evaluation = self._evaluate(self.inputs.settings())
@@ -250,7 +252,10 @@ class ExplorerSession:
     def _write_url(self, settings: Settings) -> None:
         loc = pn.state.location
         if loc is not None:
-            loc.update_query(**query_from_settings(settings))
+            query = query_from_settings(settings)
+            # the reading in effect, always: a link keeps it even when it is the case set's own
+            query["day_first"] = "true" if (settings.day_first if settings.day_first is not None else self.features.day_first) else "false"
+            loc.update_query(**query)
 
     # --- layout ------------------------------------------------------------------------------
 

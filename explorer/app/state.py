@@ -23,12 +23,14 @@ RESPONSE_OPTIONS = {
     "Embedding cosine": "cosine", "Cascade": "cascade",
 }
 """Response scorer label -> ``Settings.response_scorer`` (issue 5)."""
+DATE_OPTIONS = {"Day first (03/04 = 3 April)": True, "Month first (03/04 = 4 March)": False}
+"""Date reading label -> ``Settings.day_first`` (issue 10, kind 7)."""
 SPEED_OPTIONS = {"0.5x": 0.5, "1x": 1.0, "2x": 2.0, "4x": 4.0}
 """Replay speed label -> inspection seconds per wall second."""
 
 INPUT_NAMES = (
     "trajectory", "compare_args", "f1_threshold", "combine", "deny_check", "deny_tools", "key_fields",
-    "response_scorer", "rung", "pass_above", "fail_below",
+    "response_scorer", "rung", "pass_above", "fail_below", "day_first",
 )
 
 
@@ -47,9 +49,13 @@ class Inputs(param.Parameterized):
     rung = param.Integer(default=3, bounds=(1, 4), doc="Normalisation rung")
     pass_above = param.Number(default=0.85, bounds=(0.0, 1.0), step=0.01, doc="Cascade: pass above")
     fail_below = param.Number(default=0.6, bounds=(0.0, 1.0), step=0.01, doc="Cascade: fail below")
+    day_first = param.Selector(objects=DATE_OPTIONS, default=True, doc="How numeric dates read, for every check")
 
-    def __init__(self, tools: Sequence[str], settings: Settings, **params):
+    def __init__(self, tools: Sequence[str], settings: Settings, case_day_first: bool = True, **params):
         super().__init__(**params)
+        self.case_day_first = bool(case_day_first)
+        """The case set's own date reading: ``settings()`` gives ``day_first=None`` when the
+        inputs read dates that way, so default settings stay equal to the lesson's."""
         # labels escaped: the MultiChoice renders option labels as HTML, and tool names come from
         # untrusted run files
         self.param.deny_tools.objects = {html.escape(t): t for t in tools}
@@ -69,6 +75,7 @@ class Inputs(param.Parameterized):
             rung=int(self.rung),
             pass_above=float(self.pass_above),
             fail_below=min(float(self.fail_below), float(self.pass_above)),  # sliders may cross
+            day_first=None if bool(self.day_first) == self.case_day_first else bool(self.day_first),
         )
 
     def apply(self, settings: Settings) -> None:
@@ -86,6 +93,7 @@ class Inputs(param.Parameterized):
             rung=settings.rung,
             pass_above=min(max(settings.pass_above, 0.0), 1.0),
             fail_below=min(max(settings.fail_below, 0.0), 1.0),
+            day_first=self.case_day_first if settings.day_first is None else settings.day_first,
         )
 
 

@@ -3,10 +3,14 @@
 Query names and values are those of :class:`explorer.core.evaluation.settings.Settings` (docs/ui-contract.md)::
 
     ?trajectory=any_order&compare_args=true&f1_threshold=0.4&combine=all
-     &deny_check=true&deny_tools=delete_booking&key_fields=true
+     &deny_check=true&deny_tools=delete_booking&key_fields=true&day_first=false
 
-``deny_tools`` is comma-separated. Reading is lenient per value: a bad value (or an unknown name)
-is ignored, the rest still applies, and a notice names what was ignored and why.
+``deny_tools`` is comma-separated, and a repeated ``deny_tools`` adds to the list
+(``deny_tools=a&deny_tools=b`` = ``deny_tools=a,b``). ``day_first`` (true/false) sets how numeric
+dates read for every check; absent means the case set's own reading. Thresholds are written in
+full (:func:`explorer.core.scoring.passmark.show_threshold`), so a link reproduces the verdicts.
+Reading is lenient per value: a bad value (or an unknown name) is ignored, the rest still
+applies, and a notice names what was ignored and why.
 """
 
 from __future__ import annotations
@@ -15,11 +19,12 @@ import math
 from typing import Iterable, Mapping, Sequence
 
 from ..core.evaluation.settings import COMBINE_RULES, RESPONSE_SCORERS, Settings
+from ..core.scoring.passmark import show_threshold
 from ..core.scoring.trajectory import TRAJECTORY_MODES
 
 QUERY_NAMES = (
     "trajectory", "compare_args", "f1_threshold", "combine", "deny_check", "deny_tools", "key_fields",
-    "response_scorer", "rung", "pass_above", "fail_below",
+    "response_scorer", "rung", "pass_above", "fail_below", "day_first",
 )
 """The query names the app reads and writes, in the order it writes them."""
 
@@ -34,6 +39,12 @@ def _last(value: str | bytes | Sequence[str | bytes]) -> str:
     if isinstance(value, bytes):
         value = value.decode("utf-8", errors="replace")
     return str(value)
+
+
+def _all(value: str | bytes | Sequence[str | bytes]) -> str:
+    """Every text value of a query value joined with commas (``?a=x&a=y`` -> ``"x,y"``)."""
+    values = value if isinstance(value, (list, tuple)) else [value]
+    return ",".join(_last(v) for v in values)
 
 
 def _show(text: str, limit: int = 40) -> str:
@@ -58,7 +69,7 @@ def settings_from_query(
         notices.append(f"Ignored {name}={_show(raw)} from the link: {why}.")
 
     for name, value in query.items():
-        raw = _last(value)
+        raw = _all(value) if name == "deny_tools" else _last(value)
         text = raw.strip()
         low = text.lower()
         if name == "trajectory":
@@ -66,13 +77,13 @@ def settings_from_query(
                 changes[name] = low
             else:
                 ignore(name, raw, f"expected one of {', '.join(TRAJECTORY_MODES)}")
-        elif name in ("compare_args", "deny_check", "key_fields"):
+        elif name in ("compare_args", "deny_check", "key_fields", "day_first"):
             if low in _TRUE:
                 changes[name] = True
             elif low in _FALSE:
                 changes[name] = False
             else:
-                ignore(name, raw, "expected true or false")
+                ignore(name, raw, "expected true or false" + (" (03/04 is 3 April, or 4 March)" if name == "day_first" else ""))
         elif name == "f1_threshold":
             try:
                 number = float(text)
@@ -124,14 +135,15 @@ def settings_from_query(
 
 
 def format_threshold(value: float) -> str:
-    """Shortest text for a threshold: ``0.8`` -> ``"0.8"``, ``0.41`` -> ``"0.41"``, ``1.0`` -> ``"1"``."""
-    return format(round(float(value), 4), "g")
+    """Shortest exact text for a threshold: ``0.8`` -> ``"0.8"``, ``0.41`` -> ``"0.41"``, ``1.0`` ->
+    ``"1"``, ``14 / 27`` -> ``"0.518518518519"`` (never rounded past a score it came from)."""
+    return show_threshold(value)
 
 
 def query_from_settings(settings: Settings) -> dict[str, str]:
     """The query for ``settings``, values as text: every name of ``QUERY_NAMES``, except that the
     response-scorer names (``response_scorer``, ``rung``, ``pass_above``, ``fail_below``) are written
-    only when the scorer is not the default unigram F1."""
+    only when the scorer is not the default unigram F1, and ``day_first`` only when set."""
     def flag(value: bool) -> str:
         return "true" if value else "false"
 
@@ -144,6 +156,8 @@ def query_from_settings(settings: Settings) -> dict[str, str]:
         "deny_tools": ",".join(settings.deny_tools),
         "key_fields": flag(settings.key_fields),
     }
+    if settings.day_first is not None:
+        query["day_first"] = flag(settings.day_first)
     if settings.response_scorer != "f1":  # links for the default scorer stay short
         query.update(
             response_scorer=settings.response_scorer,

@@ -39,10 +39,11 @@ RUN_SET_FORMAT = "metric-explorer/cases@1"
 Origin = Literal["served", "bundled", "upload"]
 
 
-def shared_from_case_set(case_set: CaseSet, defaults: Settings | None = None) -> SharedData:
+def shared_from_case_set(case_set: CaseSet, defaults: Settings | None = None, day_first: bool | None = None) -> SharedData:
     """Features built once for ``case_set`` (``build_features``), the deny-list choices and the
     default inputs (``defaults``, else seed 002's opening settings with ``delete_booking`` chosen
-    when the data has it). Raises LoadError ``"<source>: runs: no runs"`` for a set with 0 runs."""
+    when the data has it), with the date reading ``day_first`` when given (``serve
+    --day-first/--month-first``). Raises LoadError ``"<source>: runs: no runs"`` for a set with 0 runs."""
     if len(case_set.runs) == 0:
         raise LoadError(case_set.source or case_set.name, "runs", "the file holds 0 runs")
     features = build_features(case_set)
@@ -50,6 +51,8 @@ def shared_from_case_set(case_set: CaseSet, defaults: Settings | None = None) ->
     if defaults is None:
         deny = (DEFAULT_DENIED_TOOL,) if DEFAULT_DENIED_TOOL in tools else ()
         defaults = Settings(deny_tools=deny)
+    if day_first is not None:
+        defaults = defaults.with_(day_first=day_first)
     return SharedData(case_set, features, tools, defaults)
 
 

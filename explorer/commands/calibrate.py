@@ -13,10 +13,13 @@ import numpy as np
 from ..core.evaluation.calibration import choose_bands, seed_reading, threshold_table
 from ..core.scoring.cascade import CascadeSettings, field_failure, structured_equal
 from ..core.scoring.embedding import BACKENDS, SimilarityUnavailable, make_embedder, require_similarity
-from ..core.scoring.normalise import exact_at
+from ..core.scoring.normalise import exact_at, is_empty_answer
+from ..core.scoring.passmark import show_threshold
 from ..core.io.pairs import Pair, PairSet, load_pairs, pairs_from_case_set
 from ..core.scoring.response_scorers import SCORER_NAMES, make_scorer
-from .common import CliError, load_cases, print_json
+from ..core.evaluation.sample_size import DEFAULT_HALF_WIDTH, class_need
+from ..core.io.exports import dumps_csv_frame
+from .common import LIST_OPTION, CliError, add_date_reading_options, half_width_arg, load_cases, print_json
 
 HELP = "precision and recall at each threshold on labelled pairs, and the bands for a target precision"
 BUNDLED_PAIRS = Path(__file__).resolve().parents[2] / "cases" / "labelled_pairs.json"
@@ -27,7 +30,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     """Register ``calibrate`` and its options."""
     p = sub.add_parser("calibrate", help=HELP, description=HELP)
     src = p.add_mutually_exclusive_group()
-    src.add_argument("--cases", metavar="PATH", help="case-set file: its labelled runs are the pairs")
+    src.add_argument("--cases", metavar="PATH", **LIST_OPTION,
+                     help="run file(s) whose labelled runs are the pairs: repeat the flag or list several after it; paths are never split at commas")
     src.add_argument("--pairs", metavar="PATH", help="pairs file (metric-explorer/pairs@1; default: the bundled 20 pairs)")
     p.add_argument(
         "--scorer",
@@ -38,13 +42,15 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--backend", choices=BACKENDS, default="onnx-int8", help="embedding backend for cosine (default onnx-int8)")
     p.add_argument("--rung", type=int, choices=(1, 2, 3, 4), default=3, help="normalisation rung for exact and --after-rules (default 3)")
     p.add_argument("--locale", default=None, help="locale for numbers on rung 4 and the amount rule (default: the file's, else en)")
-    p.add_argument("--month-first", action="store_true", help="read 03/04/2026 as 4 March (default: the file's setting, else day-first)")
+    add_date_reading_options(p)
     p.add_argument(
         "--after-rules",
         action="store_true",
         help="calibrate only the pairs the cascade's exact stage and field rules leave undecided",
     )
     p.add_argument("--target-precision", type=_target, default=0.8, metavar="P", help="precision wanted in the pass band, 0 < P <= 1 (default 0.8)")
+    p.add_argument("--half-width", type=half_width_arg, default=DEFAULT_HALF_WIDTH, metavar="H",
+                   help="target 95 %% interval half-width for 'labels needed', e.g. 0.05 = ±5 points (default 0.05)")
     p.add_argument("--format", choices=("table", "json", "csv"), default="table", help="output format (default table)")
     p.set_defaults(func=run)
 
@@ -60,7 +66,8 @@ def _target(text: str) -> float:
 
 
 def _pair_set(args: argparse.Namespace) -> tuple[PairSet, tuple | None]:
-    """The pairs, and for ``--cases`` every run's (reference lists, answers) per invocation."""
+    """The pairs, and for ``--cases`` every run's (reference lists, answers) per invocation and
+    the ids of runs with a turn the agent never ran."""
     if args.cases:
         cs = load_cases(args.cases)
         ids, refs, answers, labels = pairs_from_case_set(cs)
@@ -69,7 +76,8 @@ def _pair_set(args: argparse.Namespace) -> tuple[PairSet, tuple | None]:
         # a multi-turn run becomes one pair per invocation sharing the run's label; scores are
         # averaged back per run below
         pairs = tuple(Pair(i, tuple(r[0]), a[0], bool(lab)) for i, r, a, lab in zip(ids, refs, answers, labels))
-        return PairSet(cs.name, cs.description, pairs, "", "en", cs.day_first, cs.source), (refs, answers)
+        never_ran = {r.id for r in cs.runs if any(inv.no_output for inv in r.invocations)}
+        return PairSet(cs.name, cs.description, pairs, "", "en", cs.day_first, cs.source), (refs, answers, never_ran)
     return load_pairs(args.pairs or BUNDLED_PAIRS), None
 
 
@@ -94,7 +102,7 @@ def _scores(ps: PairSet, turns: tuple | None, keep: np.ndarray, scorer_name: str
         if turns is None:
             scores = scorer.score_many([ps.pairs[i].candidate for i in idx], [ps.pairs[i].references for i in idx])
         else:
-            refs, answers = turns
+            refs, answers = turns[0], turns[1]
             flat_c = [a for i in idx for a in answers[i]]
             flat_r = [r for i in idx for r in refs[i]]
             flat = scorer.score_many(flat_c, flat_r)
@@ -110,18 +118,33 @@ def _scores(ps: PairSet, turns: tuple | None, keep: np.ndarray, scorer_name: str
 def calibrate_report(args: argparse.Namespace) -> dict:
     """The JSON report: source, scorer (and embedding model), counts, table, bands, reading."""
     ps, turns = _pair_set(args)
+    blank = [p.id for p in ps.pairs if any(is_empty_answer(r) for r in p.references)]
+    if turns is not None:  # --cases: every turn's references
+        blank = [p.id for p, refs in zip(ps.pairs, turns[0]) if any(is_empty_answer(r) for turn in refs for r in turn)]
     locale = args.locale or ps.locale
-    day_first = False if args.month_first else ps.day_first
+    day_first = ps.day_first if args.day_first is None else args.day_first
     scorer_name = args.scorer or ("f1" if args.cases else "stored")
     labels = ps.labels()
     keep = np.ones(len(ps.pairs), dtype=bool)
     decided: list[dict] = []
+    # as in score: a run with a turn the agent never ran, or an empty answer, fails whatever the
+    # threshold, so it is decided before any threshold and not calibrated
+    for i, p in enumerate(ps.pairs):
+        answers = turns[1][i] if turns is not None else [p.candidate]
+        stage = "missing turn" if turns is not None and p.id in turns[2] else "empty answer" if any(is_empty_answer(a) for a in answers) else None
+        if stage is not None:
+            keep[i] = False
+            decided.append({"id": p.id, "stage": stage, "verdict": "fail", "human_verdict": _hv(p.acceptable)})
+    if not keep.any():
+        raise CliError("every pair has an empty answer or a turn the agent never ran: nothing left to calibrate")
     if args.after_rules:
         try:
             settings = CascadeSettings(rung=args.rung, locale=locale, day_first=day_first)
         except ValueError as exc:
             raise CliError(str(exc)) from None
         for i, p in enumerate(ps.pairs):
+            if not keep[i]:
+                continue
             # a run from --cases is checked turn by turn: exact when every turn is, failed by the
             # first turn a rule fails
             turn_pairs = list(zip(turns[1][i], turns[0][i])) if turns is not None else [(p.candidate, p.references)]
@@ -159,7 +182,24 @@ def calibrate_report(args: argparse.Namespace) -> dict:
         "table": table.to_dict(orient="records"),
         "bands": bands.to_dict(),
         "reading": reading,
+        "labels_needed": _labels_needed(bands.to_dict(), int(lab.sum()), int((~lab).sum()), args.half_width),
         "scores": {ps.pairs[i].id: float(s) for i, s in zip(np.flatnonzero(keep), scores)},
+        "warnings": [f"{len(blank)} pair(s) have an empty reference (nothing left after normalisation; no answer can match it): {', '.join(blank[:5])}"] if blank else [],
+    }
+
+
+def _labels_needed(bands: dict, acceptable: int, unacceptable: int, half_width: float) -> dict:
+    """Labelled pairs needed per class for ±``half_width`` (95 %, Wilson) on the share of
+    acceptable pairs in the pass band and of unacceptable pairs in the fail band, beside the
+    count there is (see :mod:`explorer.core.evaluation.sample_size`)."""
+    c = bands["counts"]
+    return {
+        "half_width": half_width,
+        "acceptable": class_need(c["pass"]["acceptable"], acceptable, half_width).to_dict()
+        | {"rate_of": "acceptable pairs in the pass band"},
+        "unacceptable": class_need(c["fail"]["unacceptable"], unacceptable, half_width).to_dict()
+        | {"rate_of": "unacceptable pairs in the fail band"},
+        "method": "smallest n with Wilson half-width <= target, at the observed rate and at 0.5",
     }
 
 
@@ -174,6 +214,8 @@ def _f(x) -> str:
 def run(args: argparse.Namespace) -> int:
     """Print the report in the chosen format; 0 on success."""
     report = calibrate_report(args)
+    for line in report["warnings"]:
+        print(f"metric-explorer: warning: {report['source']}: {line}", file=sys.stderr)
     if args.format == "json":
         print_json(report)
         return 0
@@ -181,7 +223,7 @@ def run(args: argparse.Namespace) -> int:
 
     table = pd.DataFrame(report["table"])
     if args.format == "csv":
-        table.to_csv(sys.stdout, index=False)
+        sys.stdout.write(dumps_csv_frame(table))
         return 0
     sc = report["scorer"]
     print(f"pairs: {report['name']} ({report['source']})")
@@ -195,18 +237,25 @@ def run(args: argparse.Namespace) -> int:
     print(f"{report['pairs']} pairs: {report['acceptable']} acceptable, {report['unacceptable']} not")
     print()
     shown = table.copy()
-    for col in ("threshold", "precision", "recall", "f_measure"):
+    shown["threshold"] = shown["threshold"].map(show_threshold)  # in full: a threshold read back reproduces its row
+    for col in ("precision", "recall", "f_measure"):
         shown[col] = shown[col].map(_f)
     print(shown.to_string(index=False))
     print()
     b = report["bands"]
     c = b["counts"]
     print(f"bands for target precision {report['target_precision']:.2f}:")
-    pa = "none reaches the target" if b["pass_above"] is None else f">= {_f(b['pass_above'])}"
-    fb = "none reaches the target" if b["fail_below"] is None else f"< {_f(b['fail_below'])}"
+    # thresholds in full (score --f1-threshold / --pass-above / --fail-below reproduce the bands)
+    pa = "none reaches the target" if b["pass_above"] is None else f">= {show_threshold(b['pass_above'])}"
+    fb = "none reaches the target" if b["fail_below"] is None else f"< {show_threshold(b['fail_below'])}"
     print(f"  pass  {pa:<24} {c['pass']['acceptable']:>3} acceptable {c['pass']['unacceptable']:>3} not   precision {_f(b['pass_precision'])}")
     print(f"  gray  (to the judge)           {c['gray']['acceptable']:>3} acceptable {c['gray']['unacceptable']:>3} not")
     print(f"  fail  {fb:<24} {c['fail']['acceptable']:>3} acceptable {c['fail']['unacceptable']:>3} not   share not acceptable {_f(b['fail_purity'])}")
+    need = report["labels_needed"]
+    a, u = need["acceptable"], need["unacceptable"]
+    print()
+    print(f"labels for ±{100 * need['half_width']:g} points (95 %): acceptable pairs {a['have']} of {a['needed']} needed, "
+          f"unacceptable {u['have']} of {u['needed']} (at today's band shares; {a['needed_worst_case']} per class in the worst case)")
     r = report["reading"]
     if r:
         print()

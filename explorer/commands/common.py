@@ -14,13 +14,15 @@ from ..core.io.casefile import load_case_set
 from ..core.io.exports import load_settings
 from ..core.io.bigload import looks_like_flat_jsonl
 from ..core.io.loaders import INPUT_FORMATS, load_many
-from ..core.io.loaders.labels import apply_labels, load_labels
+from ..core.io.loaders.labels import apply_labels, load_label_file
 from ..core.io.errors import LoadError
 from ..core.io.model import CaseSet
+from ..core.evaluation.features import Features, load_warnings
 from ..core.evaluation.settings import Settings
 from ..core.scoring.arg_match import ARG_MODES
 from ..core.scoring.arg_rules import ArgRules, load_arg_rules
 from ..core.scoring.trajectory_metrics import TRAJECTORY_CHOICES
+from .trace_options import add_trace_options, apply_expectations_from_args, print_notes, read_options_from_args
 
 BUNDLED_CASES = Path(__file__).resolve().parents[2] / "cases" / "booking_agent.json"
 """The bundled booking-agent case set (seed 002), used when ``--cases`` is not given."""
@@ -30,24 +32,48 @@ class CliError(Exception):
     """A problem the user must fix; printed as one line, exit status 2."""
 
 
+LIST_OPTION: dict[str, Any] = {"action": "extend", "nargs": "+"}
+"""argparse keywords of every list option: ``--x a --x b`` and ``--x a b`` give the same list
+(issue 10, kind 3)."""
+CASES_HELP = "run file(s): repeat the flag or list several after it; paths are never split at commas (default: the bundled booking-agent set); see docs/formats.md"
+DENY_SYNTAX = "repeat the flag, list several after it, or separate them with commas (--deny a b = --deny a --deny b = --deny a,b)"
+
+
+def tool_list(values: list[str] | None, option: str = "--deny") -> tuple[str, ...]:
+    """The tool names of a list option's ``values``, each value split at commas and stripped,
+    in order without repeats. CliError naming ``option`` for an empty name (``a,,b``)."""
+    out: list[str] = []
+    for value in values or ():
+        for name in value.split(","):
+            name = name.strip()
+            if not name:
+                raise CliError(f"{option}: empty tool name in {value!r} (write --deny a b, --deny a --deny b or --deny a,b)")
+            if name not in out:
+                out.append(name)
+    return tuple(out)
+
+
 def add_cases_option(p: argparse.ArgumentParser) -> None:
     """``--cases PATH`` (default: the bundled booking-agent set)."""
     p.add_argument("--cases", metavar="PATH", help="case-set file (default: the bundled booking-agent set)")
 
 
-def add_run_input_options(p: argparse.ArgumentParser) -> None:
-    """``--cases PATH`` (repeatable: runs of several files joined), ``--input-format``,
-    ``--labels PATH`` and ``--settings PATH`` (read with :func:`load_cases_from_args` and
-    :func:`base_settings_from_args`)."""
-    p.add_argument("--cases", metavar="PATH", action="append",
-                   help="run file (repeatable; default: the bundled booking-agent set); see docs/formats.md")
+def add_run_input_options(p: argparse.ArgumentParser, settings: bool = True) -> None:
+    """``--cases PATH ...`` (a list option: runs of several files joined), ``--input-format``,
+    ``--labels PATH ...`` and (unless ``settings`` is False) ``--settings PATH`` (read with
+    :func:`load_cases_from_args` and :func:`base_settings_from_args`)."""
+    p.add_argument("--cases", metavar="PATH", help=CASES_HELP, **LIST_OPTION)
     p.add_argument("--input-format", choices=INPUT_FORMATS, default="auto",
                    help="format of the --cases files (default auto: detected from each file)")
-    p.add_argument("--labels", metavar="PATH", help="labels CSV run_id,human_verdict,note applied over the runs' own verdicts")
-    p.add_argument("--settings", metavar="PATH", help="settings JSON (metric-explorer/settings@1); flags given override it")
+    p.add_argument("--labels", metavar="PATH", **LIST_OPTION,
+                   help="labels CSV(s) run_id,[annotator,]human_verdict,note applied over the runs' own verdicts, in the "
+                        "order given (a later file wins for a run both list); repeat the flag or list several after it")
+    if settings:
+        p.add_argument("--settings", metavar="PATH", help="settings JSON (metric-explorer/settings@1); flags given override it")
     p.add_argument("--arg-rules", metavar="PATH",
                    help="argument rules JSON (metric-explorer/arg-rules@1, or a settings file's arg_rules); replaces the "
                         "case set's and the settings file's rules")
+    add_trace_options(p)
 
 
 def add_settings_options(p: argparse.ArgumentParser) -> None:
@@ -65,18 +91,45 @@ def add_settings_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--single-tool", metavar="TOOL", default=None, help="the tool --trajectory single_tool_use looks for")
     g.add_argument("--f1-threshold", type=_unit_float, default=None, metavar="X", help="F1 needed to pass, 0..1 (default 0.8)")
     g.add_argument("--combine", choices=("all", "mean"), default=None, help="every check must pass, or mean >= 0.75 (default all)")
-    g.add_argument("--deny", nargs="+", metavar="TOOL", default=None, help="fail runs that call any of these tools")
+    g.add_argument("--deny", metavar="TOOL", default=None, help=f"fail runs that call any of these tools; {DENY_SYNTAX}", **LIST_OPTION)
     g.add_argument("--key-fields", action="store_true", default=None, help="exact check on dates and booking ids")
+    add_date_reading_options(g)
+
+
+def add_date_reading_options(g) -> None:
+    """``--day-first`` / ``--month-first`` (one of them): how numeric dates such as 04/03/2026
+    read, for every check at once (``Settings.day_first``; default: the case set's own)."""
+    x = g.add_mutually_exclusive_group()
+    x.add_argument("--day-first", dest="day_first", action="store_const", const=True, default=None,
+                   help="read 04/03/2026 as 4 March in every check (key fields, cascade field rules, rung 4)")
+    x.add_argument("--month-first", dest="day_first", action="store_const", const=False,
+                   help="read 04/03/2026 as 3 April in every check (default: the case set's reading, else day-first)")
+
+
+def _checked(text: str, convert, what: str, ok, expected: str):
+    """``convert(text)`` when ``ok`` holds for it; argparse errors ``not <what>: '<text>'`` or
+    ``must be <expected>, got <text>`` otherwise."""
+    try:
+        value = convert(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not {what}: {text!r}") from None
+    if not ok(value):
+        raise argparse.ArgumentTypeError(f"must be {expected}, got {text}")
+    return value
 
 
 def _unit_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not 0.0 <= value <= 1.0 or math.isnan(value):
-        raise argparse.ArgumentTypeError(f"must be between 0 and 1, got {text}")
-    return value
+    return _checked(text, float, "a number", lambda v: 0.0 <= v <= 1.0, "between 0 and 1")
+
+
+def positive_int(text: str) -> int:
+    """argparse type: an integer >= 1."""
+    return _checked(text, int, "an integer", lambda v: v >= 1, "at least 1")
+
+
+def half_width_arg(text: str) -> float:
+    """argparse type: an interval half-width in (0, 0.5)."""
+    return _checked(text, float, "a number", lambda v: 0.0 < v < 0.5, "in (0, 0.5)")
 
 
 def settings_from_args(args: argparse.Namespace, base: Settings | None = None) -> Settings:
@@ -101,20 +154,25 @@ def settings_from_args(args: argparse.Namespace, base: Settings | None = None) -
         changes["combine"] = args.combine
     if args.deny:
         changes["deny_check"] = True
-        changes["deny_tools"] = tuple(args.deny)
+        changes["deny_tools"] = tool_list(args.deny)
     if args.key_fields:
         changes["key_fields"] = True
+    if getattr(args, "day_first", None) is not None:
+        changes["day_first"] = args.day_first
     try:
         return s.with_(**changes) if changes else s
     except ValueError as exc:
         raise CliError(str(exc)) from None
 
 
-def load_cases(path: str | list[str] | None, input_format: str = "auto", progress=None, arg_rules: ArgRules | None = None) -> CaseSet:
+def load_cases(
+    path: str | list[str] | None, input_format: str = "auto", progress=None, options=None, arg_rules: ArgRules | None = None,
+) -> CaseSet:
     """The runs at ``path`` (one path or a list, joined; bundled set when None or empty), each
-    file in ``input_format`` (``auto`` detects); LoadError propagates. ``progress(done, total)``
-    (bytes) is called while a big JSONL file loads. ``arg_rules``, when given, replace the
-    files' own argument rules (a big JSONL file's features are computed under them)."""
+    file in ``input_format`` (``auto`` detects) read with ``options`` (traces and logs, see
+    :mod:`.trace_options`); LoadError propagates. ``progress(done, total)`` (bytes) is called
+    while a big JSONL file loads. ``arg_rules``, when given, replace the files' own argument
+    rules (a big JSONL file's features are computed under them)."""
     if not path:
         case_set = load_case_set(BUNDLED_CASES)
     else:
@@ -123,7 +181,7 @@ def load_cases(path: str | list[str] | None, input_format: str = "auto", progres
             from .progress import load_big_jsonl  # big JSONL: parallel load + features, progress bar
 
             return load_big_jsonl(paths[0], progress, arg_rules)
-        case_set = load_many(paths, input_format)
+        case_set = load_many(paths, input_format, options)
     return case_set if arg_rules is None else replace(case_set, arg_rules=arg_rules)
 
 
@@ -135,28 +193,41 @@ def arg_rules_from_args(args: argparse.Namespace) -> ArgRules | None:
     if path:
         return load_arg_rules(path)
     settings_path = getattr(args, "settings", None)
-    if settings_path:
+    if isinstance(settings_path, str):  # compare takes several settings files: their rules are not read
         rules = load_arg_rules(settings_path)
         return rules or None
     return None
 
 
 def load_cases_from_args(args: argparse.Namespace, progress=None) -> CaseSet:
-    """Runs from ``--cases``/``--input-format``, with ``--labels`` applied and the argument rules
-    of ``--arg-rules`` / ``--settings`` (:func:`arg_rules_from_args`) replacing the files' own.
-    Label ids that name no run are reported on stderr; a labels file none of whose ids name a run
-    is an error. ``progress``: as for :func:`load_cases`."""
-    case_set = load_cases(args.cases, getattr(args, "input_format", "auto"), progress, arg_rules_from_args(args))
-    labels_path = getattr(args, "labels", None)
-    if labels_path:
-        labels = load_labels(labels_path)
-        case_set, unknown = apply_labels(case_set, labels)
+    """Runs from ``--cases``/``--input-format`` (and the trace options), with ``--expectations``
+    then every ``--labels`` file applied, in order, and the argument rules of ``--arg-rules`` /
+    ``--settings`` (:func:`arg_rules_from_args`) replacing the files' own. Label ids that name no
+    run are reported on stderr; a labels file none of whose ids name a run is an error. The
+    loader's notes go to stderr. ``progress``: as for :func:`load_cases`."""
+    case_set = load_cases(
+        args.cases, getattr(args, "input_format", "auto"), progress, read_options_from_args(args), arg_rules_from_args(args)
+    )
+    print_notes(case_set)
+    case_set = apply_expectations_from_args(case_set, args)
+    labels_paths = getattr(args, "labels", None) or []
+    for labels_path in [labels_paths] if isinstance(labels_paths, str) else labels_paths:
+        label_file = load_label_file(labels_path)
+        labels = label_file.labels
+        case_set, unknown = apply_labels(case_set, labels, label_file.annotated)
         if unknown and len(unknown) == len(labels):
             raise LoadError(labels_path, "", f"none of the {len(labels)} run ids names a loaded run (first: {unknown[0]})")
         if unknown:
             shown = ", ".join(unknown[:10]) + (f" (+{len(unknown) - 10} more)" if len(unknown) > 10 else "")
             print(f"metric-explorer: warning: {labels_path}: {len(unknown)} run ids name no loaded run: {shown}", file=sys.stderr)
     return case_set
+
+
+def warn_on_load(features: Features, source: str) -> None:
+    """Print the load warnings of :func:`~explorer.core.evaluation.features.load_warnings` (empty
+    references) on stderr, one line each, naming ``source``."""
+    for line in load_warnings(features):
+        print(f"metric-explorer: warning: {source}: {line}", file=sys.stderr)
 
 
 def base_settings_from_args(args: argparse.Namespace) -> Settings:

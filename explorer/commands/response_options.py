@@ -20,6 +20,7 @@ import argparse
 from typing import Any
 
 from ..core.scoring.embedding import BACKENDS, SimilarityUnavailable
+from ..core.scoring.passmark import show_threshold
 from ..core.evaluation.verdicts import Evaluation
 from ..core.evaluation.features import Features
 from ..core.io.model import CaseSet
@@ -27,18 +28,17 @@ from ..core.evaluation.response_features import ResponseFeatures
 from ..core.evaluation.settings import RESPONSE_SCORERS, Settings
 from .common import CliError
 
-RESPONSE_COLUMNS = ("response_score", "response_stage")
+RESPONSE_COLUMNS = ("response_score", "response_stage", "response_note")
 _DESCRIBE = {"f1": "unigram F1", "rouge1": "ROUGE-1 F (ADK response_match_score)", "cosine": "embedding cosine"}
 
 
 def add_response_options(p: argparse.ArgumentParser) -> None:
-    """``--response-scorer``, ``--rung``, ``--locale``, ``--month-first``, ``--pass-above``,
-    ``--fail-below``, ``--embedding-backend``."""
+    """``--response-scorer``, ``--rung``, ``--locale``, ``--pass-above``, ``--fail-below``,
+    ``--embedding-backend`` (the date reading is a setting: ``--day-first`` / ``--month-first``)."""
     g = p.add_argument_group("response scorer (default: unigram F1, as before)")
     g.add_argument("--response-scorer", choices=RESPONSE_SCORERS, default=None, help="how the answer text is scored (default f1)")
     g.add_argument("--rung", type=int, choices=(1, 2, 3, 4), default=None, help="normalisation rung for exact and the cascade (default 3)")
     g.add_argument("--locale", default="en", help="number locale for rung 4 and the amount rule (default en)")
-    g.add_argument("--month-first", action="store_true", help="read 03/04/2026 as 4 March (default: the case set's setting)")
     g.add_argument("--pass-above", type=float, default=None, metavar="X", help="cascade: cosine >= X passes (default 0.85)")
     g.add_argument("--fail-below", type=float, default=None, metavar="Y", help="cascade: cosine < Y fails (default 0.6)")
     g.add_argument("--embedding-backend", choices=BACKENDS, default="onnx-int8", help="embedding backend for cosine and cascade")
@@ -69,12 +69,10 @@ def response_features(args: argparse.Namespace | None, case_set: CaseSet, settin
     CliError for an unknown locale or a missing similarity extra (with how to install it)."""
     if settings.response_scorer == "f1":
         return None
-    month_first = bool(getattr(args, "month_first", False))
     try:
         rf = ResponseFeatures(
             case_set,
             locale=getattr(args, "locale", "en") or "en",
-            day_first=False if month_first else None,
             backend=getattr(args, "embedding_backend", "onnx-int8") or "onnx-int8",
         )
         if settings.response_scorer in ("cosine", "cascade"):
@@ -90,11 +88,12 @@ def response_summary(settings: Settings, features: Features, ev: Evaluation, rf:
     identity = rf.embedding_identity() if rf is not None and settings.response_scorer in ("cosine", "cascade") else None
     embedding = identity.to_dict() if identity is not None else None
     name = settings.response_scorer
+    day_first = rf.day_first if rf is not None and settings.day_first is None else settings.day_first
     if name == "cascade":
         assert rf is not None
         return {
             "scorer": "cascade",
-            "rung": settings.rung, "locale": rf.locale, "day_first": rf.day_first,
+            "rung": settings.rung, "locale": rf.locale, "day_first": day_first,
             "pass_above": settings.pass_above, "fail_below": settings.fail_below,
             "similarity": f"embedding cosine, {identity.label()}" if identity else "embedding cosine",
             "embedding": embedding,
@@ -103,7 +102,7 @@ def response_summary(settings: Settings, features: Features, ev: Evaluation, rf:
         }
     if name == "exact":
         assert rf is not None
-        description = f"normalised exact at rung {settings.rung} (locale {rf.locale}, {'day' if rf.day_first else 'month'}-first)"
+        description = f"normalised exact at rung {settings.rung} (locale {rf.locale}, {'day' if day_first else 'month'}-first)"
     else:
         description = _DESCRIBE[name]
     return {"scorer": name, "description": description, "embedding": embedding}
@@ -116,7 +115,7 @@ def response_line(summary: dict[str, Any]) -> str:
     if summary["scorer"] == "cascade":
         queue = ", ".join(summary["needs_review"]) or "none"
         return (
-            f"response scorer: cascade (exact at rung {summary['rung']}, field rules, cosine pass >= {summary['pass_above']:.2f}, "
-            f"fail < {summary['fail_below']:.2f}){model}; needs review: {queue}"
+            f"response scorer: cascade (exact at rung {summary['rung']}, field rules, cosine pass >= {show_threshold(summary['pass_above'])}, "
+            f"fail < {show_threshold(summary['fail_below'])}){model}; needs review: {queue}"
         )
     return f"response scorer: {summary['description']}{model}"

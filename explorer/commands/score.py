@@ -3,18 +3,28 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 
+import numpy as np
+
+from ..core.evaluation.confidence import RESAMPLES, SEED, summary_intervals
+from ..core.evaluation.prevalence import rogan_gladen
+from ..core.evaluation.sample_size import DEFAULT_HALF_WIDTH, labels_needed
 from ..core.evaluation.verdicts import evaluate, result_table
 from ..core.evaluation.features import build_features
 from ..core.scoring.trajectory_metrics import DEFINITIONS, canonical
+from ..core.io.exports import dumps_csv_frame, extra_columns, scored_table_parquet
+from .annotator_options import add_annotator_options, annotators_lines, annotators_section, truth_from_args
 from .response_options import (
     RESPONSE_COLUMNS, add_response_options, response_features, response_line, response_settings, response_summary,
     shows_response,
 )
+from ..core.scoring.passmark import show_threshold
 from .common import (
-    add_run_input_options, add_settings_options, base_settings_from_args, load_cases_from_args, print_json,
-    settings_from_args,
+    CliError, add_run_input_options, half_width_arg, add_settings_options, base_settings_from_args, clean_json,
+    load_cases_from_args,
+    settings_from_args, warn_on_load,
 )
 
 HELP = "score runs with the given settings and compare with the person's verdicts"
@@ -26,16 +36,26 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     add_run_input_options(p)
     add_settings_options(p)
     add_response_options(p)
-    p.add_argument("--format", choices=("table", "json", "csv"), default="table", help="output format (default table)")
+    add_annotator_options(p)
+    p.add_argument("--half-width", type=half_width_arg, default=DEFAULT_HALF_WIDTH, metavar="H",
+                   help="target 95 %% interval half-width for 'labels needed', e.g. 0.05 = ±5 points (default 0.05)")
+    p.add_argument("--format", choices=("table", "json", "csv", "parquet"), default="table",
+                   help="output format (default table); parquet is the scored table as a Parquet file")
+    p.add_argument("--out", metavar="PATH", help="write the output to PATH instead of stdout (needed for parquet on a terminal)")
     p.set_defaults(func=run)
 
 
 def score_report(case_set, settings, response_args=None) -> dict:
     """The JSON report: ``{"settings", "summary", "runs"}`` as documented in the README (plus
     ``"response"`` when ``response_args`` or ``settings`` choose a response scorer, see
-    response_options)."""
+    response_options). ``summary`` carries ``intervals`` (each figure's ``{value, low, high, n}``)
+    and ``labels_needed``; ``unlabelled_runs`` (pass rate and Rogan–Gladen correction) comes when
+    some runs have no verdict, ``annotators`` when runs carry several annotators' labels
+    (``--annotator`` / ``--consensus`` / ``--min-labels`` in ``response_args`` choose the ground truth)."""
     settings = response_settings(response_args, settings)
-    features = build_features(case_set)
+    truth = truth_from_args(response_args, case_set, build_features(case_set))
+    features = truth.features
+    warn_on_load(features, case_set.source or case_set.name)
     rf = response_features(response_args, case_set, settings)  # None: today's F1
     ev = evaluate(features, settings, rf)
     table = result_table(features, ev)
@@ -43,6 +63,13 @@ def score_report(case_set, settings, response_args=None) -> dict:
     if response is not None and "response_score" not in table:
         table["response_score"] = ev.response_score
     summary = ev.summary
+    disputed = truth.truth.disputed if truth.truth is not None else np.zeros(features.n, dtype=bool)
+    section = annotators_section(truth, ev.passed)
+    per_run_labels = None
+    if truth.annotations is not None:
+        a = truth.annotations
+        per_run_labels = {str(rid): {name: _VERDICT[int(c)] for name, c in zip(a.annotators, row) if c >= 0}
+                          for rid, row in zip(a.run_ids, a.codes)}
     runs = []
     for row in table.to_dict(orient="records"):
         item = {
@@ -55,9 +82,17 @@ def score_report(case_set, settings, response_args=None) -> dict:
             "decided_by": row["decided_by"],
             "reason": row["reason"],
         }
-        item.update({k: v for k, v in row.items() if k.startswith("adk_")})
+        item.update({k: row[k] for k in extra_columns(table)})
         item.update({k: row[k] for k in RESPONSE_COLUMNS if k in row})
+        if per_run_labels is not None:
+            item["labels"] = per_run_labels.get(row["id"], {})
         runs.append(item)
+    for item, is_disputed in zip(runs, disputed):
+        if per_run_labels is not None:
+            item["disputed"] = bool(is_disputed)
+    half_width = getattr(response_args, "half_width", None) or DEFAULT_HALF_WIDTH
+    unlabelled_mask = truth.truth.unlabelled if truth.truth is not None else None
+    unlabelled = rogan_gladen(ev.passed, features.human, unlabelled_mask)
     rules = features.arg_rules
     return {
         "cases": case_set.source,
@@ -66,7 +101,8 @@ def score_report(case_set, settings, response_args=None) -> dict:
         "summary": {
             "agree": summary.agree,
             "labelled": summary.labelled,
-            "unlabelled": summary.unlabelled,
+            "unlabelled": summary.unlabelled - int(np.count_nonzero(disputed)),
+            **({"disputed": int(np.count_nonzero(disputed))} if truth.truth is not None else {}),
             "false_pass": ev.ids_with(features, "false pass"),
             "false_fail": ev.ids_with(features, "false fail"),
             "confusion": {
@@ -79,7 +115,11 @@ def score_report(case_set, settings, response_args=None) -> dict:
             "recall": _round6(summary.recall),
             "kappa": _round6(summary.kappa),
             **({"embedding": response["embedding"]} if response is not None and response.get("embedding") else {}),
+            "intervals": summary_intervals(summary).to_dict(),
+            "labels_needed": labels_needed(summary, half_width).to_dict(),
         },
+        **({"unlabelled_runs": unlabelled.to_dict()} if unlabelled is not None else {}),
+        **({"annotators": section} if section is not None else {}),
         "runs": runs,
         **({"response": response} if response is not None else {}),
     }, table
@@ -92,10 +132,13 @@ def trajectory_words(st) -> str:
     if st.trajectory == "single_tool_use":
         text += f" of {st.single_tool}"
     if st.trajectory != "none" and (st.trajectory_threshold < 1.0 or DEFINITIONS[canonical(st.trajectory)].kind == "partial"):
-        text += f" >= {st.trajectory_threshold:.2f}"
+        text += f" >= {show_threshold(st.trajectory_threshold)}"
     if st.trajectory not in ("none", "single_tool_use") and st.args != "exact":
         text += " (ignore args)" if st.args == "ignore" else f" (args {st.args})"
     return text
+
+
+_VERDICT = {1: "acceptable", 0: "unacceptable"}
 
 
 def _round6(x: float | None) -> float | None:
@@ -107,28 +150,55 @@ def _fmt(x) -> str:
     return "n/a" if x is None else f"{x:.2f}"
 
 
+def _write(args: argparse.Namespace, data: str | bytes) -> None:
+    """``data`` to ``--out`` or stdout (bytes to stdout only when it is not a terminal)."""
+    if args.out:
+        try:
+            with open(args.out, "wb") as fh:
+                fh.write(data.encode("utf-8") if isinstance(data, str) else data)
+        except OSError as exc:
+            raise CliError(f"cannot write {args.out}: {exc.strerror or exc}") from None
+    elif isinstance(data, bytes):
+        if sys.stdout.isatty():
+            raise CliError("--format parquet writes a binary file: give --out PATH (or redirect stdout to a file)")
+        sys.stdout.flush()
+        sys.stdout.buffer.write(data)
+        sys.stdout.buffer.flush()
+    else:
+        sys.stdout.write(data)
+
+
 def run(args: argparse.Namespace) -> int:
-    """Print the report in the chosen format; 0 on success."""
+    """Print the report in the chosen format (or write it to ``--out``); 0 on success."""
     case_set = load_cases_from_args(args)
     settings = settings_from_args(args, base_settings_from_args(args))
     report, table = score_report(case_set, settings, args)
     if args.format == "json":
-        print_json(report)
+        _write(args, json.dumps(clean_json(report), indent=2, ensure_ascii=False) + "\n")
         return 0
     if args.format == "csv":
-        table.to_csv(sys.stdout, index=False)
+        _write(args, dumps_csv_frame(table))
         return 0
+    if args.format == "parquet":
+        _write(args, scored_table_parquet(table))
+        return 0
+    if args.out:
+        raise CliError("--out writes json, csv or parquet: give --format too")
     s = report["summary"]
     out = table[["id", "title", "trajectory_score", "f1", "verdict", "human_verdict", "outcome", "decided_by", "reason"]].copy()
     out["trajectory_score"] = out["trajectory_score"].map(lambda v: "-" if v != v else f"{v:.2f}")
     out["f1"] = out["f1"].map(lambda v: f"{v:.2f}")
+    if "annotators" in report:  # several annotators: their verdicts per run, disputed runs named
+        per_run = {r["id"]: r for r in report["runs"]}
+        out.insert(6, "labels", [_label_counts(per_run[i]["labels"]) for i in out["id"]])
+        out["outcome"] = [("disputed" if per_run[i]["disputed"] else o) for i, o in zip(out["id"], out["outcome"])]
     print(f"cases: {case_set.name} ({case_set.source})")
     st = settings
     deny = ", ".join(st.deny_tools) if st.deny_check else "off"
     n_rules = len(report.get("arg_rules", []))
     print(
         f"settings: trajectory {trajectory_words(st)}, "
-        f"F1 >= {st.f1_threshold:.2f}, combine {st.combine}, deny-list {deny}, key fields {'on' if st.key_fields else 'off'}"
+        f"F1 >= {show_threshold(st.f1_threshold)}, combine {st.combine}, deny-list {deny}, key fields {'on' if st.key_fields else 'off'}"
         + (f", {n_rules} argument rule{'s' if n_rules != 1 else ''}" if n_rules else "")
     )
     if "response" in report:
@@ -136,8 +206,70 @@ def run(args: argparse.Namespace) -> int:
         print(response_line(report["response"]))
     print(out.to_string(index=False))
     print()
-    print(f"agreement {s['agree']}/{s['labelled']}" + (f" ({s['unlabelled']} unlabelled)" if s["unlabelled"] else ""))
+    iv = s["intervals"]
+    disputed = f", {s['disputed']} disputed" if s.get("disputed") else ""
+    print(f"agreement {s['agree']}/{s['labelled']} · {percent_ci(iv['agreement'])}"
+          + (f" ({s['unlabelled']} unlabelled{disputed})" if s["unlabelled"] else (f" ({s['disputed']} disputed)" if disputed else "")))
     print(f"false passes: {', '.join(s['false_pass']) or 'none'}")
     print(f"false fails: {', '.join(s['false_fail']) or 'none'}")
     print(f"precision {_fmt(s['precision'])}  recall {_fmt(s['recall'])}  kappa {_fmt(s['kappa'])}")
+    c = s["confusion"]
+    print(
+        f"95 % intervals: precision {c['true_pass']}/{iv['precision']['n']} · {percent_ci(iv['precision'])}; "
+        f"recall {c['true_pass']}/{iv['recall']['n']} · {percent_ci(iv['recall'])}; "
+        f"false-pass rate {c['false_pass']}/{iv['false_pass_rate']['n']} · {percent_ci(iv['false_pass_rate'])}; "
+        f"false-fail rate {c['false_fail']}/{iv['false_fail_rate']['n']} · {percent_ci(iv['false_fail_rate'])}; "
+        f"kappa {kappa_ci(iv['kappa'])}"
+    )
+    print(f"  (Wilson score intervals; kappa: percentile bootstrap over runs, {RESAMPLES:,} resamples, seed {SEED})")
+    print(needed_line(s["labels_needed"]))
+    if "unlabelled_runs" in report:
+        print(unlabelled_line(report["unlabelled_runs"]))
+    if "annotators" in report:
+        print()
+        for line in annotators_lines(report["annotators"]):
+            print(line)
     return 0
+
+
+def _label_counts(labels: dict) -> str:
+    """``{"ana": "acceptable", "ben": "unacceptable"}`` -> ``"1 acc / 1 unacc"`` (``"-"`` for none)."""
+    if not labels:
+        return "-"
+    acc = sum(1 for v in labels.values() if v == "acceptable")
+    return f"{acc} acc / {len(labels) - acc} unacc"
+
+
+def percent_ci(d: dict) -> str:
+    """``{"value", "low", "high", "n"}`` -> ``"95 % CI 17–69 %"`` (``"no interval"`` when undefined)."""
+    if d["low"] is None or d["high"] is None:
+        return "no interval"
+    return f"95 % CI {100 * d['low']:.0f}–{100 * d['high']:.0f} %"
+
+
+def kappa_ci(d: dict) -> str:
+    """A kappa dict -> ``"-0.20 · 95 % CI -0.52–0.00"``."""
+    if d["value"] is None:
+        return "n/a"
+    if d["low"] is None:
+        return f"{d['value']:.2f} · no interval"
+    return f"{d['value']:.2f} · 95 % CI {d['low']:.2f}–{d['high']:.2f}"
+
+
+def needed_line(d: dict) -> str:
+    """The ``labels_needed`` section as one line."""
+    h = f"{100 * d['half_width']:g}"
+    a, u, lab = d["acceptable"], d["unacceptable"], d["labelled"]
+    return (f"labels for ±{h} points (95 %): acceptable runs {a['have']} of {a['needed']} needed, "
+            f"unacceptable {u['have']} of {u['needed']}, all labelled {lab['have']} of {lab['needed']} "
+            f"(at today's rates; {a['needed_worst_case']} per class in the worst case)")
+
+
+def unlabelled_line(d: dict) -> str:
+    """The ``unlabelled_runs`` section as one line."""
+    head = f"unlabelled runs: the evaluator passes {d['passed']}/{d['runs']} · {percent_ci(d['pass_rate'])}"
+    if d["corrected"] is None:
+        return f"{head}; {d['note']}"
+    c = d["corrected"]
+    tail = f"; corrected for its measured errors (Rogan–Gladen) {100 * c['value']:.0f} % acceptable · {percent_ci(c)}"
+    return head + tail + (f" ({d['note']})" if d["note"] else "")

@@ -12,7 +12,7 @@ import argparse
 import os
 
 from ..core.io.bigload import looks_like_flat_jsonl
-from .common import BUNDLED_CASES, CliError, add_run_input_options, base_settings_from_args, load_cases_from_args
+from .common import BUNDLED_CASES, CliError, add_date_reading_options, add_run_input_options, base_settings_from_args, load_cases_from_args
 
 HELP = "serve the explorer web app"
 
@@ -21,6 +21,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     """Register ``serve`` and its options."""
     p = sub.add_parser("serve", help=HELP, description=HELP)
     add_run_input_options(p)
+    add_date_reading_options(p)
     p.add_argument("--port", type=int, default=5006, help="port to listen on (default 5006)")
     p.add_argument("--address", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     p.add_argument("--show", action="store_true", help="open a browser tab")
@@ -50,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
     served_path = (args.cases[0] if len(args.cases) == 1 else None) if args.cases else str(BUNDLED_CASES)
 
     def load(progress=None) -> ProcessSets:
-        return ProcessSets(shared_from_case_set(load_cases_from_args(args, progress), defaults), served_path)
+        return ProcessSets(shared_from_case_set(load_cases_from_args(args, progress), defaults, args.day_first), served_path)
 
     # a big JSONL file loads in the background while the page shows a progress bar (issue 6)
     big = served_path is not None and looks_like_flat_jsonl(served_path, getattr(args, "input_format", "auto"))

@@ -19,10 +19,17 @@ import pandas as pd
 
 from ..core.evaluation.features import build_features
 from ..core.evaluation.sweep import ADK_GRID, FULL_GRID, best, sweep
-from .common import add_run_input_options, base_settings_from_args, load_cases_from_args, print_json
+from ..core.evaluation.sweep_intervals import sweep_reading, with_intervals
+from ..core.io.exports import dumps_csv_frame
+from ..core.scoring.passmark import show_threshold
+from .common import (
+    DENY_SYNTAX, LIST_OPTION, add_date_reading_options, add_run_input_options, base_settings_from_args, load_cases_from_args,
+    positive_int, print_json, tool_list, warn_on_load,
+)
 
 HELP = ("score every setting (trajectory family x argument mode x combine x deny-list x key fields x trajectory "
-        "threshold x F1 threshold) and list the best")
+        "threshold x F1 threshold) and list the best, with each agreement's 95 % interval and how many settings the "
+        "runs cannot tell apart")
 GRIDS = {"full": FULL_GRID, "adk": ADK_GRID}
 
 
@@ -30,27 +37,18 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     """Register ``sweep`` and its options."""
     p = sub.add_parser("sweep", help=HELP, description=HELP)
     add_run_input_options(p)
-    p.add_argument("--deny", nargs="+", metavar="TOOL", default=None,
-                   help="tools the deny-list denies when it is on (default: those of --settings, else none)")
+    p.add_argument("--deny", metavar="TOOL", default=None, **LIST_OPTION,
+                   help=f"tools the deny-list denies when it is on (default: those of --settings, else none); {DENY_SYNTAX}")
+    add_date_reading_options(p)
     p.add_argument("--grid", choices=tuple(GRIDS), default="full",
                    help="full: every trajectory family and argument mode (default); adk: ADK's match types x compare args")
     p.add_argument("--single-tool", metavar="TOOL", default=None, help="add single tool use of TOOL to the grid")
     p.add_argument("--format", choices=("table", "json", "csv"), default="table", help="output format (default table)")
     p.add_argument(
-        "--top", type=_positive_int, default=None, metavar="N",
+        "--top", type=positive_int, default=None, metavar="N",
         help="list only the N best settings (default: table 20, json and csv every setting)",
     )
     p.set_defaults(func=run)
-
-
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {text}")
-    return value
 
 
 GROUP_KEYS = ["trajectory", "args", "compare_args", "combine", "deny_check", "key_fields", "trajectory_threshold"]
@@ -81,11 +79,15 @@ def run(args: argparse.Namespace) -> int:
     case_set = load_cases_from_args(args)
     base = base_settings_from_args(args)
     if args.deny:
-        base = base.with_(deny_tools=tuple(args.deny))
+        base = base.with_(deny_tools=tool_list(args.deny))
+    if args.day_first is not None:
+        base = base.with_(day_first=args.day_first)
     if args.single_tool:
         base = base.with_(single_tool=args.single_tool)
     features = build_features(case_set)
-    table = sweep(features, base, grid=GRIDS[args.grid])
+    warn_on_load(features, case_set.source or case_set.name)
+    table = with_intervals(sweep(features, base, grid=GRIDS[args.grid]))
+    reading = sweep_reading(table)
     top = best(table)
     shown = table if args.top is None and args.format != "table" else table.head(args.top or 20)
     if args.format == "json":
@@ -105,18 +107,19 @@ def run(args: argparse.Namespace) -> int:
                     "false_fail": int(first["false_fail"]),
                     "n_settings": len(top),
                 },
+                "reading": reading.to_dict(),
                 "settings": shown.drop(columns=["true_pass", "true_fail"]).to_dict(orient="records"),
             }
         )
         return 0
     if args.format == "csv":
-        shown.to_csv(sys.stdout, index=False)
+        sys.stdout.write(dumps_csv_frame(shown))
         return 0
     first = table.iloc[0]
     print(f"cases: {case_set.name} ({case_set.source})")
     print(
         f"{len(table)} settings scored; deny-list: {', '.join(base.deny_tools) or '(no tools given, --deny)'}; "
-        f"mean threshold {base.mean_threshold:.2f}"
+        f"mean threshold {show_threshold(base.mean_threshold)}"
     )
     print(
         f"best: agreement {first['agree']}/{first['labelled']}, {first['false_pass']} false passes, "
@@ -124,10 +127,17 @@ def run(args: argparse.Namespace) -> int:
     )
     for group in threshold_ranges(top):
         print(f"  {group_text(group)}")
+    print(f"best agreement {reading.best.text()} (Wilson); {reading.n_within} of {reading.n_settings} settings "
+          "have an agreement within that interval")
+    if reading.warning:
+        print(f"warning: {reading.warning}")
     print()
-    out = shown.drop(columns=["true_pass", "true_fail", "compare_args"]).copy()
+    out = shown.drop(columns=["true_pass", "true_fail", "agreement", "compare_args"]).copy()
     out["f1_threshold"] = out["f1_threshold"].map(lambda v: f"{v:.2f}")
     out["trajectory_threshold"] = out["trajectory_threshold"].map(lambda v: f"{v:.2f}")
+    out["agreement_low"] = out["agreement_low"].map(lambda v: f"{100 * v:.0f} %")
+    out["agreement_high"] = out["agreement_high"].map(lambda v: f"{100 * v:.0f} %")
+    out = out.rename(columns={"agreement_low": "95% CI low", "agreement_high": "high"})
     print(out.to_string(index=False))
     return 0
 

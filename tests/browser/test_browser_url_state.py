@@ -42,3 +42,13 @@ def test_inputs_are_mirrored_in_the_url(app_page):
     app = app_page
     app.choose("me-trajectory", "IN_ORDER")
     expect(app.page).to_have_url(re.compile(r"[?&]trajectory=in_order\b"))
+
+
+def test_date_reading_control_and_link(app_page):
+    # issue 10, kind 7: one control sets the reading for every check, the link carries it; the
+    # booking runs state no numeric date, so the agreement stays the opening run's 4/10
+    app = app_page.open("?day_first=false")
+    app.expect_chosen("me-day-first", "Month first (03/04 = 4 March)")
+    app.expect_whole("4/10")
+    app.choose("me-day-first", "Day first (03/04 = 3 April)")
+    expect(app.page).to_have_url(re.compile(r"[?&]day_first=true\b"))

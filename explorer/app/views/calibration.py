@@ -28,6 +28,7 @@ from ...core.scoring.embedding import EmbedderIdentity, SimilarityUnavailable, m
 from ...core.evaluation.features import Features
 from ...core.io.pairs import PairSet, load_pairs
 from ...core.evaluation.response_features import ResponseFeatures
+from ...core.scoring.passmark import show_threshold
 from ...core.scoring.response_scorers import CosineScorer, make_scorer
 from .response_inputs import model_html
 from .style import styled
@@ -95,7 +96,7 @@ def table_html(table) -> str:
     rows = []
     for r in table.itertuples(index=False):
         rows.append(
-            f"<tr><td>{r.threshold:.3f}</td><td>{r.passed}</td><td>{r.tp}</td><td>{r.fp}</td><td>{r.fn}</td>"
+            f"<tr><td>{show_threshold(r.threshold)}</td><td>{r.passed}</td><td>{r.tp}</td><td>{r.fp}</td><td>{r.fn}</td>"
             f"<td>{r.tn}</td><td>{_f(r.precision)}</td><td>{_f(r.recall)}</td><td>{_f(r.f_measure)}</td></tr>"
         )
     return f'{note}<table class="me-pr-table"><tr>{head}</tr>{"".join(rows)}</table>'
@@ -104,8 +105,9 @@ def table_html(table) -> str:
 def bands_html(bands: Bands) -> str:
     """Pass / gray / fail bands with their counts (acceptable, not)."""
     c = bands.counts
-    pa = "no threshold reaches the target" if bands.pass_above is None else f"score ≥ {bands.pass_above:.3f}"
-    fb = "no threshold reaches the target" if bands.fail_below is None else f"score &lt; {bands.fail_below:.3f}"
+    # thresholds in full: typed into score or the sliders they reproduce these bands exactly
+    pa = "no threshold reaches the target" if bands.pass_above is None else f"score ≥ {show_threshold(bands.pass_above)}"
+    fb = "no threshold reaches the target" if bands.fail_below is None else f"score &lt; {show_threshold(bands.fail_below)}"
 
     def line(css: str, name: str, where: str, key: str, extra: str = "") -> str:
         return (
@@ -182,7 +184,8 @@ class CalibrationView:
             return
         pass_above = min(max(b.pass_above, 0.0), 1.0)
         fail_below = min(max(b.fail_below if b.fail_below is not None else 0.0, 0.0), pass_above)
-        self.use_bands(round(pass_above, 2), round(fail_below, 2))
+        # exactly as calibrated: rounding to the sliders' 0.01 could move a band past a score
+        self.use_bands(pass_above, fail_below)
 
     def show(self, features: Features) -> None:
         """Recompute for the session's labelled ``features`` (called when labels change)."""
@@ -202,11 +205,14 @@ class CalibrationView:
             raise ValueError("stored scores exist only for the bundled pairs")
         assert self.features is not None
         human = self.features.human
-        labelled = human >= 0
+        # an empty answer (or a turn never run) fails at any threshold: not calibrated (as calibrate)
+        labelled = (human >= 0) & self.features.has_answer
         column = {"cosine": self.response.cosine, "rouge1": self.response.rouge1}.get(s.score)
         scores = self.features.f1 if column is None else column()
         identity = self.response.embedding_identity() if s.score == "cosine" else None
-        what = f"{int(labelled.sum())} labelled runs of this case set (this session's labels)"
+        left_out = int(((human >= 0) & self.features.empty_answer).sum())
+        what = f"{int(labelled.sum())} labelled runs of this case set (this session's labels)" + (
+            f"; {left_out} with an empty answer left out (they fail at any threshold)" if left_out else "")
         return scores[labelled], human[labelled] == 1, what, identity
 
     def refresh(self) -> None:

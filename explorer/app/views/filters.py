@@ -28,14 +28,14 @@ _SEARCH_LOCK = threading.Lock()
 
 
 def search_text(features: Features) -> np.ndarray:
-    """object (N,): ``"<id> <title>"`` of each run, lower case (what the text search looks in).
+    """object (N,): ``"<id> <title>"`` of each run, case-folded (what the text search looks in).
     Reads every run once, on the first search of a loaded set; kept per ``features`` object
     (pass the shared, read-only features: every session then shares one array)."""
     with _SEARCH_LOCK:
         got = _SEARCH_TEXT.get(features)
         if got is None:
             titles = [getattr(r, "title", "") or "" for r in features.runs]
-            got = np.array([f"{rid} {t}".lower() for rid, t in zip(features.run_ids, titles)], dtype=object)
+            got = np.array([f"{rid} {t}".casefold() for rid, t in zip(features.run_ids, titles)], dtype=object)
             got.flags.writeable = False
             _SEARCH_TEXT[features] = got
         return got
@@ -62,7 +62,7 @@ def filter_mask(ev: Evaluation, outcomes: Sequence[str] = (), decided: Sequence[
             raise ValueError(f"unknown decided-by {bad[0]!r} (known: {', '.join(DECIDED_BY)})")
         codes = np.array([DECIDED_BY.index(d) for d in decided], dtype=ev.decided_by.dtype)
         keep &= np.isin(ev.decided_by, codes)
-    needle = search.strip().lower()
+    needle = search.strip().casefold()  # "STRASSE" finds "Straße" (issue 10, kind 6)
     if needle and text is not None:
         keep &= np.fromiter((needle in t for t in text), dtype=bool, count=n)
     return keep

@@ -28,7 +28,7 @@ def typed_threshold(inputs: Inputs) -> pn.widgets.FloatInput:
         if value is None or not 0.0 <= value <= 1.0:
             box.value = inputs.f1_threshold
         elif value != inputs.f1_threshold:
-            inputs.f1_threshold = round(float(value), 4)
+            inputs.f1_threshold = float(value)  # as typed: rounding could move it past a score (issue 10)
 
     def to_box(event) -> None:
         if box.value != event.new:
@@ -63,6 +63,11 @@ def inputs_panel(inputs: Inputs) -> pn.Column:
     key_fields = pn.widgets.Checkbox.from_param(
         p.key_fields, name="Exact check on dates and booking ids", css_classes=["me-key-fields"]
     )
+    # one date reading for every check (key fields, cascade field rules, rung 4): issue 10, kind 7
+    day_first = pn.widgets.RadioButtonGroup.from_param(
+        p.day_first, name="Numeric dates", css_classes=["me-day-first"], button_type="primary",
+        button_style="outline", orientation="vertical", sizing_mode="stretch_width",
+    )
     return pn.Column(
         pn.pane.HTML("<h2>Scorer settings</h2>", **styled(margin=(0, 10))),
         _label("Trajectory match"),
@@ -76,6 +81,8 @@ def inputs_panel(inputs: Inputs) -> pn.Column:
         deny_check,
         deny_tools,
         key_fields,
+        _label("Numeric dates, for every check"),
+        day_first,
         css_classes=["me-card", "me-inputs"],
         sizing_mode="stretch_width",
     )

@@ -76,9 +76,11 @@ def table_frame(features: Features, ev: Evaluation, k: int, start: int = 0) -> p
             rs = rec["response_score"]
             model = f' title="{_esc(ev.response.embedding.label())}"' if ev.response.embedding is not None else ""
             f1 += f'<br><small class="me-response-score"{model}>{_esc(s.response_scorer)} {"–" if math.isnan(rs) else f"{rs:.2f}"}</small>'
+            if rec.get("response_note"):  # ROUGE-1 0 on non-Latin text, a windowed cosine (issue 10)
+                f1 += f'<br><small class="me-response-note">{_esc(rec["response_note"])}</small>'
         if s.key_fields:
             # the why is in the tooltip, the trace and (when it decided) the reason column
-            key = '<span class="me-pass">pass</span>' if rec["key_pass"] else f'<span class="me-fail" title="{_esc(features.key_reason[i])}">fail</span>'
+            key = '<span class="me-pass">pass</span>' if rec["key_pass"] else f'<span class="me-fail" title="{_esc(features.key_columns(s.day_first)[1][i])}">fail</span>'
         else:
             key = '<span class="me-none">off</span>'
         verdict = rec["verdict"]

@@ -2,8 +2,10 @@
 labelled pairs"): precision, recall and F-measure at each candidate threshold, and the
 pass-above / fail-below bands for a target precision.
 
-Definitions (a pair *passes* at threshold t when ``score >= t``; "acceptable" is the person's
-label): TP = acceptable and passes, FP = unacceptable and passes, FN = acceptable and fails,
+Definitions (a pair *passes* at threshold t when its score reaches t,
+:func:`explorer.core.scoring.passmark.reaches`: scores are quantised to 12 decimals first, so the
+candidate thresholds and bands are quantised scores and a threshold printed in full reproduces its
+bands exactly in ``score``, the sweep and the app; "acceptable" is the person's label): TP = acceptable and passes, FP = unacceptable and passes, FN = acceptable and fails,
 TN = unacceptable and fails; precision = TP / (TP + FP) (NaN when nothing passes), recall =
 TP / (TP + FN), F-measure = 2PR / (P + R). Candidate thresholds are the distinct scores.
 
@@ -24,6 +26,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from ..scoring.passmark import quantise
+
 TABLE_COLUMNS = ("threshold", "passed", "tp", "fp", "fn", "tn", "precision", "recall", "f_measure")
 
 
@@ -36,7 +40,7 @@ def _inputs(scores, acceptable) -> tuple[np.ndarray, np.ndarray]:
         raise ValueError("no labelled pairs to calibrate on")
     if np.isnan(s).any():
         raise ValueError("scores contain NaN")
-    return s, a
+    return quantise(s), a
 
 
 def threshold_table(scores, acceptable) -> pd.DataFrame:

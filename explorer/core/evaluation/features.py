@@ -6,18 +6,21 @@ nothing here depends on the settings a person changes.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import Counter
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Callable, Sequence
 
 import numpy as np
 
 from ..scoring.arg_match import ARG_MODES
 from ..scoring.arg_rules import NO_RULES, ArgRules
-from ..scoring.fields import key_fields_reason_best
+from ..scoring.fields import has_numeric_date, key_fields_reason_best
 from ..io.model import CaseSet, Invocation, Run
+from ..scoring.normalise import is_empty_answer
 from ..scoring.overlap import tokens
+from ..scoring.passmark import quantise
 from ..scoring.trajectory_metrics import N_SCORES, ROW_OF, SCORE_ROWS, canonical, invocation_scores
 
 HUMAN_CODES = {"acceptable": 1, "unacceptable": 0, None: -1}
@@ -38,13 +41,25 @@ class Features:
     * ``tools_called``: bool (N, T): run i made at least one call to ``tool_names[t]``;
     * ``tool_invocations``: uint16 (N, T): how many of run i's invocations called
       ``tool_names[t]`` (single tool use);
-    * ``key_ok``: bool (N,): every invocation's dates and booking ids agree with a reference;
+    * ``key_ok``: bool (N,): every invocation's dates and booking ids agree with a reference,
+      numeric dates (``03/04/2026``) read as the case set reads them (``day_first``);
     * ``key_reason``: object (N,): why not, ``""`` when ``key_ok``;
     * ``human``: int8 (N,): 1 acceptable, 0 unacceptable, -1 unlabelled;
     * ``n_invocations``: int32 (N,);
+    * ``key_ok_other`` / ``key_reason_other``: the key-field check under the other date reading
+      (the same arrays when no run states a numeric date), so switching the reading
+      (``Settings.day_first``) is array work: :meth:`key_columns`;
+    * ``no_output``: bool (N,): a turn of the run is one the agent never ran
+      (:attr:`~explorer.core.io.model.Invocation.no_output`: no call, empty answer); the run
+      fails, decided by ``missing turn`` (issue 10, kind 1);
+    * ``empty_answer``: bool (N,): a turn's answer is empty after normalisation
+      (:func:`~explorer.core.scoring.normalise.is_empty_answer`); the run's response check
+      never passes (kind 5);
+    * ``empty_reference``: bool (N,): a turn has a reference that is empty after normalisation
+      (reported as a warning when the runs load);
+    * ``day_first``: the case set's own date reading (``date`` argument rules read dates so);
     * ``arg_rules``: the argument rules ``trajectory`` was computed under (the case set's, or
-      those given to :func:`build_features`); other rules need :func:`with_arg_rules`;
-    * ``day_first``: the case set's date reading (for ``date`` rules and their reasons).
+      those given to :func:`build_features`); other rules need :func:`with_arg_rules`.
     """
 
     runs: tuple[Run, ...]
@@ -57,9 +72,23 @@ class Features:
     key_reason: np.ndarray
     human: np.ndarray
     n_invocations: np.ndarray
+    key_ok_other: np.ndarray | None = None
+    key_reason_other: np.ndarray | None = None
+    no_output: np.ndarray | None = None
+    empty_answer: np.ndarray | None = None
+    empty_reference: np.ndarray | None = None
+    day_first: bool = True
     tool_invocations: np.ndarray | None = None
     arg_rules: ArgRules = NO_RULES
-    day_first: bool = True
+
+    def __post_init__(self) -> None:
+        n = len(self.f1)
+        if self.key_ok_other is None:
+            object.__setattr__(self, "key_ok_other", self.key_ok)
+            object.__setattr__(self, "key_reason_other", self.key_reason)
+        for name in ("no_output", "empty_answer", "empty_reference"):
+            if getattr(self, name) is None:
+                object.__setattr__(self, name, np.zeros(n, dtype=bool))
 
     @property
     def n(self) -> int:
@@ -89,6 +118,35 @@ class Features:
         t = self.tool_names.index(tool)
         counts = self.tools_called[:, t] if self.tool_invocations is None else self.tool_invocations[:, t]
         return counts.astype(np.float64) / self.n_invocations
+
+    def key_columns(self, day_first: bool | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """(``key_ok``, ``key_reason``) with numeric dates read day-first (True) or month-first
+        (False); None: the case set's own reading."""
+        if day_first is None or bool(day_first) == self.day_first:
+            return self.key_ok, self.key_reason
+        return self.key_ok_other, self.key_reason_other  # type: ignore[return-value]
+
+    @functools.cached_property
+    def f1_q(self) -> np.ndarray:
+        """float64 (N,): ``f1`` quantised as every threshold comparison reads it
+        (:func:`explorer.core.scoring.passmark.quantise`); computed once."""
+        out = quantise(self.f1)
+        out.flags.writeable = False
+        return out
+
+    @functools.cached_property
+    def has_output(self) -> np.ndarray:
+        """bool (N,): ``~no_output`` (computed once)."""
+        out = ~self.no_output  # type: ignore[operator]
+        out.flags.writeable = False
+        return out
+
+    @functools.cached_property
+    def has_answer(self) -> np.ndarray:
+        """bool (N,): ``~empty_answer`` (computed once)."""
+        out = ~self.empty_answer  # type: ignore[operator]
+        out.flags.writeable = False
+        return out
 
     def with_human(self, human: np.ndarray) -> "Features":
         """A copy sharing every array but ``human`` (int8 (N,), values in {-1, 0, 1})."""
@@ -143,16 +201,33 @@ def invocation_key_reason(inv: Invocation, day_first: bool, id_rx: re.Pattern[st
     return key_fields_reason_best(inv.answer, inv.references, day_first, id_rx)
 
 
-RunRow = tuple[tuple[float, ...], float, dict[str, int], str, int, int]
+def invocation_key_reasons(inv: Invocation, id_rx: re.Pattern[str]) -> tuple[str, str]:
+    """(reason read day-first, reason read month-first) of :func:`invocation_key_reason`; the
+    second is computed only when a text states a numeric date (the only form the reading
+    changes), else it is the first."""
+    if inv.answer in inv.references:
+        return "", ""
+    day = key_fields_reason_best(inv.answer, inv.references, True, id_rx)
+    if not has_numeric_date(inv.answer) and not any(has_numeric_date(r) for r in inv.references):
+        return day, day
+    return day, key_fields_reason_best(inv.answer, inv.references, False, id_rx)
+
+
+NO_OUTPUT, EMPTY_ANSWER, EMPTY_REFERENCE = 1, 2, 4
+"""Bits of a :data:`RunRow`'s flags."""
+
+RunRow = tuple[tuple[float, ...], float, dict[str, int], str, str, int, int, int]
 """One run's features: (the trajectory scores of :func:`run_trajectory`, F1, tool name ->
-number of invocations that called it, key-field reason or ``""``, person's verdict code, number
-of invocations)."""
+number of invocations that called it, key-field reason or ``""`` read day-first, the same read
+month-first, person's verdict code, number of invocations, flags: ``NO_OUTPUT | EMPTY_ANSWER |
+EMPTY_REFERENCE`` bits)."""
 
 
 def run_trajectory(run: Run, rules: ArgRules = NO_RULES, day_first: bool = True) -> tuple[float, ...]:
     """The run's trajectory scores, ``N_SCORES`` floats in
     :func:`~explorer.core.scoring.trajectory_metrics.invocation_scores` order (family row-major,
-    then argument mode): the mean over invocations of each."""
+    then argument mode): the mean over invocations of each. A turn the agent never ran scores 0
+    in every family."""
     invs = run.invocations
     if len(invs) == 1:
         return invocation_scores(invs[0], rules, day_first)
@@ -161,9 +236,24 @@ def run_trajectory(run: Run, rules: ArgRules = NO_RULES, day_first: bool = True)
     return tuple(sum(col) / k for col in zip(*rows))
 
 
-def run_row(run: Run, day_first: bool, id_rx: re.Pattern[str], rules: ArgRules = NO_RULES) -> RunRow:
+def run_flags(run: Run) -> int:
+    """The :data:`RunRow` flag bits of ``run``: a turn the agent never ran, a turn whose answer is
+    empty after normalisation, a turn with an empty reference."""
+    flags = 0
+    for inv in run.invocations:
+        if inv.no_output:
+            flags |= NO_OUTPUT | EMPTY_ANSWER
+        elif is_empty_answer(inv.answer):
+            flags |= EMPTY_ANSWER
+        if any(is_empty_answer(r) for r in inv.references):
+            flags |= EMPTY_REFERENCE
+    return flags
+
+
+def run_row(run: Run, id_rx: re.Pattern[str], rules: ArgRules = NO_RULES, day_first: bool = True) -> RunRow:
     """Every per-run feature of ``run`` as a plain tuple (see :data:`RunRow`); what
-    :func:`build_features` and the parallel loader (:mod:`explorer.core.io.bigload`) store per run."""
+    :func:`build_features` and the parallel loader (:mod:`explorer.core.io.bigload`) store per run.
+    Trajectory scores under the argument ``rules``, their dates read ``day_first``."""
     invs = run.invocations
     k = len(invs)
     traj = run_trajectory(run, rules, day_first)
@@ -176,17 +266,22 @@ def run_row(run: Run, day_first: bool, id_rx: re.Pattern[str], rules: ArgRules =
         for inv in invs:
             for name in {c.name for c in inv.actual_calls}:
                 called[name] = called.get(name, 0) + 1
-    reason = ""
+    reason_day = reason_month = ""
     for j, inv in enumerate(invs, start=1):
-        why = invocation_key_reason(inv, day_first, id_rx)
-        if why:
-            reason = f"invocation {j}: {why}" if k > 1 else why
+        day, month = invocation_key_reasons(inv, id_rx)
+        if day and not reason_day:
+            reason_day = f"invocation {j}: {day}" if k > 1 else day
+        if month and not reason_month:
+            reason_month = f"invocation {j}: {month}" if k > 1 else month
+        if reason_day and reason_month:
             break
-    return traj, f1, called, reason, HUMAN_CODES[run.human_verdict], k
+    return traj, f1, called, reason_day, reason_month, HUMAN_CODES[run.human_verdict], k, run_flags(run)
 
 
-def tool_counts(called: Sequence[dict[str, int]]) -> tuple[tuple[str, ...], np.ndarray]:
-    """(sorted tool names, uint16 (N, T) invocations per run calling each) from one dict per run."""
+def tool_counts(called: Sequence[dict[str, int] | set[str]]) -> tuple[tuple[str, ...], np.ndarray]:
+    """(sorted tool names, uint16 (N, T) invocations per run calling each) from one dict per run
+    (a set of names counts 1 each)."""
+    called = [c if isinstance(c, dict) else dict.fromkeys(c, 1) for c in called]
     n = len(called)
     tool_names = tuple(sorted(set().union(*called))) if n else ()
     tool_index = {t: k for k, t in enumerate(tool_names)}
@@ -195,40 +290,6 @@ def tool_counts(called: Sequence[dict[str, int]]) -> tuple[tuple[str, ...], np.n
     cols = [tool_index[t] for names in called for t in names]
     counts[rows, cols] = [c for names in called for c in names.values()]
     return tool_names, counts
-
-
-def features_from_rows(
-    runs: Sequence[Run], run_ids: Sequence[str], traj: np.ndarray, f1: np.ndarray,
-    called: Sequence[dict[str, int]] | tuple[tuple[str, ...], np.ndarray],
-    key_reason: np.ndarray, human: np.ndarray, n_inv: np.ndarray, arg_rules: ArgRules = NO_RULES,
-    day_first: bool = True,
-) -> Features:
-    """Assemble :class:`Features` from per-run columns: ``traj`` float64 (N, ``N_SCORES``) in
-    :func:`run_trajectory` order (or already (S, A, N)), ``f1`` float64 (N,), ``called`` either one dict (tool name ->
-    invocations calling it) per run or (tool names, (N, T) counts; a bool array counts 1),
-    ``key_reason`` object (N,), ``human`` int8, ``n_inv`` int32; ``arg_rules`` the rules ``traj``
-    was computed under, with dates read ``day_first``."""
-    n = len(f1)
-    if isinstance(called, tuple) and len(called) == 2 and isinstance(called[1], np.ndarray):
-        tool_names, counts = called
-    else:
-        tool_names, counts = tool_counts(called)
-    counts = np.asarray(counts).astype(np.uint16, copy=False)
-    return Features(
-        runs=runs,
-        run_ids=np.asarray(run_ids, dtype=object),
-        trajectory=trajectory_array(traj, n),
-        f1=np.asarray(f1, dtype=np.float64),
-        tool_names=tuple(tool_names),
-        tools_called=counts > 0,
-        key_ok=np.array([r == "" for r in key_reason], dtype=bool),
-        key_reason=np.asarray(key_reason, dtype=object),
-        human=np.asarray(human, dtype=np.int8),
-        n_invocations=np.asarray(n_inv, dtype=np.int32),
-        tool_invocations=counts,
-        arg_rules=arg_rules,
-        day_first=day_first,
-    )
 
 
 def trajectory_array(traj: np.ndarray | Sequence[Sequence[float]], n: int) -> np.ndarray:
@@ -241,17 +302,67 @@ def trajectory_array(traj: np.ndarray | Sequence[Sequence[float]], n: int) -> np
     return np.ascontiguousarray(rows.transpose(1, 2, 0))
 
 
+def features_from_rows(
+    runs: Sequence[Run], run_ids: Sequence[str], traj: np.ndarray, f1: np.ndarray,
+    called: Sequence[dict[str, int]] | tuple[tuple[str, ...], np.ndarray],
+    key_reason: np.ndarray, human: np.ndarray, n_inv: np.ndarray, *, key_reason_other: np.ndarray | None = None,
+    flags: np.ndarray | None = None, day_first: bool = True, arg_rules: ArgRules = NO_RULES,
+) -> Features:
+    """Assemble :class:`Features` from per-run columns: ``traj`` float64 (N, ``N_SCORES``) in
+    :func:`run_trajectory` order (or already (S, A, N)) under the argument rules ``arg_rules``,
+    ``f1`` float64 (N,), ``called`` either one dict (tool name -> invocations calling it) per run
+    or (tool names, (N, T) counts; a bool array counts 1), ``key_reason`` object (N,) under the
+    reading ``day_first`` and ``key_reason_other`` under the other one (None: the same),
+    ``human`` int8, ``n_inv`` int32, ``flags`` int (N,) of :data:`RunRow` flag bits (None: none
+    set)."""
+    n = len(f1)
+    if isinstance(called, tuple) and len(called) == 2 and isinstance(called[1], np.ndarray):
+        tool_names, counts = called
+    else:
+        tool_names, counts = tool_counts(called)
+    counts = np.asarray(counts).astype(np.uint16, copy=False)
+    key_reason = np.asarray(key_reason, dtype=object)
+    key_ok = np.array([r == "" for r in key_reason], dtype=bool)
+    if key_reason_other is None or all(a == b for a, b in zip(key_reason_other, key_reason)):
+        key_reason_other, key_ok_other = key_reason, key_ok
+    else:
+        key_reason_other = np.asarray(key_reason_other, dtype=object)
+        key_ok_other = np.array([r == "" for r in key_reason_other], dtype=bool)
+    bits = np.zeros(n, dtype=np.int8) if flags is None else np.asarray(flags, dtype=np.int8)
+    return Features(
+        runs=runs,
+        run_ids=np.asarray(run_ids, dtype=object),
+        trajectory=trajectory_array(traj, n),
+        f1=np.asarray(f1, dtype=np.float64),
+        tool_names=tuple(tool_names),
+        tools_called=counts > 0,
+        key_ok=key_ok,
+        key_reason=key_reason,
+        human=np.asarray(human, dtype=np.int8),
+        n_invocations=np.asarray(n_inv, dtype=np.int32),
+        key_ok_other=key_ok_other,
+        key_reason_other=key_reason_other,
+        no_output=(bits & NO_OUTPUT) != 0,
+        empty_answer=(bits & EMPTY_ANSWER) != 0,
+        empty_reference=(bits & EMPTY_REFERENCE) != 0,
+        day_first=bool(day_first),
+        tool_invocations=counts,
+        arg_rules=arg_rules,
+    )
+
+
 def build_features(
     case_set: CaseSet, progress: Callable[[int, int], None] | None = None, arg_rules: ArgRules | None = None,
 ) -> Features:
     """Compute every per-run feature of ``case_set`` once (one pass over the runs).
 
     Cost: O(total calls² per invocation + answer tokens); the only Python loop over runs in the
-    product. Key fields and date rules use the set's ``day_first`` and ``id_pattern``.
+    product. Key fields are computed under both date readings (the second only for texts with a
+    numeric date), ``day_first`` being the set's own; ids use its ``id_pattern``.
     ``arg_rules``: the argument rules the trajectory scores are computed under (default: the
-    case set's own ``arg_rules``; rules from ``--arg-rules`` or a settings file replace them).
-    ``progress(done, total)``, when given, is called with runs done and N every 10,000 runs and at
-    the end.
+    case set's own ``arg_rules``; rules from ``--arg-rules`` or a settings file replace them;
+    ``date`` rules read dates as the set does). ``progress(done, total)``, when given, is called
+    with runs done and N every 10,000 runs and at the end.
 
     A case set loaded by :func:`explorer.core.io.bigload.load_jsonl_features` already carries its
     features (computed in parallel while loading); they are returned as they are when they were
@@ -262,7 +373,7 @@ def build_features(
     ready = getattr(runs, "features", None)
     if isinstance(ready, Features):
         if ready.arg_rules != rules:
-            ready = with_arg_rules(ready, rules, case_set.day_first, progress)
+            ready = with_arg_rules(ready, rules, progress)
         if progress:
             progress(ready.n, ready.n)
         return ready
@@ -271,40 +382,60 @@ def build_features(
     traj = np.empty((n, N_SCORES), dtype=np.float64)
     f1 = np.empty(n, dtype=np.float64)
     called: list[dict[str, int]] = []
-    key_reason = np.empty(n, dtype=object)
+    reason_day = np.empty(n, dtype=object)
+    reason_month = np.empty(n, dtype=object)
     human = np.empty(n, dtype=np.int8)
     n_inv = np.empty(n, dtype=np.int32)
-    day_first = case_set.day_first
+    flags = np.empty(n, dtype=np.int8)
     for i, run in enumerate(runs):
-        t, f, c, r, h, k = run_row(run, day_first, id_rx, rules)
+        t, f, c, rd, rm, h, k, b = run_row(run, id_rx, rules, case_set.day_first)
         traj[i] = t
         f1[i] = f
         called.append(c)
-        key_reason[i] = r
+        reason_day[i] = rd
+        reason_month[i] = rm
         human[i] = h
         n_inv[i] = k
+        flags[i] = b
         if progress and (i + 1) % 10_000 == 0:
             progress(i + 1, n)
     if progress:
         progress(n, n)
-    return features_from_rows(runs, [r.id for r in runs], traj, f1, called, key_reason, human, n_inv, rules, day_first)
+    own, other = (reason_day, reason_month) if case_set.day_first else (reason_month, reason_day)
+    return features_from_rows(
+        runs, [r.id for r in runs], traj, f1, called, own, human, n_inv,
+        key_reason_other=other, flags=flags, day_first=case_set.day_first, arg_rules=rules,
+    )
 
 
 def with_arg_rules(
-    features: Features, arg_rules: ArgRules, day_first: bool | None = None, progress: Callable[[int, int], None] | None = None
+    features: Features, arg_rules: ArgRules, progress: Callable[[int, int], None] | None = None
 ) -> Features:
     """``features`` with the trajectory scores computed again under ``arg_rules`` (a Python loop
     over the runs, as at load; every other column is shared). What a change of the argument
     rules costs: rules change which calls match, so they are applied to the features, not in
-    :func:`~explorer.core.evaluation.verdicts.evaluate`. ``day_first`` reads dates for ``date``
-    rules (default: the features' own, the case set's)."""
-    day_first = features.day_first if day_first is None else day_first
-    if arg_rules == features.arg_rules and day_first == features.day_first:
+    :func:`~explorer.core.evaluation.verdicts.evaluate`. ``date`` rules read dates as the case set
+    does (``features.day_first``; ``Settings.day_first`` does not reach them)."""
+    if arg_rules == features.arg_rules:
         return features
     n = features.n
     traj = np.empty((n, N_SCORES), dtype=np.float64)
     for i, run in enumerate(features.runs):
-        traj[i] = run_trajectory(run, arg_rules, day_first)
+        traj[i] = run_trajectory(run, arg_rules, features.day_first)
         if progress and (i + 1) % 10_000 == 0:
             progress(i + 1, n)
-    return replace(features, trajectory=trajectory_array(traj, n), arg_rules=arg_rules, day_first=day_first)
+    return replace(features, trajectory=trajectory_array(traj, n), arg_rules=arg_rules)
+
+
+def load_warnings(features: Features, shown: int = 5) -> list[str]:
+    """Warnings to report when runs load (one line each, ``[]`` when all is well): runs with a
+    reference that is empty after normalisation (only spaces and punctuation), which no answer
+    can match, since an empty answer never passes (issue 10, kind 5). Names up to ``shown`` runs."""
+    out = []
+    empty = np.flatnonzero(features.empty_reference)
+    if empty.size:
+        ids = ", ".join(str(features.run_ids[i]) for i in empty[:shown])
+        more = f" (+{empty.size - shown} more)" if empty.size > shown else ""
+        runs = "run has" if empty.size == 1 else "runs have"
+        out.append(f"{empty.size} {runs} an empty reference (nothing left after normalisation; no answer can match it): {ids}{more}")
+    return out

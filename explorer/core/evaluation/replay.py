@@ -16,10 +16,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..scoring.passmark import show_pair
 from .verdicts import OUTCOMES, Evaluation, matcher_for, reason
 from .features import Features
 from .metrics import Agreement, agreement
-from ..scoring.shown import below
 from ..scoring.trajectory import explain_trajectory, family_label
 
 DURATION = 60.0
@@ -134,8 +134,10 @@ def _run_events(features: Features, ev: Evaluation, i: int, t: float) -> list[Tr
         else:
             called = sorted({c.name for inv in features.runs[i].invocations for c in inv.actual_calls} & s.active_deny)
             check(f"deny-list fail: called {', '.join(called)}")
+    if features.no_output[i]:  # type: ignore[index]
+        check(f"missing turn fail: {reason(features, ev, i)}")
     if s.key_fields:
-        check("key fields pass" if ev.key_pass[i] else f"key fields fail: {features.key_reason[i]}")
+        check("key fields pass" if ev.key_pass[i] else f"key fields fail: {features.key_columns(s.day_first)[1][i]}")
     if s.trajectory != "none":
         label = family_label(s.trajectory) + {"exact": "", "ignore": " (names only)"}.get(s.args, f" (args {s.args})")
         if ev.trajectory_pass[i]:
@@ -143,16 +145,19 @@ def _run_events(features: Features, ev: Evaluation, i: int, t: float) -> list[Tr
         else:
             why = explain_trajectory(features.runs[i].invocations, s.trajectory, matcher_for(features, s), s.single_tool)
             check(f"trajectory {label} fail: {why}")
+    sign = ">=" if ev.f1_pass[i] else "<"
     rc = ev.response  # a response scorer other than F1 (issue 5)
     if rc is not None and rc.cascade is not None:
         check(f"cascade {rc.cascade.stage[i]} {'pass' if rc.passed[i] else 'fail'}")
+    elif (rc is not None or s.combine == "all") and features.empty_answer[i]:  # type: ignore[index]
+        check(f"{'F1' if rc is None else rc.name} fail: empty answer")
     elif rc is not None:
         ok = bool(rc.passed[i])
-        shown = f"{rc.score[i]:.2f} >= {s.f1_threshold:.2f}" if ok else below(rc.score[i], s.f1_threshold)
-        check(f"{rc.name} {shown} {'pass' if ok else 'fail'}")
+        score, limit = show_pair(rc.score[i], s.f1_threshold)
+        check(f"{rc.name} {score} {'>=' if ok else '<'} {limit} {'pass' if ok else 'fail'}")
     elif s.combine == "all":
-        f1 = f"{ev.f1[i]:.2f} >= {s.f1_threshold:.2f}" if ev.f1_pass[i] else below(ev.f1[i], s.f1_threshold)
-        check(f"F1 {f1} {'pass' if ev.f1_pass[i] else 'fail'}")
+        score, limit = show_pair(ev.f1[i], s.f1_threshold)
+        check(f"F1 {score} {sign} {limit} {'pass' if ev.f1_pass[i] else 'fail'}")
     else:
         check(f"F1 {ev.f1[i]:.2f}")
     verdict = "pass" if ev.passed[i] else "fail"

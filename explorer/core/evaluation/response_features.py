@@ -4,13 +4,19 @@
 response scorers (:mod:`explorer.core.scoring.response_scorers`) are columns of this module's
 :class:`ResponseFeatures`, computed on first use for one case set and kept:
 
-* ``rouge1``: float64 (N,), ADK's ROUGE-1 F, mean over a run's invocations;
-* ``exact`` at rung r: float64 (N,) of 1.0 / 0.0, one column per rung asked for;
-* ``cosine``: float64 (N,), best embedding cosine over the references, mean over invocations;
-  needs the ``similarity`` extra (embedder loaded on first use; :class:`SimilarityUnavailable`
-  says how to install it);
+* ``rouge1``: float64 (N,), ADK's ROUGE-1 F, mean over a run's invocations, and
+  :meth:`~ResponseFeatures.rouge1_blind`: bool (N,) a turn scored 0 only because its text is not
+  Latin script (ADK's tokenizer keeps ``a-z0-9``), said in the run's reason;
+* ``exact`` at rung r: float64 (N,) of 1.0 / 0.0, one column per rung and date reading asked for;
+* ``cosine``: float64 (N,), best embedding cosine over the references, mean over invocations,
+  and :meth:`~ResponseFeatures.cosine_windowed`: bool (N,) a text was longer than the model's
+  window (embedded in windows and pooled; the reason says so); needs the ``similarity`` extra
+  (embedder loaded on first use; :class:`SimilarityUnavailable` says how to install it);
 * ``cascade`` at rung r: :class:`~explorer.core.scoring.cascade.CascadeFeatures` (stages 1-2 and the
-  cosine score), one per rung asked for.
+  cosine score), one per rung and date reading asked for.
+
+Score columns are quantised (:func:`explorer.core.scoring.passmark.quantise`) when made, so a
+check is ``column >= threshold`` with the threshold as :class:`Settings` stores it.
 
 :meth:`ResponseFeatures.check` turns a column and :class:`~explorer.core.evaluation.settings.Settings` into the
 response check :func:`explorer.core.evaluation.verdicts.evaluate` uses in place of ``F1 >= threshold``;
@@ -27,7 +33,8 @@ import numpy as np
 from ..scoring.cascade import CascadeFeatures, CascadeResult, CascadeSettings, apply_bands_decided, cascade_features
 from ..scoring.embedding import Embedder, EmbedderIdentity, SimilarityUnavailable, make_embedder, require_similarity
 from ..io.model import CaseSet
-from ..scoring.response_scorers import CosineScorer, make_scorer, run_scores
+from ..scoring.passmark import quantise
+from ..scoring.response_scorers import CosineScorer, make_scorer, rouge1_blind, run_scores
 from .settings import Settings
 
 NEEDS_EMBEDDER = ("cosine", "cascade")
@@ -46,7 +53,9 @@ class ResponseCheck:
     * ``passed``: bool (N,) the check passes (plain scorers: ``score >= f1_threshold``; cascade:
       the cascade passes; a run waiting for review does not pass);
     * ``cascade`` / ``cascade_features``: the cascade's verdicts and inputs (None otherwise);
-    * ``embedding``: the model that made cosine scores (None when none was used).
+    * ``embedding``: the model that made cosine scores (None when none was used);
+    * ``note``: bool (N,) or None: where the score needs a word in the reason (``rouge1``: 0
+      because the text is not Latin script; ``cosine``: a text longer than the model's window).
     """
 
     name: str
@@ -56,13 +65,15 @@ class ResponseCheck:
     cascade: CascadeResult | None = None
     cascade_features: CascadeFeatures | None = None
     embedding: EmbedderIdentity | None = None
+    note: np.ndarray | None = None
 
 
 class ResponseFeatures:
     """Cached response columns for one ``case_set`` (see the module docstring).
 
     ``locale`` / ``day_first`` feed rung 4 and the cascade's field rules (``day_first`` None:
-    the case set's own setting); ``backend`` is the embedding backend (``onnx-int8`` or
+    the case set's own setting; a :class:`Settings` with its own ``day_first`` overrides it in
+    :meth:`check`); ``backend`` is the embedding backend (``onnx-int8`` or
     ``exact``), or pass an ``embedder``. Columns are computed lazily, once, under a lock (app
     sessions share one instance). Raises :class:`SimilarityUnavailable` from ``cosine`` /
     ``cascade`` when the similarity extra is missing, ValueError for an unknown locale.
@@ -82,7 +93,7 @@ class ResponseFeatures:
         self.day_first = case_set.day_first if day_first is None else bool(day_first)
         self.backend = backend
         self._embedder = embedder
-        self._columns: dict[tuple[str, int], object] = {}
+        self._columns: dict[tuple, object] = {}
         self._lock = threading.RLock()
         CascadeSettings(locale=locale)  # validates the locale now, not on first use
 
@@ -113,35 +124,74 @@ class ResponseFeatures:
         """Model name, backend and weights hash of the embedder, once one has been made."""
         return self._embedder.identity() if self._embedder is not None else None
 
-    def _cached(self, key: tuple[str, int], make):
+    def _cached(self, key: tuple, make):
         with self._lock:
             if key not in self._columns:
                 self._columns[key] = make()
             return self._columns[key]
 
+    def _reading(self, day_first: bool | None) -> bool:
+        return self.day_first if day_first is None else bool(day_first)
+
     def rouge1(self) -> np.ndarray:
         """float64 (N,) ROUGE-1 F (ADK ``response_match_score``), mean over invocations."""
-        return self._cached(("rouge1", 0), lambda: run_scores(make_scorer("rouge1"), self.case_set.runs))
+        return self._cached(("rouge1", 0), lambda: quantise(run_scores(make_scorer("rouge1"), self.case_set.runs)))
 
-    def exact(self, rung: int) -> np.ndarray:
+    def rouge1_blind(self) -> np.ndarray:
+        """bool (N,): a turn of the run has ROUGE-1 0.0 only because its text is not Latin script
+        (:func:`explorer.core.scoring.response_scorers.rouge1_blind` against every reference)."""
+
+        def make() -> np.ndarray:
+            return np.array(
+                [
+                    any(
+                        all(rouge1_blind(inv.answer, r) for r in inv.references)
+                        for inv in run.invocations
+                    )
+                    for run in self.case_set.runs
+                ],
+                dtype=bool,
+            )
+
+        return self._cached(("rouge1_blind", 0), make)
+
+    def exact(self, rung: int, day_first: bool | None = None) -> np.ndarray:
         """float64 (N,): 1.0 where every invocation's answer equals a reference at ``rung``
-        (mean over invocations, so a run of two with one match scores 0.5)."""
-        scorer = make_scorer("exact", rung=rung, locale=self.locale, day_first=self.day_first)
-        return self._cached(("exact", rung), lambda: run_scores(scorer, self.case_set.runs))
+        (mean over invocations, so a run of two with one match scores 0.5), dates read
+        ``day_first`` (None: this instance's reading)."""
+        reading = self._reading(day_first)
+        scorer = make_scorer("exact", rung=rung, locale=self.locale, day_first=reading)
+        return self._cached(("exact", rung, reading), lambda: quantise(run_scores(scorer, self.case_set.runs)))
 
     def cosine(self) -> np.ndarray:
         """float64 (N,) embedding cosine. Raises SimilarityUnavailable."""
-        return self._cached(("cosine", 0), lambda: run_scores(CosineScorer(self.embedder()), self.case_set.runs))
+        return self._cached(("cosine", 0), lambda: quantise(run_scores(CosineScorer(self.embedder()), self.case_set.runs)))
 
-    def cascade(self, rung: int) -> CascadeFeatures:
-        """The cascade's stages 1-2 and cosine scores at ``rung``. Raises SimilarityUnavailable."""
+    def cosine_windowed(self) -> np.ndarray:
+        """bool (N,): an answer or reference of the run is longer than the embedding model's
+        window (embedded in windows and pooled). Raises SimilarityUnavailable."""
+
+        def make() -> np.ndarray:
+            scorer = CosineScorer(self.embedder())
+            runs = self.case_set.runs
+            flat = scorer.beyond_window([inv.answer for r in runs for inv in r.invocations], [inv.references for r in runs for inv in r.invocations])
+            sizes = [len(r.invocations) for r in runs]
+            bounds = np.cumsum([0, *sizes])
+            return np.array([flat[bounds[k] : bounds[k + 1]].any() for k in range(len(runs))], dtype=bool)
+
+        return self._cached(("cosine_windowed", 0), make)
+
+    def cascade(self, rung: int, day_first: bool | None = None) -> CascadeFeatures:
+        """The cascade's stages 1-2 and cosine scores at ``rung``, dates read ``day_first``
+        (None: this instance's reading). Raises SimilarityUnavailable."""
         cs = self.case_set
+        reading = self._reading(day_first)
 
         def make() -> CascadeFeatures:
-            settings = CascadeSettings(rung=rung, locale=self.locale, day_first=self.day_first, id_pattern=cs.id_pattern)
+            settings = CascadeSettings(rung=rung, locale=self.locale, day_first=reading, id_pattern=cs.id_pattern)
             return cascade_features(cs, CosineScorer(self.embedder()), settings)
 
-        return self._cached(("cascade", rung), make)
+        return self._cached(("cascade", rung, reading), make)
 
     def column(self, settings: Settings) -> np.ndarray:
         """The plain score column ``settings.response_scorer`` picks (not ``f1``/``cascade``)."""
@@ -149,7 +199,7 @@ class ResponseFeatures:
         if name == "rouge1":
             return self.rouge1()
         if name == "exact":
-            return self.exact(settings.rung)
+            return self.exact(settings.rung, settings.day_first)
         if name == "cosine":
             return self.cosine()
         raise ValueError(f"no plain score column for response scorer {name!r}")
@@ -164,13 +214,14 @@ class ResponseFeatures:
         """
         name = settings.response_scorer
         if name == "cascade":
-            cf = self.cascade(settings.rung)
+            cf = self.cascade(settings.rung, settings.day_first)
             res = apply_bands_decided(cf, settings.pass_above, settings.fail_below, decisions)
             passed = res.passed == 1
             return ResponseCheck(name, cf.score, passed.astype(np.float64), passed, res, cf, self.embedding_identity())
         score = self.column(settings)
         identity = self.embedding_identity() if name == "cosine" else None
-        return ResponseCheck(name, score, score, score >= settings.f1_threshold, embedding=identity)
+        note = self.rouge1_blind() if name == "rouge1" else self.cosine_windowed() if name == "cosine" else None
+        return ResponseCheck(name, score, score, score >= settings.f1_threshold, embedding=identity, note=note)
 
 
 _SHARED: dict[int, tuple[CaseSet, ResponseFeatures]] = {}

@@ -10,6 +10,7 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Literal
 
 from ..scoring.arg_match import ARG_MODES
+from ..scoring.passmark import quantise
 from ..scoring.trajectory_metrics import TRAJECTORY_CHOICES, canonical
 
 Combine = Literal["all", "mean"]
@@ -35,10 +36,12 @@ class Settings:
       from ``ignore`` gives ``exact``; a contradiction (``compare_args=False`` with
       ``args="subset"``) raises ValueError;
     * ``trajectory_threshold``: in [0, 1]; the trajectory check passes when the run's trajectory
-      score (mean over invocations) is ``>=`` it (1.0: every invocation matches, as before; ADK's
+      score (mean over invocations) reaches it (``passmark.reaches``) (1.0: every invocation matches, as before; ADK's
       ``tool_trajectory_avg_score`` threshold);
     * ``single_tool``: the tool ``single_tool_use`` looks for (required for that family);
-    * ``f1_threshold``: in [0, 1]; a run's F1 passes when ``f1 >= f1_threshold``;
+    * ``f1_threshold``: in [0, 1]; a run's F1 passes when it reaches the threshold
+      (:func:`explorer.core.scoring.passmark.reaches`: equal passes; thresholds are stored
+      quantised to 12 decimals, which never moves one past a score it came from);
     * ``combine``: ``"all"`` (every enabled check passes) or ``"mean"`` (hard checks first, then
       mean of trajectory score and F1 >= ``mean_threshold``);
     * ``deny_check`` and ``deny_tools``: when on, a run fails if it called any of these tools;
@@ -50,7 +53,11 @@ class Settings:
       :mod:`explorer.core.evaluation.response_features`);
     * ``rung``: 1..4, normalisation rung for ``exact`` and the cascade's first stage (default 3);
     * ``pass_above`` >= ``fail_below``, both in [-1, 1]: the cascade's cosine bands (defaults
-      0.85 and 0.6, as ``score --pass-above/--fail-below``).
+      0.85 and 0.6, as ``score --pass-above/--fail-below``);
+    * ``day_first``: how numeric dates such as ``04/03/2026`` read, for every check at once (key
+      fields, the cascade's field rules, rung 4 of the ladder): True day-first (4 March), False
+      month-first (3 April), None (default) the case set's own reading (``CaseSet.day_first``:
+      a case-set file's ``key_fields.day_first``, else day-first).
 
     Raises ValueError on construction for a value outside these ranges.
     """
@@ -67,6 +74,7 @@ class Settings:
     rung: int = 3
     pass_above: float = 0.85
     fail_below: float = 0.6
+    day_first: bool | None = None
     args: str = "exact"
     trajectory_threshold: float = 1.0
     single_tool: str = ""
@@ -94,7 +102,7 @@ class Settings:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not -1.0 <= value <= 1.0:
                 raise ValueError(f"{name} must be a number in [-1, 1], got {value!r}")
-            object.__setattr__(self, name, round(float(value), 9))
+            object.__setattr__(self, name, quantise(float(value)))
         if self.fail_below > self.pass_above:
             raise ValueError(f"fail_below ({self.fail_below}) must not exceed pass_above ({self.pass_above})")
         if self.trajectory not in TRAJECTORY_CHOICES:
@@ -105,14 +113,17 @@ class Settings:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= value <= 1.0:
                 raise ValueError(f"{name} must be a number in [0, 1], got {value!r}")
-        # thresholds come from sliders (0.41000000000000003): keep them to 1e-9
-        object.__setattr__(self, "f1_threshold", round(float(self.f1_threshold), 9))
-        object.__setattr__(self, "mean_threshold", round(float(self.mean_threshold), 9))
-        object.__setattr__(self, "trajectory_threshold", round(float(self.trajectory_threshold), 9))
+        # thresholds are kept at the precision scores are compared at (passmark): a slider's
+        # 0.41000000000000003 is 0.41, and a threshold taken from a score still passes that score
+        object.__setattr__(self, "f1_threshold", quantise(float(self.f1_threshold)))
+        object.__setattr__(self, "mean_threshold", quantise(float(self.mean_threshold)))
+        object.__setattr__(self, "trajectory_threshold", quantise(float(self.trajectory_threshold)))
         object.__setattr__(self, "deny_tools", tuple(sorted(set(self.deny_tools))))
         for name in ("deny_check", "key_fields"):
             if not isinstance(getattr(self, name), bool):
                 raise ValueError(f"{name} must be true or false, got {getattr(self, name)!r}")
+        if self.day_first is not None and not isinstance(self.day_first, bool):
+            raise ValueError(f"day_first must be true, false or null (the case set's reading), got {self.day_first!r}")
 
     @property
     def active_deny(self) -> frozenset[str]:

@@ -44,11 +44,12 @@ from .verdicts import evaluate
 from .features import Features
 from .settings import COMBINE_RULES, Settings
 from ..scoring.arg_match import ARG_MODES
+from ..scoring.passmark import quantise
 from ..scoring.trajectory_metrics import DEFINITIONS
 
-THRESHOLDS: tuple[float, ...] = tuple(round(k / 100, 9) for k in range(101))
+THRESHOLDS: tuple[float, ...] = tuple(quantise(k / 100) for k in range(101))
 """F1 thresholds of the sweep: 0.00, 0.01, ..., 1.00 (each the float ``Settings`` stores)."""
-TRAJECTORY_THRESHOLDS: tuple[float, ...] = tuple(round(k / 20, 9) for k in range(21))
+TRAJECTORY_THRESHOLDS: tuple[float, ...] = tuple(quantise(k / 20) for k in range(21))
 """Trajectory thresholds swept for a partial score: 0.00, 0.05, ..., 1.00."""
 
 
@@ -125,7 +126,7 @@ def n_settings(thresholds: Sequence[float] = THRESHOLDS, grid: SweepGrid = FULL_
 
 
 def _checked(values: Sequence[float], what: str) -> np.ndarray:
-    arr = np.asarray([round(float(t), 9) for t in values], dtype=np.float64)
+    arr = quantise(np.asarray([float(t) for t in values], dtype=np.float64))
     if arr.size == 0 or np.any(np.diff(arr) <= 0) or arr[0] < 0.0 or arr[-1] > 1.0:
         raise ValueError(f"{what} must be increasing values in [0, 1]")
     return arr
@@ -162,12 +163,16 @@ def sweep(
     n_unacc = int(np.count_nonzero(unacc))
     labelled_mask = acc | unacc
 
-    # f1_reach[i] = number of F1 thresholds t <= f1[i]: run i passes thresholds[:f1_reach[i]].
-    f1_reach = np.searchsorted(thr, features.f1, side="right").astype(np.int64)
+    # f1_reach[i] = number of F1 thresholds t <= f1[i] (both quantised, as evaluate compares
+    # them): run i passes thresholds[:f1_reach[i]]; an empty answer passes none.
+    f1_reach = np.searchsorted(thr, features.f1_q, side="right").astype(np.int64)
+    if features.empty_answer.any():  # type: ignore[union-attr]
+        f1_reach[features.empty_answer] = 0
     true = np.ones(features.n, dtype=bool)
+    ran = features.has_output  # a turn the agent never ran fails every setting
     deny_fail = features.tool_mask(sorted(base.deny_tools))
-    key_ok = features.key_ok
-    hard_by = {(d, k): (~deny_fail if d else true) & (key_ok if k else true) for d in (False, True) for k in (False, True)}
+    key_ok = features.key_columns(base.day_first)[0]
+    hard_by = {(d, k): ran & (~deny_fail if d else true) & (key_ok if k else true) for d in (False, True) for k in (False, True)}
 
     blocks: list[dict[str, np.ndarray]] = []
     rows = grid.rows(base.single_tool)
@@ -192,14 +197,14 @@ def sweep(
         n_tt = tts.size
         # traj_reach[i] = trajectory thresholds run i reaches; one code per run for (traj, F1,
         # acceptable), so one bincount per gate gives both counts at every threshold pair.
-        traj_reach = np.full(features.n, n_tt, dtype=np.int64) if score is None else np.searchsorted(tts, score, side="right")
+        traj_reach = np.full(features.n, n_tt, dtype=np.int64) if score is None else np.searchsorted(tts, quantise(score), side="right")
         n_codes = (n_tt + 1) * (n_thr + 1) * 2
         code = (traj_reach * (n_thr + 1) + f1_reach) * 2 + acc
         if score is None:
             mean = features.f1
         else:
             mean = (score + features.f1) / 2.0
-        mean_pass = mean >= base.mean_threshold
+        mean_pass = quantise(mean) >= base.mean_threshold
         for combine in COMBINE_RULES:
             for deny in (False, True):
                 for key in (False, True):

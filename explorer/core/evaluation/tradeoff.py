@@ -21,6 +21,7 @@ from .features import Features
 from .response_features import ResponseFeatures
 from .settings import Settings
 from .verdicts import evaluate
+from ..scoring.passmark import quantise
 
 THRESHOLDS: tuple[float, ...] = tuple(round(k / 100, 9) for k in range(101))
 """0.00, 0.01, ..., 1.00."""
@@ -57,7 +58,7 @@ def tradeoff(
     """
     if varies not in VARIES:
         raise ValueError(f"varies must be one of {', '.join(VARIES)}, got {varies!r}")
-    thr = np.asarray([round(float(t), 9) for t in thresholds], dtype=np.float64)
+    thr = quantise(np.asarray([float(t) for t in thresholds], dtype=np.float64))
     if thr.size == 0 or np.any(np.diff(thr) <= 0) or thr[0] < 0.0 or thr[-1] > 1.0:
         raise ValueError("thresholds must be increasing values in [0, 1]")
     if varies == "f1_threshold" and settings.response_scorer != "f1":
@@ -73,12 +74,10 @@ def tradeoff(
         false_pass = np.full(t, np.count_nonzero(ev.passed & unacceptable), dtype=np.int64)
         false_fail = np.full(t, np.count_nonzero(~ev.passed & acceptable), dtype=np.int64)
     else:
-        if varies == "f1_threshold":
-            other = ev.deny_pass & ev.key_pass & ev.trajectory_pass
-            score = ev.f1
-        else:
-            other = ev.deny_pass & ev.key_pass & ev.response_pass
-            score = ev.trajectory_score
+        # at threshold 0 the moving check passes every score (scores are in [0, 1]), so the runs
+        # passing then are those every other check passes (missing turns, empty answers included)
+        other = ev.passed
+        score = quantise(ev.f1 if varies == "f1_threshold" else ev.trajectory_score)  # as evaluate compares
         reached = np.searchsorted(thr, score, side="right")
         reached[np.isnan(score)] = 0  # NaN >= tau is False
 

@@ -4,8 +4,12 @@
 (no Python loop over runs). Reasons are text, so :func:`reasons` builds them only for the rows
 asked for (a table page, the CLI's output).
 
-Check order (the first failing check *decides* the verdict): the hard checks first, deny-list
-then key fields, then trajectory, then F1 (``combine="all"``) or the mean (``combine="mean"``).
+Check order (the first failing check *decides* the verdict): a turn the agent never ran first
+(``missing turn``: no call and an empty answer, :attr:`~explorer.core.io.model.Invocation.no_output`;
+always on, in every combine rule), then the hard checks, deny-list then key fields, then
+trajectory, then F1 (``combine="all"``) or the mean (``combine="mean"``). An answer empty after
+normalisation never passes the response check (``empty answer``, with every scorer). Scores
+reach a threshold by :func:`explorer.core.scoring.passmark.reaches` (equal passes).
 With ``Settings.response_scorer`` other than ``f1`` the response check is that scorer's (a
 :class:`~explorer.core.evaluation.response_features.ResponseFeatures` column), and ``decided_by`` names the
 scorer, or for the cascade the stage that failed the run.
@@ -14,7 +18,7 @@ scorer, or for the cascade the stage that failed the run.
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Iterable, Sequence
 
 import numpy as np
@@ -24,21 +28,29 @@ from .features import Features
 from ..scoring.cascade import STAGES
 from .metrics import Agreement, agreement
 from .response_features import ResponseCheck, ResponseFeatures
+from ..scoring.normalise import is_empty_answer
 from .settings import Settings
 from ..scoring.arg_match import ArgMatcher
-from ..scoring.shown import below
-from ..scoring.trajectory import explain_trajectory, family_label, rule_notes
+from ..scoring.cascade import EMPTY_REASON, WINDOW_NOTE
+from ..scoring.passmark import quantise, show_pair
+from ..scoring.trajectory import NO_OUTPUT_REASON, explain_trajectory, family_label, rule_notes
 from ..scoring.trajectory_metrics import DEFINITIONS, canonical
 
 DECIDED_BY = (
     "deny-list", "key fields", "trajectory", "F1", "mean", "all checks",
     "rouge1", "exact", "cosine", "normalized-exact", "field", "semantic", "judge", "needs review",
+    "empty answer", "missing turn",
 )
 """Names of ``Evaluation.decided_by`` codes: 0..5 as before; 6..8 the response check of scorer
-``rouge1`` / ``exact`` / ``cosine``; 9..13 the cascade stage that failed the run (codes
-``9 + cascade.STAGES`` index; ``result_table`` names the detailed stage, e.g. ``field:date``)."""
+``rouge1`` / ``exact`` / ``cosine``; 9..14 the cascade stage that failed the run (codes
+``9 + cascade.STAGES`` index; ``result_table`` names the detailed stage, e.g. ``field:date``);
+14 ``empty answer`` also for every other scorer; 15 ``missing turn``."""
 _SCORER_CODE = {"f1": 3, "rouge1": 6, "exact": 7, "cosine": 8}
 _CASCADE_BASE = 9
+_EMPTY = DECIDED_BY.index("empty answer")
+_MISSING = DECIDED_BY.index("missing turn")
+ROUGE_SCRIPT_NOTE = "ADK's ROUGE-1 reads only a-z and 0-9, and this text is not Latin script"
+"""Said in the reason of a run whose ROUGE-1 is 0 because of the script it is written in."""
 OUTCOMES = ("agree", "false pass", "false fail", "unlabelled")
 """Names of ``Evaluation.outcome`` codes 0..3."""
 _DENY, _KEY, _TRAJ, _F1, _MEAN, _ALL = range(6)
@@ -51,8 +63,8 @@ class Evaluation:
 
     Arrays have shape (N,). ``trajectory_score`` and ``mean_score`` are NaN where not used
     (trajectory ``none``; combine ``all``). ``decided_by`` and ``outcome`` are int8 codes into
-    ``DECIDED_BY`` and ``OUTCOMES``. ``f1`` / ``f1_pass`` are unigram F1 and ``f1 >= threshold``
-    always; ``response`` is the chosen scorer's check when it is not ``f1`` (None otherwise), and
+    ``DECIDED_BY`` and ``OUTCOMES``. ``f1`` / ``f1_pass`` are unigram F1 and "F1 reaches the
+    threshold and the answer is not empty" always; ``response`` is the chosen scorer's check when it is not ``f1`` (None otherwise), and
     then ``passed`` uses ``response.passed`` in place of ``f1_pass``.
     """
 
@@ -158,37 +170,50 @@ def evaluate(
         traj_pass = true
     else:
         traj = features.trajectory_scores(settings.trajectory, settings.args, settings.single_tool)
-        traj_pass = traj >= settings.trajectory_threshold
+        traj_pass = quantise(traj) >= settings.trajectory_threshold  # both quantised: equal passes
     f1 = features.f1
-    f1_pass = f1 >= settings.f1_threshold
+    f1_pass = features.f1_q >= settings.f1_threshold  # both quantised: equal passes
+    answered = features.has_answer if features.empty_answer.any() else None  # type: ignore[union-attr]
+    if answered is not None:  # an empty answer never passes the response check
+        f1_pass = f1_pass & answered
     check = None
     if settings.response_scorer != "f1":
         if response is None:
             raise ValueError(f"response scorer {settings.response_scorer!r} needs the case set's ResponseFeatures")
         check = response.check(settings, decisions)
+        if answered is not None:
+            check = replace(check, passed=check.passed & answered)
     resp_pass = f1_pass if check is None else check.passed
     resp_value = f1 if check is None else check.value
     deny_pass = ~features.tool_mask(sorted(settings.active_deny)) if settings.deny_check else true
-    key_pass = features.key_ok if settings.key_fields else true
+    key_pass = features.key_columns(settings.day_first)[0] if settings.key_fields else true
     # checks that are off are left out of the work (``None``): everyone passes them
+    ran_check = features.has_output if features.no_output.any() else None  # type: ignore[union-attr]
     deny_check = deny_pass if settings.deny_check else None
     key_check = key_pass if settings.key_fields else None
     hard_pass = deny_pass & key_pass if settings.deny_check and settings.key_fields else (
         deny_pass if settings.deny_check else key_pass
     )
+    if ran_check is not None:
+        hard_pass = hard_pass & ran_check
     if settings.combine == "all":
         mean = _constant(n, "nan")
         passed = hard_pass & traj_pass & resp_pass
         traj_check = None if settings.trajectory == "none" else traj_pass
-        decided = _first_failing([(deny_check, _DENY), (key_check, _KEY), (traj_check, _TRAJ), (resp_pass, _F1)], _ALL, n)
+        decided = _first_failing(
+            [(ran_check, _MISSING), (deny_check, _DENY), (key_check, _KEY), (traj_check, _TRAJ), (resp_pass, _F1)], _ALL, n
+        )
         if check is not None:  # name the scorer (cascade: the stage) where the response check decided
             resp_code = _cascade_codes(check) if check.cascade is not None else np.int8(_SCORER_CODE[check.name])
             decided = np.where(decided == _F1, resp_code, decided).astype(np.int8)
+        if answered is not None:  # the response check failed on an empty answer: say so (the cascade has its own stage)
+            resp_code = np.int8(_SCORER_CODE.get(settings.response_scorer, _F1))
+            decided = np.where((decided == resp_code) & ~answered, np.int8(_EMPTY), decided).astype(np.int8)
     else:
         mean = resp_value if settings.trajectory == "none" else (traj + resp_value) / 2.0
-        mean_pass = mean >= settings.mean_threshold
+        mean_pass = quantise(mean) >= settings.mean_threshold
         passed = hard_pass & mean_pass
-        decided = _first_failing([(deny_check, _DENY), (key_check, _KEY)], _MEAN, n)
+        decided = _first_failing([(ran_check, _MISSING), (deny_check, _DENY), (key_check, _KEY)], _MEAN, n)
     return Evaluation(
         settings=settings,
         trajectory_score=traj,
@@ -211,44 +236,68 @@ def _cascade_codes(check: ResponseCheck) -> np.ndarray:
     return (check.cascade.stage_code + np.int8(_CASCADE_BASE)).astype(np.int8)  # type: ignore[union-attr]
 
 
+def _first_turn(run, test) -> int:
+    """1-based number of the first invocation of ``run`` for which ``test(inv)`` holds (1 if none)."""
+    return next((k for k, inv in enumerate(run.invocations, start=1) if test(inv)), 1)
+
+
+def _turn(run, k: int, why: str) -> str:
+    """``why`` prefixed ``turn k: `` for a run of several invocations."""
+    return f"turn {k}: {why}" if len(run.invocations) > 1 else why
+
+
+def _score_note(rc: ResponseCheck | None, i: int) -> str:
+    """`` (why)`` when the response score needs a word: ROUGE-1 0 on non-Latin text, cosine of a
+    windowed text; else ``""``."""
+    if rc is None or rc.note is None or not rc.note[i]:
+        return ""
+    return f" ({ROUGE_SCRIPT_NOTE})" if rc.name == "rouge1" else f" ({WINDOW_NOTE})"
+
+
 def reason(features: Features, ev: Evaluation, i: int) -> str:
     """One-line reason for run ``i``'s verdict, e.g. ``"missing call confirm_booking"``,
     ``"extra call get_weather at position 2"``, ``"denied tool delete_booking"``,
-    ``"date 21 March differs from 12 March"``, ``"F1 0.62 < 0.80"``."""
+    ``"date 21 March differs from 12 March"``, ``"F1 0.62 < 0.80"``, ``"turn 2: the agent
+    produced nothing"``, ``"empty answer"``. Scores and thresholds are printed with enough
+    digits that a failing comparison never reads as equal (``F1 0.5185 < 0.5190``)."""
     s = ev.settings
     code = int(ev.decided_by[i])
     run = features.runs[i]
+    if code == _MISSING:
+        return _turn(run, _first_turn(run, lambda inv: inv.no_output), NO_OUTPUT_REASON)
+    if code == _EMPTY:
+        return _turn(run, _first_turn(run, lambda inv: is_empty_answer(inv.answer)), EMPTY_REASON)
     if code == _DENY:
         for inv in run.invocations:
             for call in inv.actual_calls:
                 if call.name in s.active_deny:
                     return f"denied tool {call.name}"
     if code == _KEY:
-        return str(features.key_reason[i])
+        return str(features.key_columns(s.day_first)[1][i])
     if code == _TRAJ:
         return trajectory_reason(features, s, i, float(ev.trajectory_score[i]))
     if code == _F1:
-        return f"F1 {below(ev.f1[i], s.f1_threshold)}"
+        return "F1 {} < {}".format(*show_pair(ev.f1[i], s.f1_threshold))
     rc = ev.response
     if rc is not None and code >= _CASCADE_BASE and rc.cascade is not None:
         return rc.cascade.reason(rc.cascade_features, i, s.pass_above, s.fail_below)  # type: ignore[arg-type]
     if rc is not None and code > _ALL:
-        return f"{rc.name} {below(rc.score[i], s.f1_threshold)}"
+        return "{} {} < {}".format(rc.name, *show_pair(rc.score[i], s.f1_threshold)) + _score_note(rc, i)
     resp = "F1" if rc is None else ("cascade" if rc.cascade is not None else rc.name)
     notes = _rule_notes(features, s, i)
     if code == _MEAN:
         value = ev.f1[i] if rc is None else rc.value[i]
         parts = f"{resp} {value:.2f}" if s.trajectory == "none" else f"{_traj_words(s, ev.trajectory_score[i])}, {resp} {value:.2f}"
-        mean = f"{ev.mean_score[i]:.2f} >= {s.mean_threshold:.2f}" if ev.passed[i] else below(ev.mean_score[i], s.mean_threshold)
-        return f"mean {mean} ({parts}{notes})"
+        sign = ">=" if ev.passed[i] else "<"
+        mean, limit = show_pair(ev.mean_score[i], s.mean_threshold)
+        return f"mean {mean} {sign} {limit} ({parts}{notes}){_score_note(rc, i)}"
     if rc is not None and rc.cascade is not None:
         why = rc.cascade.reason(rc.cascade_features, i, s.pass_above, s.fail_below)  # type: ignore[arg-type]
         return f"all checks pass (cascade {rc.cascade.stage[i]}: {why}{notes})"
-    score = ev.f1[i] if rc is None else rc.score[i]
+    score, limit = show_pair(ev.f1[i] if rc is None else rc.score[i], s.f1_threshold)
     if s.trajectory == "none":
-        return f"all checks pass ({resp} {score:.2f} >= {s.f1_threshold:.2f})"
-    return f"all checks pass ({_traj_words(s, ev.trajectory_score[i])}, {resp} {score:.2f} >= {s.f1_threshold:.2f}{notes})"
-
+        return f"all checks pass ({resp} {score} >= {limit}){_score_note(rc, i)}"
+    return f"all checks pass ({_traj_words(s, ev.trajectory_score[i])}, {resp} {score} >= {limit}{notes}){_score_note(rc, i)}"
 
 def matcher_for(features: Features, settings: Settings) -> ArgMatcher:
     """How calls are compared under ``settings``: its argument mode with the features' rules and
@@ -282,9 +331,9 @@ def trajectory_reason(features: Features, s: Settings, i: int, score: float) -> 
     run = features.runs[i]
     why = explain_trajectory(run.invocations, s.trajectory, matcher_for(features, s), s.single_tool)
     if _is_partial(s.trajectory):
-        return f"trajectory {family_label(s.trajectory)} {below(score, s.trajectory_threshold)}: {why}"
+        return "trajectory {} {} < {}: {}".format(family_label(s.trajectory), *show_pair(score, s.trajectory_threshold), why)
     if features.n_invocations[i] > 1 or s.trajectory_threshold < 1.0:
-        return f"trajectory {below(score, s.trajectory_threshold)}: {why}"
+        return "trajectory {} < {}: {}".format(*show_pair(score, s.trajectory_threshold), why)
     return why
 
 
@@ -306,7 +355,8 @@ def result_table(features: Features, ev: Evaluation, rows: Sequence[int] | np.nd
     ``verdict`` is ``"pass"``/``"fail"``; ``human_verdict`` is ``"acceptable"``,
     ``"unacceptable"`` or ``""``; check columns are bool; scores float (NaN where not used).
     With a response scorer other than F1, ``response_score`` (and for the cascade
-    ``response_stage``) follow, and ``decided_by`` names the scorer or the detailed cascade stage.
+    ``response_stage``; where a score needs a word, ``response_note``: ROUGE-1 0 because the text
+    is not Latin script, a cosine of a text longer than the model's window) follow, and ``decided_by`` names the scorer or the detailed cascade stage.
     Extra loader columns (e.g. ``adk_*``) follow when the runs carry them.
     """
     idx = np.arange(features.n) if rows is None else np.asarray(rows, dtype=np.int64)
@@ -331,10 +381,12 @@ def result_table(features: Features, ev: Evaluation, rows: Sequence[int] | np.nd
     )
     if ev.response is not None:
         df["response_score"] = ev.response.score[idx]
+        if ev.response.note is not None and ev.response.note[idx].any():  # e.g. ROUGE-1 0 on Japanese text
+            df["response_note"] = [_score_note(ev.response, int(i))[2:-1] for i in idx]
         stage = ev.response_stage
         if stage is not None:
             df["response_stage"] = stage[idx]
-            cascade_decided = ev.decided_by[idx] >= _CASCADE_BASE
+            cascade_decided = (ev.decided_by[idx] >= _CASCADE_BASE) & (ev.decided_by[idx] < _CASCADE_BASE + len(STAGES))
             df.loc[cascade_decided, "decided_by"] = stage[idx][cascade_decided]
     extra_keys = sorted({k for i in idx for k in features.runs[i].extra})
     for key in extra_keys:

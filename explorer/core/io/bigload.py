@@ -93,8 +93,10 @@ def _chunk_features(
     f1: list[float] = []
     called: list[dict[str, int]] = []
     reasons: dict[int, str] = {}
+    reasons_other: dict[int, str] = {}
     human: list[int] = []
     n_inv: list[int] = []
+    flags: list[int] = []
     for offset, raw in enumerate(chunk.split(b"\n")):
         n = first_line + offset
         line = raw[:-1] if raw.endswith(b"\r") else raw
@@ -109,9 +111,12 @@ def _chunk_features(
             run = run_from_record(record)
         except Problem as p:
             raise LoadError(name, f"line {n}, {p.path}" if p.path else f"line {n}", p.message) from None
-        t, f, c, r, h, k = run_row(run, day_first, id_rx, arg_rules)
+        t, f, c, r_day, r_month, h, k, b = run_row(run, id_rx, arg_rules, day_first)
+        r, r_other = (r_day, r_month) if day_first else (r_month, r_day)
         if r:
             reasons[len(ids)] = r
+        if r_other != r:
+            reasons_other[len(ids)] = r_other
         kept.append(line)
         ids.append(run.id)
         line_nos.append(n)
@@ -120,6 +125,7 @@ def _chunk_features(
         called.append(c)
         human.append(h)
         n_inv.append(k)
+        flags.append(b)
     tool_names, tools = tool_counts(called)
     blocks = [zlib.compress(b"\n".join(kept[s : s + BLOCK_RUNS]), 1) for s in range(0, len(kept), BLOCK_RUNS)]
     return {
@@ -130,8 +136,10 @@ def _chunk_features(
         "tool_names": tool_names,
         "tools": tools,
         "reasons": reasons,
+        "reasons_other": reasons_other,
         "human": np.asarray(human, dtype=np.int8),
         "n_inv": np.asarray(n_inv, dtype=np.int32),
+        "flags": np.asarray(flags, dtype=np.int8),
         "blocks": blocks,
         "block_sizes": [min(BLOCK_RUNS, len(kept) - s) for s in range(0, len(kept), BLOCK_RUNS)],
         "bytes": len(chunk),
@@ -265,6 +273,7 @@ def _assemble(parts: list[dict[str, Any]], name: str, day_first: bool, id_patter
     index = {t: j for j, t in enumerate(tool_names)}
     tools = np.zeros((n, len(tool_names)), dtype=np.uint16)
     key_reason = np.full(n, "", dtype=object)
+    other_at: dict[int, str] = {}  # the other date reading, where it differs
     start = 0
     for part in parts:
         m = len(part["ids"])
@@ -272,7 +281,14 @@ def _assemble(parts: list[dict[str, Any]], name: str, day_first: bool, id_patter
             tools[start : start + m][:, [index[t] for t in part["tool_names"]]] = part["tools"]
         for i, r in part["reasons"].items():
             key_reason[start + i] = r
+        for i, r in part["reasons_other"].items():
+            other_at[start + i] = r
         start += m
+    key_reason_other = None
+    if other_at:
+        key_reason_other = key_reason.copy()
+        for i, r in other_at.items():
+            key_reason_other[i] = r
     # the trajectory scores straight into their (S, A, N) layout, each part's rows freed once
     # copied: one copy in memory at a time (288 bytes a run), not three
     traj = np.empty((len(SCORE_ROWS), len(ARG_MODES), n), dtype=np.float64)
@@ -291,8 +307,10 @@ def _assemble(parts: list[dict[str, Any]], name: str, day_first: bool, id_patter
         key_reason,
         np.concatenate([part["human"] for part in parts]),
         np.concatenate([part["n_inv"] for part in parts]),
-        rules,
-        day_first,
+        key_reason_other=key_reason_other,
+        flags=np.concatenate([part["flags"] for part in parts]),
+        day_first=day_first,
+        arg_rules=rules,
     )
     store.features = features
     title = name.replace("\\", "/").rsplit("/", 1)[-1] or name

@@ -18,6 +18,8 @@
           ],
           "human_verdict": "acceptable",          # or "unacceptable"; absent or null = unlabelled
           "human_note": "why the person judged so",  # optional
+          # or, several annotators (instead of human_verdict; issue 11):
+          # "labels": [{"annotator": "ana", "verdict": "acceptable", "note": "..."}, ...]
           "expected_fields": [                         # optional, see docs/cascade.md
             {"name": "booking_id", "value": "BK-4821", "strategy": "id", "hard": true},
             {"name": "summary", "value": "...", "strategy": "f1", "hard": false, "weight": 1.0}
@@ -43,7 +45,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from .errors import LoadError
 from ..scoring.arg_rules import arg_rules_from_data
 from ..scoring.fields import DEFAULT_ID_PATTERN
-from .model import CaseSet, ExpectedField, Invocation, Run, ToolCall
+from .model import AnnotatorLabel, CaseSet, ExpectedField, Invocation, Run, ToolCall, majority_verdict
 from .reading import parse_json, read_bytes, text_of
 
 FORMAT = "metric-explorer/cases@1"
@@ -74,6 +76,12 @@ class _ExpectedFieldSchema(_Strict):
     threshold: float | None = Field(default=None, ge=0, le=1)
 
 
+class _LabelSchema(_Strict):
+    annotator: str = Field(min_length=1)
+    verdict: Literal["acceptable", "unacceptable"]
+    note: str = ""
+
+
 class _RunSchema(_Strict):
     id: str = Field(min_length=1)
     title: str = ""
@@ -82,6 +90,7 @@ class _RunSchema(_Strict):
     human_verdict: Literal["acceptable", "unacceptable"] | None = None
     human_note: str = ""
     expected_fields: list[_ExpectedFieldSchema] = Field(default_factory=list)
+    labels: list[_LabelSchema] = Field(default_factory=list)
 
 
 class _KeyFieldsSchema(_Strict):
@@ -134,7 +143,7 @@ def describe_validation_error(err: dict[str, Any]) -> tuple[str, str]:
     path = json_path(loc) or "(top level)"
     if kind == "literal_error" and loc and loc[-1] == "format":
         return path, f'expected "{FORMAT}"'
-    if kind == "literal_error" and loc and loc[-1] == "human_verdict":
+    if kind == "literal_error" and loc and loc[-1] in ("human_verdict", "verdict"):
         return path, 'expected "acceptable", "unacceptable" or null'
     if kind == "too_short":
         return path, "must not be empty"
@@ -171,6 +180,14 @@ def case_set_from_data(data: Any, name: str) -> CaseSet:
         if run.id in first_at:
             raise LoadError(name, f"runs[{i}].id", f'duplicate run id "{run.id}" (first at runs[{first_at[run.id]}])')
         first_at[run.id] = i
+        if run.labels and run.human_verdict is not None:
+            raise LoadError(name, f"runs[{i}]", 'give "human_verdict" or "labels" (several annotators), not both')
+        labelled_by: dict[str, int] = {}
+        for j, lab in enumerate(run.labels):
+            if lab.annotator in labelled_by:
+                raise LoadError(name, f"runs[{i}].labels[{j}].annotator",
+                                f'annotator "{lab.annotator}" labels this run twice (first at labels[{labelled_by[lab.annotator]}])')
+            labelled_by[lab.annotator] = j
     try:
         re.compile(parsed.key_fields.id_pattern)
     except re.error as exc:
@@ -190,8 +207,9 @@ def case_set_from_data(data: Any, name: str) -> CaseSet:
                 )
                 for inv in r.invocations
             ),
-            human_verdict=r.human_verdict,
+            human_verdict=majority_verdict(_labels(r)) if r.labels else r.human_verdict,
             human_note=r.human_note,
+            labels=_labels(r),
             expected_fields=tuple(
                 ExpectedField(f.name, f.value, f.strategy, f.hard, f.weight, f.threshold) for f in r.expected_fields
             ),
@@ -207,6 +225,11 @@ def case_set_from_data(data: Any, name: str) -> CaseSet:
         id_pattern=parsed.key_fields.id_pattern,
         arg_rules=arg_rules,
     )
+
+
+def _labels(run: _RunSchema) -> tuple[AnnotatorLabel, ...]:
+    """The annotators' labels of a validated run (empty when it has a single ``human_verdict``)."""
+    return tuple(AnnotatorLabel(lab.annotator, lab.verdict, lab.note) for lab in run.labels)
 
 
 def loads_case_set(data: bytes | str, name: str) -> CaseSet:
@@ -243,7 +266,10 @@ def case_set_to_data(case_set: CaseSet) -> dict[str, Any]:
                 for inv in r.invocations
             ],
         }
-        if r.human_verdict is not None:
+        if r.labels:
+            item["labels"] = [{"annotator": lab.annotator, "verdict": lab.verdict} | ({"note": lab.note} if lab.note else {})
+                              for lab in r.labels]
+        elif r.human_verdict is not None:
             item["human_verdict"] = r.human_verdict
         if r.human_note:
             item["human_note"] = r.human_note

@@ -1,6 +1,7 @@
 """What the explorer writes out: settings JSON, an ADK ``test_config.json``, the scored table
-CSV and the labels CSV. Pure functions from values to text (the app offers them as downloads,
-the CLI reads the settings JSON back with ``--settings``).
+(CSV or Parquet) and the labels CSV. Pure functions from values to text (the app offers them as downloads,
+the CLI reads the settings JSON back with ``--settings``). The CSVs are guarded against CSV
+injection (:mod:`explorer.core.io.csv_cells`).
 
 Settings JSON (``metric-explorer/settings@1``)::
 
@@ -27,14 +28,17 @@ ignore, argument rules, deny-list, key fields, the mean rule, other response sco
 
 from __future__ import annotations
 
+import io
 import json
 import os
 from typing import Any
 
 import pandas as pd
 
+from .csv_cells import neutralise_frame
+from ..scoring.passmark import show_threshold
 from .errors import LoadError
-from ..evaluation.verdicts import Evaluation, result_table
+from ..evaluation.verdicts import TABLE_COLUMNS, Evaluation, result_table
 from ..evaluation.features import Features
 from .loaders._common import show
 from .loaders.labels import Label, dumps_labels
@@ -153,7 +157,7 @@ def adk_unsupported(settings: Settings, arg_rules: ArgRules | None = None) -> li
     if settings.combine == "mean":
         notes.append(
             f"ADK has no mean combine: each criterion passes on its own threshold; our rule was "
-            f"mean(trajectory, F1) >= {settings.mean_threshold:.2f}."
+            f"mean(trajectory, F1) >= {show_threshold(settings.mean_threshold)}."
         )
     scorer = getattr(settings, "response_scorer", "f1")
     if scorer in ("exact", "cosine", "cascade"):
@@ -208,8 +212,52 @@ def scored_table(features: Features, ev: Evaluation) -> pd.DataFrame:
 
 
 def dumps_scored_table(features: Features, ev: Evaluation) -> str:
-    """The scored table as CSV text (header row; booleans ``True``/``False``; empty for NaN)."""
-    return scored_table(features, ev).to_csv(index=False, lineterminator="\n")
+    """The scored table as CSV text (header row; booleans ``True``/``False``; empty for NaN);
+    text cells that could run as spreadsheet formulas get a leading ``'``
+    (:mod:`explorer.core.io.csv_cells`; :func:`~explorer.core.io.csv_cells.restore` reads them back)."""
+    return dumps_csv_frame(scored_table(features, ev))
+
+
+def dumps_csv_frame(frame: pd.DataFrame) -> str:
+    """``frame`` as CSV text for people: no index, ``\n`` line ends, text cells neutralised
+    against CSV injection (:func:`~explorer.core.io.csv_cells.neutralise_frame`)."""
+    return neutralise_frame(frame).to_csv(index=False, lineterminator="\n")
+
+
+RESPONSE_TABLE_COLUMNS = ("response_score", "response_stage", "response_note")
+
+
+def extra_columns(table: pd.DataFrame) -> list[str]:
+    """The loader's extra columns of a scored table (``adk_*``, ``otel_*``, ``inspect_*``,
+    ``example_id``: ``Run.extra``), in table order: every column that is neither one of
+    ``TABLE_COLUMNS`` nor a response-scorer column."""
+    return [c for c in table.columns if c not in TABLE_COLUMNS and c not in RESPONSE_TABLE_COLUMNS]
+
+
+def scored_table_parquet(table: pd.DataFrame) -> bytes:
+    """A scored table (:func:`scored_table`, or ``score``'s table) as Parquet file bytes, written
+    by pyarrow. Columns keep their types (bool, float with NaN as null, text); an extra column
+    whose values mix types (e.g. Inspect scores ``"C"`` and ``0.5``) is written as text."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    columns: dict[str, Any] = {}
+    for name in table.columns:
+        col = table[name]
+        try:
+            columns[str(name)] = pa.array(col.tolist() if col.dtype == object else col.to_numpy(), from_pandas=True)
+        except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError, ValueError):
+            columns[str(name)] = pa.array(
+                [None if v is None or (isinstance(v, float) and v != v) else str(v) for v in col], type=pa.string())
+    out = io.BytesIO()
+    pq.write_table(pa.table(columns), out)
+    return out.getvalue()
+
+
+def dumps_scored_table_parquet(features: Features, ev: Evaluation) -> bytes:
+    """The scored table of every run as Parquet bytes (same columns as :func:`dumps_scored_table`;
+    the app's download and ``metric-explorer score --format parquet``)."""
+    return scored_table_parquet(scored_table(features, ev))
 
 
 def dumps_labels_csv(labels: dict[str, Label]) -> str:

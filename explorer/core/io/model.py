@@ -18,6 +18,9 @@ if TYPE_CHECKING:
     from ..scoring.arg_rules import ArgRules
 
 Verdict = Literal["acceptable", "unacceptable"]
+EXAMPLE_ID = "example_id"
+"""``Run.extra`` key naming the dataset example a run is of (an Inspect sample id, or the value of
+the OTLP ``--join-key`` attribute); expectations join on it as well as on the run id."""
 VERDICTS: tuple[str, str] = ("acceptable", "unacceptable")
 
 
@@ -79,6 +82,27 @@ class ExpectedField:
 
 
 @dataclass(frozen=True, slots=True)
+class AnnotatorLabel:
+    """One annotator's verdict on a run (issue 11, several annotators): ``annotator`` a non-empty
+    name, ``verdict`` ``"acceptable"`` or ``"unacceptable"``, ``note`` free text."""
+
+    annotator: str
+    verdict: Verdict
+    note: str = ""
+
+
+def majority_verdict(labels: "tuple[AnnotatorLabel, ...] | list[AnnotatorLabel]") -> Verdict | None:
+    """The verdict most of ``labels`` give; None on a tie or with no labels. The per-run form of
+    :func:`explorer.core.evaluation.annotators.ground_truth`'s consensus with a minimum of one
+    label (what loaders store as ``Run.human_verdict`` for a run with several labels)."""
+    acc = sum(1 for lab in labels if lab.verdict == "acceptable")
+    unacc = len(labels) - acc
+    if acc == unacc:
+        return None
+    return "acceptable" if acc > unacc else "unacceptable"
+
+
+@dataclass(frozen=True, slots=True)
 class Run:
     """One judged (or not yet judged) agent run.
 
@@ -86,6 +110,9 @@ class Run:
     or ``None`` (unlabelled). ``expected_fields`` (optional, may be empty) lists per-field
     expectations of the answer. ``extra`` holds loader-specific columns (e.g. ADK's own scores as
     ``adk_tool_trajectory_avg_score``) shown beside ours but never used for scoring.
+    ``labels`` (optional) holds several annotators' verdicts; a run that has them carries their
+    majority as ``human_verdict`` (None on a tie), see
+    :func:`majority_verdict`.
     """
 
     id: str
@@ -96,6 +123,7 @@ class Run:
     human_note: str = ""
     extra: Mapping[str, Any] = field(default_factory=dict)
     expected_fields: tuple[ExpectedField, ...] = ()
+    labels: tuple[AnnotatorLabel, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,9 +131,11 @@ class CaseSet:
     """A named collection of runs, with the file it came from (``source``, may be empty).
 
     ``day_first`` and ``id_pattern`` configure the key-field check for this set: how numeric
-    dates such as ``03/04/2026`` read, and the regex that finds booking ids. ``arg_rules``: the
-    set's per-tool and per-key argument rules (:class:`~explorer.core.scoring.arg_rules.ArgRules`,
-    None = none), applied when its features are built.
+    dates such as ``03/04/2026`` read, and the regex that finds booking ids. ``notes`` are lines
+    the loader reports about the load (e.g. ``"2 of 10 traces have no tool spans: read as runs
+    with no calls"``); the CLI prints them on stderr. ``arg_rules``: the set's per-tool and per-key
+    argument rules (:class:`~explorer.core.scoring.arg_rules.ArgRules`, None = none), applied when
+    its features are built.
     """
 
     name: str
@@ -114,6 +144,7 @@ class CaseSet:
     source: str = ""
     day_first: bool = True
     id_pattern: str = r"\b[A-Z]{2,3}-\d{3,6}\b"
+    notes: tuple[str, ...] = ()
     arg_rules: "ArgRules | None" = None
 
     def tool_names(self) -> list[str]:

@@ -19,12 +19,18 @@ def max_bytes() -> int:
     return int(raw) if raw else DEFAULT_MAX_BYTES
 
 
+def check_size(size: int, name: str, what: str = "file is") -> None:
+    """LoadError ``"<name>: file is 250.0 MB, over the 200 MB limit"`` when ``size`` (bytes) is
+    over :func:`max_bytes`; ``what`` words it (``"contents are"`` for an archive's)."""
+    limit = max_bytes()
+    if size > limit:
+        raise LoadError(name, "", f"{what} {size / 1e6:.1f} MB, over the {limit / 1e6:.0f} MB limit")
+
+
 def decode_text(data: bytes, name: str) -> str:
     """UTF-8 text of ``data`` (a BOM is dropped). Raises LoadError naming ``name`` for an empty
     file, a file over the size limit, or binary / non-UTF-8 content."""
-    limit = max_bytes()
-    if len(data) > limit:
-        raise LoadError(name, "", f"file is {len(data) / 1e6:.1f} MB, over the {limit / 1e6:.0f} MB limit")
+    check_size(len(data), name)
     if not data.strip():
         raise LoadError(name, "", "file is empty")
     if b"\x00" in data[:8192]:
@@ -54,9 +60,7 @@ def read_bytes(path: str | os.PathLike[str]) -> bytes:
         raise LoadError(str(path), "", f"cannot read: {exc.strerror or exc}") from None
     if p.is_dir():
         raise LoadError(str(path), "", "is a folder, not a file")
-    limit = max_bytes()
-    if size > limit:
-        raise LoadError(str(path), "", f"file is {size / 1e6:.1f} MB, over the {limit / 1e6:.0f} MB limit")
+    check_size(size, str(path))
     try:
         return p.read_bytes()
     except OSError as exc:
@@ -71,3 +75,20 @@ def parse_json(text: str, name: str) -> Any:
         raise LoadError(name, f"line {exc.lineno}, column {exc.colno}", f"invalid JSON: {exc.msg}") from None
     except RecursionError:
         raise LoadError(name, "", "invalid JSON: nested too deeply") from None
+
+
+def json_lines(text: str, name: str) -> list[tuple[str, Any]]:
+    """``[("line N", value)]`` for every non-blank line of JSONL ``text`` (N counts from 1).
+    Raises LoadError ``"<name>: line N, column C: invalid JSON: ..."``, or ``"<name>: line N:
+    invalid JSON: nested too deeply"``."""
+    out: list[tuple[str, Any]] = []
+    for n, line in enumerate(text.split("\n"), start=1):
+        if not line.strip():
+            continue
+        try:
+            out.append((f"line {n}", json.loads(line)))
+        except json.JSONDecodeError as exc:
+            raise LoadError(name, f"line {n}, column {exc.colno}", f"invalid JSON: {exc.msg}") from None
+        except RecursionError:
+            raise LoadError(name, f"line {n}", "invalid JSON: nested too deeply") from None
+    return out

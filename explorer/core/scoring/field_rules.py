@@ -31,8 +31,9 @@ from typing import Any, Callable, Sequence
 
 from .fields import DEFAULT_ID_PATTERN, date_spans, extract_dates, extract_ids
 from ..io.model import ExpectedField
-from .normalise import canonical_number, normalise, number_spans
+from .normalise import canonical_number, is_empty_answer, normalise, number_spans
 from .overlap import unigram_f1
+from .passmark import reaches, show_pair
 
 RULE_NAMES: tuple[str, ...] = ("amount", "id", "date", "negation")
 STRATEGIES: tuple[str, ...] = ("exact@1", "exact@2", "exact@3", "exact@4", "date", "amount", "id", "f1", "semantic")
@@ -259,6 +260,8 @@ def _check(field: ExpectedField, value: Any, structured: bool, *, locale: str, d
     if strategy.startswith("exact@"):
         rung = int(strategy[-1])
         exp = normalise(str(expected), rung, locale=locale, day_first=day_first)
+        if is_empty_answer(exp) or is_empty_answer(text):  # nothing to compare never matches (issue 10, kind 5)
+            return 0.0, None, f"{field.name}: {'expected value' if is_empty_answer(exp) else 'answer'} is empty after normalisation"
         got = normalise(text, rung, locale=locale, day_first=day_first)
         ok = got == exp if structured else re.search(rf"(?<!\w){re.escape(exp)}(?!\w)", got) is not None
         return float(ok), (text if structured else (exp if ok else None)), "" if ok else f"{field.name}: {exp!r} not found at rung {rung}"
@@ -287,7 +290,7 @@ def _check(field: ExpectedField, value: Any, structured: bool, *, locale: str, d
         return float(ok), (want if ok else None), "" if ok else f"{field.name}: id {want} not in answer"
     if strategy == "f1":
         score = unigram_f1(text, str(expected))
-        return score, text, f"{field.name}: F1 {score:.2f}"
+        return score, text, f"{field.name}: F1"
     if strategy == "semantic":
         if embedder is None:
             from .embedding import make_embedder
@@ -295,8 +298,8 @@ def _check(field: ExpectedField, value: Any, structured: bool, *, locale: str, d
             embedder = make_embedder()
         from .embedding import cosine_pairs
 
-        score = float(cosine_pairs(embedder, [text], [str(expected)])[0])
-        return max(score, 0.0), text, f"{field.name}: cosine {score:.2f}"
+        score = 0.0 if is_empty_answer(text) else float(cosine_pairs(embedder, [text], [str(expected)])[0])
+        return max(score, 0.0), text, f"{field.name}: cosine"
     raise ValueError(f"unknown field strategy {strategy!r}")
 
 
@@ -313,7 +316,7 @@ def score_fields(
 
     A JSON-object answer is read field by field (``field.name``, dotted for nesting); a missing
     key fails that field. Other answers are searched as text. A field passes when its score
-    reaches its pass mark: 1.0 for ``exact@N``/``date``/``amount``/``id``, its ``threshold``
+    reaches its pass mark (:func:`explorer.core.scoring.passmark.reaches`: equal passes): 1.0 for ``exact@N``/``date``/``amount``/``id``, its ``threshold``
     (default ``DEFAULT_THRESHOLDS``) for ``f1``/``semantic``. ``semantic`` needs the similarity
     extra (SimilarityUnavailable otherwise).
     """
@@ -329,9 +332,10 @@ def score_fields(
         else:
             score, found, why = _check(f, answer, False, locale=locale, day_first=day_first, id_pattern=id_pattern, embedder=embedder)
         mark = f.threshold if f.threshold is not None else DEFAULT_THRESHOLDS.get(f.strategy, 1.0)
-        passed = score >= mark
+        passed = bool(reaches(score, mark))
         if f.strategy in DEFAULT_THRESHOLDS:
-            why = f"{why} {'>=' if passed else '<'} {mark:.2f}"
+            shown, limit = show_pair(score, mark)
+            why = f"{why} {shown} {'>=' if passed else '<'} {limit}"
         results.append(FieldResult(f.name, f.strategy, f.hard, f.weight, passed, score, found, "" if passed else why))
     hard_fail = next((r for r in results if r.hard and not r.passed), None)
     soft = [r for r in results if not r.hard]

@@ -2,8 +2,10 @@
 
 Dates are found by pattern and parsed by ``dateutil`` with an explicit day-first / month-first
 setting (never a guess); ISO ``YYYY-MM-DD`` is always year-month-day. These forms are one date:
-``12 March``, ``March 12``, ``12 Mar 2026``, ``12th of March``, ``2026-03-12``, ``12/03/2026``
-(day-first) and ``03/12/2026`` (month-first). A date written without a year equals any date with
+``12 March``, ``March 12``, ``12 Mar 2026``, ``12th of March``, ``12-Mar-2026``, ``12/Mar/2026``,
+``Mar-12-2026``, ``2026-03-12``, ``12/03/2026`` (day-first) and ``03/12/2026`` (month-first).
+A case set has one reading (``CaseSet.day_first``, or ``Settings.day_first`` over it) and every
+check uses it: key fields, the cascade's field rules and rung 4 of the ladder. A date written without a year equals any date with
 the same day and month. Booking ids are found by a configurable regex and compared exactly
 (case-sensitive).
 
@@ -29,13 +31,24 @@ _MONTHS = (
     "|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?"
 )
 _ORD = r"(?:st|nd|rd|th)?"
+_NUMERIC = re.compile(r"\b(\d{1,2})[/.](\d{1,2})[/.](\d{4})\b")
 _DATE_PATTERNS = [
     ("iso", re.compile(r"\b(\d{4})-(\d{1,2})-(\d{1,2})\b")),
-    ("numeric", re.compile(r"\b(\d{1,2})[/.](\d{1,2})[/.](\d{4})\b")),
-    ("day_month", re.compile(rf"\b(\d{{1,2}}){_ORD}\s+(?:of\s+)?({_MONTHS})\.?(?:,?\s+(\d{{4}}))?\b", re.I)),
-    # the lookahead (exactly the characters that re.I matches to a month's first letter, U+017F
-    # is the long s) lets the scan skip other positions fast: ~40% off, same matches
-    ("month_day", re.compile(rf"(?=[jfmasondJFMASOND\u017f])\b({_MONTHS})\.?\s+(\d{{1,2}}){_ORD}(?:,?\s+(\d{{4}}))?\b", re.I)),
+    ("numeric", _NUMERIC),
+    # 12 March, 12th of March 2026, 12 Mar. 2026; or day and month name joined by one separator,
+    # the same before the year: 21-Oct-2026, 21/Oct/2026, 21.Oct.2026, 21-Oct (group 2 is that
+    # separator, and the conditional picks the year's form)
+    ("day_month", re.compile(
+        rf"\b(\d{{1,2}})(?:{_ORD}\s+(?:of\s+)?|([-/.]))({_MONTHS})(?(2)(?:\2(?P<year2>\d{{4}}))?|\.?(?:,?\s+(?P<year>\d{{4}}))?)\b",
+        re.I,
+    )),
+    # March 12, Mar 12th 2026; or Oct-21-2026 (a dash form needs its year). The lookahead (exactly
+    # the characters that re.I matches to a month's first letter, U+017F is the long s) lets the
+    # scan skip other positions fast: ~40% off, same matches
+    ("month_day", re.compile(
+        rf"(?=[jfmasondJFMASOND\u017f])\b({_MONTHS})(?:\.?\s+|(-))(\d{{1,2}}){_ORD}(?(2)-(?P<year2>\d{{4}})|(?:,?\s+(?P<year>\d{{4}}))?)\b",
+        re.I,
+    )),
 ]
 _MONTH_NAMES = [
     "January", "February", "March", "April", "May", "June",
@@ -119,12 +132,20 @@ def _date_spans(text: str, day_first: bool) -> tuple[tuple[int, int, DateValue],
             elif kind == "numeric":
                 value = _parse(f"{m[1]}/{m[2]}/{m[3]}", day_first, True)
             else:
-                value = _parse(m[0].replace(" of ", " "), day_first, m.lastindex == 3 and m[3] is not None)
+                value = _parse(m[0].replace(" of ", " "), day_first, m["year"] is not None or m["year2"] is not None)
             if value is None:
                 continue
             taken.append((m.start(), m.end()))
             found.append((m.start(), m.end(), value))
     return tuple(sorted(found, key=lambda p: p[0]))
+
+
+def has_numeric_date(text: str) -> bool:
+    """True when ``text`` states a numeric date such as ``03/04/2026`` or ``3.4.2026``: the only
+    form whose reading (day-first or month-first) changes what it means."""
+    if text.isascii() and _ASCII_DIGIT.search(text) is None:
+        return False
+    return _NUMERIC.search(text) is not None
 
 
 def extract_ids(text: str, pattern: str | re.Pattern[str] = DEFAULT_ID_PATTERN) -> list[str]:

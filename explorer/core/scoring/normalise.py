@@ -5,7 +5,8 @@ every rung below it:
 
 1. Unicode NFKC, strip, collapse every run of whitespace to one space;
 2. + case-fold (``str.casefold``);
-3. + strip leading and trailing punctuation (Unicode category ``P*``) and spaces;
+3. + strip leading and trailing punctuation (Unicode category ``P*``) and spaces, except a
+   minus sign (``-`` or ``−``) directly before a number (``-5`` keeps its sign; ``-€50`` too);
 4. + canonical dates and numbers: every date :func:`explorer.core.scoring.fields.date_spans` finds
    becomes ISO ``YYYY-MM-DD`` (``--MM-DD`` without a year), read with an explicit ``day_first``
    (``03/04/2026`` is 3 April day-first, 4 March month-first); every number becomes its plain
@@ -13,7 +14,15 @@ every rung below it:
    ``1.000.000,50`` in ``de`` -> ``1000000.5``; ``10.0`` -> ``10``). Group and decimal symbols
    come from the locale's CLDR data (Babel, offline); a space is accepted as a thousands
    separator in every locale (SI style). Integers written with a leading zero (``007``) are
-   codes, kept verbatim.
+   codes, kept verbatim. A number keeps its sign: ``-`` (hyphen-minus) or ``−`` (U+2212)
+   directly before its digits, or before a currency sign glued to them, makes it negative when
+   the sign does not follow a letter or digit (``A-1042``, ``10-20`` and ``555-1234`` are not
+   negative); the canonical form writes ``-`` on the number after any currency sign
+   (``−€50``, ``-€50`` and ``€-50`` all become ``€-50``).
+
+Empty answers (issue 10, kind 5): an answer with nothing left after rung 3 (only spaces and
+punctuation, e.g. ``"?"``, ``"..."``, ``""``) is *empty* (:func:`is_empty_answer`) and never
+equals a reference at any rung (:func:`exact_at`), so ``"?"`` and ``"!"`` do not match.
 
 Source: seed 000 ("Exact match and the normalization ladder"); its Java ``normalize`` uses
 ``\\p{Punct}`` (ASCII punctuation) on rung 3, we use Unicode punctuation so ``«»``, ``…`` and
@@ -34,6 +43,9 @@ RUNGS: tuple[int, ...] = (1, 2, 3, 4)
 """Valid rung numbers."""
 
 _WS = re.compile(r"\s+")
+MINUS_SIGNS = "-\u2212"
+"""Characters read as a minus sign before a number: hyphen-minus and U+2212 MINUS SIGN."""
+_ASCII_ALNUM = re.compile(r"[A-Za-z0-9]")
 
 
 def _is_edge(ch: str) -> bool:
@@ -67,15 +79,26 @@ def _number_pattern(locale: str) -> re.Pattern[str]:
     return re.compile(rf"(?<![\w.,]){grouped}(?:{d}\d+)?(?![\w]|[.,]\d)|(?<![\w.,])\d+(?:{d}\d+)?(?![\w]|[.,]\d)")
 
 
-def number_spans(text: str, locale: str = "en") -> list[tuple[int, int, Decimal]]:
-    """Numbers written in ``text`` as ``(start, end, value)`` spans, per ``locale``'s symbols.
+def _sign_before(text: str, start: int) -> int | None:
+    """Index of the minus sign that makes the number starting at ``start`` negative, or None:
+    ``-`` / ``−`` right before the digits, or right before a currency sign right before them,
+    not itself after a letter, digit, ``_`` or another minus (so ids, ranges and the ``--MM-DD``
+    of a date without a year are not negative)."""
+    j = start - 1
+    if j >= 0 and unicodedata.category(text[j]) == "Sc":
+        j -= 1
+    if j < 0 or text[j] not in MINUS_SIGNS:
+        return None
+    if j > 0 and (text[j - 1].isalnum() or text[j - 1] == "_" or text[j - 1] in MINUS_SIGNS):
+        return None
+    return j
 
-    ``"1,000,000"`` (en), ``"1 000 000"``, ``"1000000"`` all read 1000000; ``"1.000.000,50"``
-    reads 1000000.5 in ``de``; digits inside words or ids (``TP1351``) are not numbers.
-    Raises ValueError for an unknown locale.
-    """
+
+def _signed_spans(text: str, locale: str) -> list[tuple[int, int, int, Decimal]]:
+    """``(sign or digits start, digits start, end, value)`` of every number (see
+    :func:`number_spans`)."""
     group, decimal = locale_symbols(locale)
-    out: list[tuple[int, int, Decimal]] = []
+    out: list[tuple[int, int, int, Decimal]] = []
     for m in _number_pattern(locale).finditer(text):
         raw = m[0]
         digits = raw.replace(" ", "")
@@ -83,10 +106,23 @@ def number_spans(text: str, locale: str = "en") -> list[tuple[int, int, Decimal]
             digits = digits.replace(group, "")
         digits = digits.replace(decimal, ".")
         try:
-            out.append((m.start(), m.end(), Decimal(digits)))
+            value = Decimal(digits)
         except InvalidOperation:  # pragma: no cover - the pattern admits only digits
             continue
+        sign = _sign_before(text, m.start()) if m.start() > 0 else None
+        out.append((m.start() if sign is None else sign, m.start(), m.end(), value if sign is None else -value))
     return out
+
+
+def number_spans(text: str, locale: str = "en") -> list[tuple[int, int, Decimal]]:
+    """Numbers written in ``text`` as ``(start, end, value)`` spans, per ``locale``'s symbols.
+
+    ``"1,000,000"`` (en), ``"1 000 000"``, ``"1000000"`` all read 1000000; ``"1.000.000,50"``
+    reads 1000000.5 in ``de``; digits inside words or ids (``TP1351``) are not numbers. A minus
+    sign keeps its number negative (``"-5"``, ``"−50 EUR"``, ``"€-50"``, ``"−€50"`` read -5, -50,
+    -50, -50; the span then starts at the sign). Raises ValueError for an unknown locale.
+    """
+    return [(start, end, value) for start, _, end, value in _signed_spans(text, locale)]
 
 
 def canonical_number(value: Decimal) -> str:
@@ -99,11 +135,15 @@ def canonical_number(value: Decimal) -> str:
 def _canonical_numbers(text: str, locale: str) -> str:
     parts: list[str] = []
     last = 0
-    for start, end, value in number_spans(text, locale):
-        raw = text[start:end]
+    for start, digits_at, end, value in _signed_spans(text, locale):
+        raw = text[digits_at:end]
         keep = len(raw) > 1 and raw[0] == "0" and raw[1].isdigit()
         parts.append(text[last:start])
-        parts.append(raw if keep else canonical_number(value))
+        if keep:  # a code such as 007 stays as written, sign and all
+            parts.append(text[start:end])
+        else:  # a currency sign between the minus and the digits stays before the number
+            parts.append(text[start + 1 : digits_at] if start < digits_at else "")
+            parts.append(canonical_number(value))
         last = end
     parts.append(text[last:])
     return "".join(parts)
@@ -142,14 +182,35 @@ def normalise(text: str, rung: int, *, locale: str = "en", day_first: bool = Tru
     return out
 
 
+def _signs_number(text: str, i: int) -> bool:
+    """True when ``text[i]`` is a minus sign (not after another one) directly before a digit, or
+    before a currency sign directly before a digit."""
+    if text[i] not in MINUS_SIGNS or (i > 0 and text[i - 1] in MINUS_SIGNS):
+        return False
+    j = i + 1
+    if j < len(text) and unicodedata.category(text[j]) == "Sc":
+        j += 1
+    return j < len(text) and text[j].isdigit()
+
+
 def _strip_edges(text: str) -> str:
-    """``text`` without leading and trailing punctuation and spaces (rung 3)."""
+    """``text`` without leading and trailing punctuation and spaces (rung 3); a leading minus
+    sign of a number stays (``"-5."`` -> ``"-5"``)."""
     start, end = 0, len(text)
-    while start < end and _is_edge(text[start]):
+    while start < end and _is_edge(text[start]) and not _signs_number(text, start):
         start += 1
     while end > start and _is_edge(text[end - 1]):
         end -= 1
     return text[start:end]
+
+
+def is_empty_answer(text: str) -> bool:
+    """True when nothing is left of ``text`` after rung 3 of the ladder: it holds only spaces
+    and punctuation (``""``, ``"?"``, ``" ... "``). Such an answer never passes a response
+    check, with every scorer (issue 10, kind 5)."""
+    if _ASCII_ALNUM.search(text):
+        return False
+    return normalise(text, 3) == ""
 
 
 def exact_at(
@@ -163,9 +224,12 @@ def exact_at(
     """True when ``candidate`` equals ANY of ``references`` once both are normalised to ``rung``
     (seed 000: "pass when the candidate matches any of them at the chosen rung").
 
-    A single string is one reference; an empty list never matches. Raises ValueError as
+    A single string is one reference; an empty list never matches, nor does an empty candidate
+    (:func:`is_empty_answer`: ``"?"`` does not equal ``"!"``). Raises ValueError as
     :func:`normalise`.
     """
+    if is_empty_answer(candidate):
+        return False
     refs = [references] if isinstance(references, str) else list(references)
     cand = normalise(candidate, rung, locale=locale, day_first=day_first)
     return any(cand == normalise(r, rung, locale=locale, day_first=day_first) for r in refs)

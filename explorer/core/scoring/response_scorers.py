@@ -2,19 +2,27 @@
 
 Every scorer gives a float in [0, 1] (cosine in [-1, 1]) for a candidate against a list of
 references, taking the best reference (seed 000: "pass when the candidate matches any of them").
+An answer that is empty after normalisation (:func:`explorer.core.scoring.normalise.is_empty_answer`:
+only spaces and punctuation) scores 0.0 with every scorer, and never passes a response check
+(issue 10, kind 5).
 
-* ``f1``: unigram F1 over lowercase ``[a-z0-9]+`` tokens (:mod:`explorer.core.scoring.overlap`);
+* ``f1``: unigram F1 over Unicode letter-and-digit tokens (:mod:`explorer.core.scoring.overlap`);
 * ``rouge1``: ROUGE-1 F-measure as Google ADK's ``response_match_score`` computes it
   (``google/adk/evaluation/final_response_match_v1.py``): ``rouge_score.RougeScorer(["rouge1"],
   use_stemmer=...)`` with ``.score(reference, candidate)["rouge1"].fmeasure``, the Porter stemmer
-  on only when both texts are mostly Latin script (more than half of their letters);
+  on only when both texts are mostly Latin script (more than half of their letters). Its
+  tokenizer keeps only ``a-z`` and ``0-9``, so text in another script scores 0.0 (kept, as ADK;
+  :func:`rouge1_blind` tells when that is why);
 * ``exact``: 1.0 when the normalised candidate equals a normalised reference at a rung
   (:func:`explorer.core.scoring.normalise.exact_at`), else 0.0;
-* ``cosine``: embedding cosine (:mod:`explorer.core.scoring.embedding`), batched over many answers.
+* ``cosine``: embedding cosine (:mod:`explorer.core.scoring.embedding`), batched over many answers;
+  a text longer than the model's window is embedded in windows and pooled, never cut
+  (:meth:`CosineScorer.beyond_window` tells which pairs needed that).
 """
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -22,9 +30,9 @@ from typing import Protocol, Sequence, runtime_checkable
 
 import numpy as np
 
-from .embedding import Embedder, cosine_pairs, make_embedder
-from .normalise import exact_at
-from .overlap import best_f1
+from .embedding import Embedder, cosine_pairs, make_embedder, window_count
+from .normalise import exact_at, is_empty_answer
+from .overlap import best_f1, tokens
 
 SCORER_NAMES: tuple[str, ...] = ("f1", "rouge1", "exact", "cosine")
 
@@ -59,7 +67,7 @@ class _PerPair:
 
 @dataclass
 class F1Scorer(_PerPair):
-    """Unigram F1 (multiset counts, lowercase ``[a-z0-9]+`` tokens), best over references."""
+    """Unigram F1 (multiset counts, :func:`explorer.core.scoring.overlap.tokens`), best over references."""
 
     name: str = "f1"
 
@@ -87,6 +95,19 @@ def _rouge(use_stemmer: bool):
     from rouge_score import rouge_scorer
 
     return rouge_scorer.RougeScorer(["rouge1"], use_stemmer=use_stemmer)
+
+
+_ROUGE_TOKEN = re.compile(r"[a-z0-9]+")
+
+
+def rouge1_blind(candidate: str, reference: str) -> bool:
+    """True when ADK's ROUGE-1 is 0.0 for this pair only because of the script it is written in:
+    one side has words (:func:`explorer.core.scoring.overlap.tokens`) but none of them is made of
+    ``a-z`` / ``0-9``, which is all ``rouge-score``'s tokenizer keeps (e.g. ``"予約が完了しました"``)."""
+    for text in (candidate, reference):
+        if not _ROUGE_TOKEN.search(text.lower()) and tokens(text):
+            return True
+    return False
 
 
 def rouge1_adk(candidate: str, reference: str) -> float:
@@ -143,11 +164,14 @@ class CosineScorer:
         return float(self.score_many([candidate], [references])[0])
 
     def score_many(self, candidates: Sequence[str], references: Sequence[Sequence[str]]) -> np.ndarray:
-        """float64 (N,): best cosine per candidate; every text embedded once, in batches."""
+        """float64 (N,): best cosine per candidate; every text embedded once, in batches; 0.0 for
+        an empty answer (not embedded)."""
         if len(candidates) != len(references):
             raise ValueError(f"{len(candidates)} candidates but {len(references)} reference lists")
         flat_c, flat_r, owner = [], [], []
         for i, (c, refs) in enumerate(zip(candidates, references)):
+            if is_empty_answer(c):
+                continue
             for r in refs:
                 flat_c.append(c)
                 flat_r.append(r)
@@ -160,6 +184,14 @@ class CosineScorer:
         np.maximum.at(out, np.asarray(owner), sims)
         out[np.isinf(out)] = 0.0
         return out
+
+    def beyond_window(self, candidates: Sequence[str], references: Sequence[Sequence[str]]) -> np.ndarray:
+        """bool (N,): the candidate or one of its references is longer than the model's window
+        (embedded in several windows and pooled). Embeds what was not embedded yet."""
+        return np.array(
+            [not is_empty_answer(c) and any(window_count(self.embedder, t) > 1 for t in (c, *refs)) for c, refs in zip(candidates, references)],
+            dtype=bool,
+        )
 
     def describe(self) -> str:
         return f"embedding cosine, {self.embedder.identity().label()}"

@@ -107,6 +107,10 @@ def invocation_matches(inv: Invocation, mode: str, compare_args: Comparison = Tr
     return family_score(call_counts(inv, as_matcher(compare_args)), mode) == 1.0
 
 
+NO_OUTPUT_REASON = "the agent produced nothing"
+"""Why a turn the agent never ran (:attr:`Invocation.no_output`) fails (issue 10, kind 1)."""
+
+
 def trajectory_score(invocations: Sequence[Invocation], mode: MatchMode, compare_args: Comparison = True) -> float:
     """Run trajectory score in [0, 1]: mean of per-invocation 1/0 matches (ADK
     ``tool_trajectory_avg_score``). Raises ValueError for an empty invocation list."""
@@ -283,13 +287,13 @@ def explain_invocation(inv: Invocation, mode: str, compare_args: Comparison = Tr
     expected calls never made (IN_ORDER, ANY_ORDER, superset, unordered, recall, F1, LCS), the
     calls made but not expected (subset, unordered, precision, F1), a call whose arguments differ
     by its differing keys, and for IN_ORDER and LCS the first call out of order. A turn never run:
-    ``"no call and no answer: the turn was never run"``; single tool use: ``"book_flight not called"``.
+    ``NO_OUTPUT_REASON``; single tool use: ``"book_flight not called"``.
     """
     matcher = as_matcher(compare_args)
     if invocation_score(inv, mode, matcher, single_tool) >= 1.0:
         return ""
     if inv.no_output:
-        return "no call and no answer: the turn was never run"
+        return NO_OUTPUT_REASON
     mode = canonical(mode)
     if mode == "single_tool_use":
         return f"{single_tool or '(no tool named)'} not called"

@@ -2,15 +2,23 @@
 
 Formats: ``cases`` (``metric-explorer/cases@1`` JSON), ``adk`` (ADK ``*.evalset_result.json``),
 ``jsonl`` and ``csv`` (the flat schema of :mod:`.flat`), ``messages`` (OpenAI-style message
-trajectories, :mod:`.messages`). ``auto`` decides from the content, then the file name:
+trajectories, :mod:`.messages`), ``otlp`` (OpenTelemetry traces as OTLP JSON, :mod:`.otlp`),
+``inspect`` (Inspect AI ``.eval`` / ``.json`` logs, :mod:`.inspect_log`) and ``parquet`` (the flat
+schema in Parquet, :mod:`.parquet`). ``auto`` decides from the content, then the file name:
 
+0. bytes starting with Parquet's ``PAR1`` -> parquet; with a zip header -> inspect (``.eval``);
 1. text that parses as one JSON document: an object with ``"format": "metric-explorer/cases@1"``
    -> cases; with ``eval_case_results`` (or a JSON string holding such an object) -> adk; an ADK
    eval set (``eval_cases``, or the list form of ``*.test.json``) -> the eval-set LoadError;
+   with ``resourceSpans`` -> otlp; with ``version`` and an ``eval`` object -> inspect;
    records with ``outputs`` / ``reference_outputs`` (a list, or ``{"runs": [...]}``) -> messages;
    a list of other records with an ``id`` -> jsonl (the flat schema as one JSON list);
-2. otherwise lines of JSON objects -> messages when the first has ``outputs``, else jsonl;
+2. otherwise lines of JSON objects -> otlp when the first has ``resourceSpans``, messages when it
+   has ``outputs``, else jsonl;
 3. otherwise a ``.csv`` name, or a first line with an ``id`` column -> csv.
+
+``options`` (:class:`~.options.ReadOptions`) say how traces and logs become runs; the other
+formats ignore them.
 """
 
 from __future__ import annotations
@@ -23,11 +31,12 @@ from typing import Any, Sequence
 from ..casefile import case_set_from_data, loads_case_set
 from ..errors import LoadError
 from ..model import CaseSet
-from ..reading import parse_json, read_bytes, text_of
-from . import adk, flat, messages
+from ..reading import check_size, parse_json, read_bytes, text_of
+from . import adk, flat, inspect_log, messages, otlp, parquet
 from ._common import show
+from .options import DEFAULT_OPTIONS, ReadOptions
 
-INPUT_FORMATS = ("auto", "cases", "adk", "jsonl", "csv", "messages")
+INPUT_FORMATS = ("auto", "cases", "adk", "jsonl", "csv", "messages", "otlp", "inspect", "parquet")
 """Values of ``--input-format``."""
 
 
@@ -47,6 +56,10 @@ def _detect_json(data: Any, name: str) -> str | None:
             return "cases"
         if adk.is_eval_results(data) or adk.is_eval_set(data):
             return "adk"
+        if otlp.is_otlp_request(data):
+            return "otlp"
+        if inspect_log.is_inspect_json(data):
+            return "inspect"
         runs = data.get("runs")
         if isinstance(runs, list) and runs and _is_messages_record(runs[0]):
             return "messages"
@@ -95,14 +108,16 @@ def _detect(text: str, name: str) -> tuple[str, Any]:
                 return ("messages" if _is_messages_record(data) else "jsonl"), None
             raise LoadError(
                 name, "(top level)",
-                "cannot tell the format: not a metric-explorer case set, an ADK eval set result or message "
-                "trajectories; give --input-format (cases, adk, jsonl, csv, messages)",
+                "cannot tell the format: not a metric-explorer case set, an ADK eval set result, message "
+                "trajectories, OTLP traces or an Inspect log; give --input-format (" + ", ".join(INPUT_FORMATS[1:]) + ")",
             )
         first = next((ln for ln in text.split("\n") if ln.strip()), "")
         try:
             record = json.loads(first)
-        except ValueError:
+        except (ValueError, RecursionError):
             record = None
+        if otlp.is_otlp_request(record):
+            return "otlp", None
         return ("messages" if _is_messages_record(record) else "jsonl"), None
     if lower.endswith(".csv") or lower.endswith(".tsv"):
         return "csv", None
@@ -112,12 +127,35 @@ def _detect(text: str, name: str) -> tuple[str, Any]:
     raise LoadError(name, "line 1", "not JSON, JSONL or CSV with an \"id\" column (cannot tell the format)")
 
 
-def loads_runs(data: bytes | str, name: str, input_format: str = "auto") -> CaseSet:
-    """Runs from file content ``data`` named ``name``, in ``input_format`` (``auto`` detects).
+def _binary_runs(data: bytes, name: str, input_format: str, options: ReadOptions) -> CaseSet | None:
+    """Runs of a binary file (Parquet, an Inspect ``.eval`` zip), or None when ``data`` is not
+    one of those and the format allows text."""
+    if input_format in ("auto", "parquet") and parquet.is_parquet(data):
+        check_size(len(data), name)
+        return parquet.parquet_from_bytes(data, name)
+    if input_format in ("auto", "inspect") and inspect_log.is_zip(data):
+        check_size(len(data), name)
+        return inspect_log.inspect_from_bytes(data, name, "eval", options)
+    if input_format == "parquet":
+        raise LoadError(name, "", "not a Parquet file (it does not start and end with PAR1)")
+    return None
+
+
+def loads_runs(data: bytes | str, name: str, input_format: str = "auto", options: ReadOptions | None = None) -> CaseSet:
+    """Runs from file content ``data`` named ``name``, in ``input_format`` (``auto`` detects);
+    ``options`` say how traces and logs become runs (default :class:`~.options.ReadOptions`).
     Raises LoadError (empty, binary, over the size limit, not JSON/CSV, schema problems) and
     ValueError for an unknown ``input_format``."""
     if input_format not in INPUT_FORMATS:
         raise ValueError(f"input format must be one of {', '.join(INPUT_FORMATS)}, got {input_format!r}")
+    options = options or DEFAULT_OPTIONS
+    if isinstance(data, (bytes, bytearray, memoryview)):
+        data = bytes(data)
+        binary = _binary_runs(data, name, input_format, options)
+        if binary is not None:
+            return binary
+    elif input_format == "parquet":
+        raise LoadError(name, "", "not a Parquet file (text given)")
     text = text_of(data, name)
     fmt, data = _detect(text, name) if input_format == "auto" else (input_format, None)
     if data is not None:  # auto read one JSON document already: do not parse it twice
@@ -127,6 +165,10 @@ def loads_runs(data: bytes | str, name: str, input_format: str = "auto") -> Case
             return adk.adk_results_from_data(data, name)
         if fmt == "messages":
             return messages.messages_from_data(data, name)
+        if fmt == "otlp":  # read again from the text: a one-line file's errors then name line 1
+            return otlp.loads_otlp(text, name, options)
+        if fmt == "inspect":
+            return inspect_log.inspect_from_bytes(text.encode("utf-8"), name, "json", options)
         return flat.flat_from_data(data, name)
     if fmt == "cases":
         return loads_case_set(text, name)
@@ -136,12 +178,16 @@ def loads_runs(data: bytes | str, name: str, input_format: str = "auto") -> Case
         return flat.loads_jsonl(text, name)
     if fmt == "csv":
         return flat.loads_csv(text, name)
+    if fmt == "otlp":
+        return otlp.loads_otlp(text, name, options)
+    if fmt == "inspect":
+        return inspect_log.inspect_from_bytes(text.encode("utf-8"), name, "json", options)
     return messages.loads_messages(text, name)
 
 
-def load_runs(path: str | os.PathLike[str], input_format: str = "auto") -> CaseSet:
+def load_runs(path: str | os.PathLike[str], input_format: str = "auto", options: ReadOptions | None = None) -> CaseSet:
     """Load one run file of any supported format (see module doc). Raises LoadError."""
-    return loads_runs(read_bytes(path), str(path), input_format)
+    return loads_runs(read_bytes(path), str(path), input_format, options)
 
 
 def concat_case_sets(case_sets: Sequence[CaseSet]) -> CaseSet:
@@ -165,10 +211,11 @@ def concat_case_sets(case_sets: Sequence[CaseSet]) -> CaseSet:
         description="; ".join(cs.description for cs in case_sets if cs.description),
         runs=tuple(r for cs in case_sets for r in cs.runs),
         source=", ".join(cs.source for cs in case_sets),
+        notes=tuple(note for cs in case_sets for note in cs.notes),
     )
 
 
-def load_many(paths: Sequence[str | os.PathLike[str]], input_format: str = "auto") -> CaseSet:
+def load_many(paths: Sequence[str | os.PathLike[str]], input_format: str = "auto", options: ReadOptions | None = None) -> CaseSet:
     """Load every file of ``paths`` (each detected on its own under ``auto``) and join them with
     :func:`concat_case_sets`. Raises LoadError."""
-    return concat_case_sets([load_runs(p, input_format) for p in paths])
+    return concat_case_sets([load_runs(p, input_format, options) for p in paths])

@@ -8,11 +8,17 @@ Fields (JSONL keys / CSV columns):
 * ``answer`` (required text) and the reference answer(s): ``reference`` (one text) or
   ``references`` (a JSON list of texts, in CSV the JSON in the cell); exactly one of the two;
 * ``human_verdict`` (``acceptable`` / ``unacceptable`` / empty = unlabelled), ``human_note``;
+* or, several annotators (issue 11), ``labels``: a JSON list of ``{"annotator", "verdict",
+  "note"}`` objects (in CSV the JSON in the cell); the run's verdict is then their majority;
 * ``adk_*`` fields are kept as extra columns (``Run.extra``); any other field is an error.
 
 A JSON list of such records is read too. A JSONL run with several invocations gives ``invocations``: a list of objects with the
 per-invocation fields (``expected_calls``, ``actual_calls``, ``answer``, ``reference(s)``) instead
 of those fields at the top. CSV holds one invocation per run.
+
+In CSV, a cell written with a leading ``'`` before ``=``, ``+``, ``-``, ``@``, a tab or a carriage
+return is read without that ``'`` (:mod:`explorer.core.io.csv_cells`, the guard against CSV
+injection that :func:`dumps_csv` applies).
 
 Errors name the file, the place (``line 7, actual_calls[1]`` for JSONL; ``row 3, column answer``
 for CSV, counting the header as row 1 as a spreadsheet does) and the field.
@@ -25,15 +31,16 @@ import io
 import json
 from typing import Any, Iterable
 
+from ..csv_cells import neutralise_cell, restore
 from ..errors import LoadError
-from ..model import CaseSet, Invocation, Run
+from ..model import AnnotatorLabel, CaseSet, Invocation, Run, majority_verdict
 from ..reading import parse_json, read_bytes, text_of
 from ._common import (
     Problem, check_unique_ids, expect_list, expect_object, expect_str, fast_call, join_path, json_type,
     make_case_set, parse_calls, parse_verdict, show,
 )
 
-RUN_FIELDS = ("id", "title", "user_input", "human_verdict", "human_note", "invocations")
+RUN_FIELDS = ("id", "title", "user_input", "human_verdict", "human_note", "labels", "invocations")
 INVOCATION_FIELDS = ("expected_calls", "actual_calls", "answer", "reference", "references")
 REQUIRED_INVOCATION_FIELDS = ("expected_calls", "actual_calls", "answer")
 _KNOWN_FIELDS = frozenset(RUN_FIELDS + INVOCATION_FIELDS)
@@ -117,6 +124,44 @@ def _optional_text(obj: dict[str, Any], key: str) -> str:
     return "" if value is None else expect_str(value, key)
 
 
+def parse_annotator_labels(value: Any, path: str = "labels") -> tuple[AnnotatorLabel, ...]:
+    """A run's ``labels``: a JSON list (or, from a CSV cell, its JSON text; empty = none) of
+    ``{"annotator": name, "verdict": "acceptable"|"unacceptable", "note": text}`` objects (note
+    optional). Raises Problem naming the item and field, or an annotator listed twice."""
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        if not value.strip():
+            return ()
+        try:
+            value = json.loads(value)
+        except json.JSONDecodeError as exc:
+            raise Problem(path, f"invalid JSON list of labels: {exc.msg} at character {exc.pos + 1}") from None
+    items = expect_list(value, path)
+    out: list[AnnotatorLabel] = []
+    first: dict[str, int] = {}
+    for j, item in enumerate(items):
+        ipath = join_path(path, j)
+        obj = expect_object(item, ipath)
+        unknown = [k for k in obj if k not in ("annotator", "verdict", "note")]
+        if unknown:
+            raise Problem(join_path(ipath, show(unknown[0])), f'unknown field "{show(unknown[0])}" (known: annotator, verdict, note)')
+        if "annotator" not in obj:
+            raise Problem(ipath, 'missing "annotator"')
+        name = expect_str(obj["annotator"], join_path(ipath, "annotator")).strip()
+        if not name:
+            raise Problem(join_path(ipath, "annotator"), "empty annotator name")
+        if name in first:
+            raise Problem(join_path(ipath, "annotator"), f'annotator "{show(name)}" labels this run twice (first at {path}[{first[name]}])')
+        first[name] = j
+        verdict = parse_verdict(obj.get("verdict"), join_path(ipath, "verdict"))
+        if verdict is None:
+            raise Problem(join_path(ipath, "verdict"), 'expected "acceptable" or "unacceptable"')
+        note = obj.get("note")
+        out.append(AnnotatorLabel(name, verdict, "" if note is None else expect_str(note, join_path(ipath, "note"))))  # type: ignore[arg-type]
+    return tuple(out)
+
+
 def run_from_record(obj: Any) -> Run:
     """A Run from one flat record (a parsed JSONL object or a CSV row dict); raises Problem."""
     obj = expect_object(obj, "")
@@ -138,14 +183,19 @@ def run_from_record(obj: Any) -> Run:
         )
     else:
         invocations = (invocation_from_fields(obj),)
+    verdict = parse_verdict(obj.get("human_verdict"), "human_verdict")
+    labels = parse_annotator_labels(obj.get("labels"))
+    if labels and verdict is not None:
+        raise Problem("labels", 'give "human_verdict" or "labels" (several annotators), not both')
     return Run(
         id=run_id,
         title=_optional_text(obj, "title"),
         user_input=_optional_text(obj, "user_input"),
         invocations=invocations,
-        human_verdict=parse_verdict(obj.get("human_verdict"), "human_verdict"),  # type: ignore[arg-type]
+        human_verdict=majority_verdict(labels) if labels else verdict,  # type: ignore[arg-type]
         human_note=_optional_text(obj, "human_note"),
         extra={k: v for k, v in obj.items() if k.startswith("adk_")},
+        labels=labels,
     )
 
 
@@ -260,7 +310,7 @@ def csv_from_text(text: str, name: str) -> CaseSet:
                 continue
             if len(cells) != len(header):
                 raise LoadError(name, f"row {row_no}", f"has {len(cells)} cells, the header has {len(header)}")
-            record = {k: _cell_value(k, v) for k, v in zip(header, cells)}
+            record = {k: _cell_value(k, restore(v)) for k, v in zip(header, cells)}
             if "reference" in record and "references" in record:
                 # both columns: a row fills one of them
                 if record["references"].strip():
@@ -299,6 +349,10 @@ def _calls_json(calls: Iterable) -> list[dict[str, Any]]:
     return [{"name": c.name, "args": dict(c.args)} for c in calls]
 
 
+def _labels_json(labels) -> list[dict[str, str]]:
+    return [{"annotator": lab.annotator, "verdict": lab.verdict, "note": lab.note} for lab in labels]
+
+
 def run_to_record(run: Run) -> dict[str, Any]:
     """The flat JSONL record of ``run`` (inverse of :func:`run_from_record`)."""
     rec: dict[str, Any] = {"id": run.id, "title": run.title, "user_input": run.user_input}
@@ -315,8 +369,10 @@ def run_to_record(run: Run) -> dict[str, Any]:
         rec.update(invs[0])
     else:
         rec["invocations"] = invs
-    rec["human_verdict"] = run.human_verdict
+    rec["human_verdict"] = None if run.labels else run.human_verdict
     rec["human_note"] = run.human_note
+    if run.labels:
+        rec["labels"] = _labels_json(run.labels)
     rec.update({k: v for k, v in run.extra.items() if k.startswith("adk_")})
     return rec
 
@@ -327,11 +383,13 @@ def dumps_jsonl(case_set: CaseSet) -> str:
 
 
 def dumps_csv(case_set: CaseSet) -> str:
-    """Every run of ``case_set`` as a CSV row; calls and references as JSON in their cells.
+    """Every run of ``case_set`` as a CSV row; calls and references as JSON in their cells; text
+    cells that could run as spreadsheet formulas get a leading ``'`` (read back without it).
     Raises ValueError for a run with several invocations (CSV holds one; use JSONL)."""
     extra_keys = sorted({k for r in case_set.runs for k in r.extra if k.startswith("adk_")})
+    with_labels = any(r.labels for r in case_set.runs)
     columns = ["id", "title", "user_input", "expected_calls", "actual_calls", "answer", "references",
-               "human_verdict", "human_note", *extra_keys]
+               "human_verdict", "human_note", *(["labels"] if with_labels else []), *extra_keys]
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(columns)
@@ -345,8 +403,10 @@ def dumps_csv(case_set: CaseSet) -> str:
             json.dumps(_calls_json(inv.actual_calls), ensure_ascii=False),
             inv.answer,
             json.dumps(list(inv.references), ensure_ascii=False),
-            run.human_verdict or "", run.human_note,
+            "" if run.labels else (run.human_verdict or ""), run.human_note,
         ]
+        if with_labels:
+            row.append(json.dumps(_labels_json(run.labels), ensure_ascii=False) if run.labels else "")
         row += ["" if run.extra.get(k) is None else run.extra.get(k) for k in extra_keys]
-        writer.writerow(row)
+        writer.writerow([neutralise_cell(v) for v in row])
     return out.getvalue()

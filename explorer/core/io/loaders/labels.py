@@ -1,5 +1,11 @@
 """Human labels CSV: ``run_id,human_verdict,note`` -- read, write, apply to runs or features.
 
+Several annotators (issue 11): with an ``annotator`` column the file holds several rows per run,
+one per annotator (``run_id,annotator,human_verdict,note``); read it with
+:func:`load_label_file` / :func:`label_file_from_text`. Each run's verdict is then the majority of
+its annotators' (None on a tie) and the labels themselves go to ``Run.labels``; an empty verdict
+means that annotator gave none. An annotator listed twice for one run is an error.
+
 Format (header row required; ``note`` optional)::
 
     run_id,human_verdict,note
@@ -8,7 +14,8 @@ Format (header row required; ``note`` optional)::
     E7,,                      <- empty verdict: the run is unlabelled (a cleared label)
 
 ``human_verdict`` is ``acceptable``, ``unacceptable`` or empty (case and spaces ignored). A run id
-listed twice is an error. Applying labels replaces the verdict and note of every listed run
+listed twice is an error. Cells that could run as spreadsheet formulas are written with a leading
+``'`` and read back without it (:mod:`explorer.core.io.csv_cells`). Applying labels replaces the verdict and note of every listed run
 (an empty verdict clears it) and leaves other runs as they were; ids not in the runs are
 returned so the caller can report them.
 """
@@ -22,13 +29,15 @@ from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 
+from ..csv_cells import neutralise, restore
 from ..errors import LoadError
 from ...evaluation.features import HUMAN_CODES, Features
-from ..model import CaseSet, Run
+from ..model import AnnotatorLabel, CaseSet, Run, majority_verdict
 from ..reading import read_bytes, text_of
 from ._common import Problem, parse_verdict, show
 
 LABEL_COLUMNS = ("run_id", "human_verdict", "note")
+ANNOTATED_LABEL_COLUMNS = ("run_id", "annotator", "human_verdict", "note")
 
 
 @dataclass(frozen=True)
@@ -40,10 +49,10 @@ class Label:
     note: str = ""
 
 
-def labels_from_text(text: str, name: str) -> dict[str, Label]:
-    """``{run_id: Label}`` from labels CSV text, in file order. Raises LoadError
-    ``"<name>: row N, column human_verdict: <problem>"`` (header = row 1), a missing column,
-    an empty run id, a duplicate run id or a file with no label rows."""
+def _label_rows(text: str, name: str):
+    """(header has an annotator column, rows) of a labels CSV: each row
+    ``(row number, run id, annotator or None, verdict or None, note)``, blank rows skipped. Raises
+    LoadError for a missing column, a ragged row, an empty run id or annotator, a bad verdict."""
     reader = csv.reader(io.StringIO(text, newline=""))
     try:
         header = [h.strip().lstrip("\ufeff") for h in next(reader)]
@@ -56,8 +65,8 @@ def labels_from_text(text: str, name: str) -> dict[str, Label]:
             raise LoadError(name, "row 1 (header)", f'missing column "{col}" (a labels CSV has run_id,human_verdict,note)')
     i_id, i_verdict = header.index("run_id"), header.index("human_verdict")
     i_note = header.index("note") if "note" in header else None
-    labels: dict[str, Label] = {}
-    first_row: dict[str, int] = {}
+    i_who = header.index("annotator") if "annotator" in header else None
+    rows = []
     row_no = 1
     try:
         for cells in reader:
@@ -68,22 +77,88 @@ def labels_from_text(text: str, name: str) -> dict[str, Label]:
                 cells = cells + [""] * (len(header) - len(cells))
             elif len(cells) > len(header):
                 raise LoadError(name, f"row {row_no}", f"has {len(cells)} cells, the header has {len(header)}")
+            cells = [restore(c) for c in cells]
             run_id = cells[i_id].strip()
             if not run_id:
                 raise LoadError(name, f"row {row_no}, column run_id", "empty run id")
-            if run_id in first_row:
-                raise LoadError(name, f"row {row_no}, column run_id", f'duplicate run id "{show(run_id)}" (first at row {first_row[run_id]})')
+            who = None
+            if i_who is not None:
+                who = cells[i_who].strip()
+                if not who:
+                    raise LoadError(name, f"row {row_no}, column annotator", "empty annotator name")
             try:
                 verdict = parse_verdict(cells[i_verdict], "human_verdict")
             except Problem as p:
                 raise LoadError(name, f"row {row_no}, column human_verdict", p.message) from None
-            first_row[run_id] = row_no
-            labels[run_id] = Label(verdict, cells[i_note] if i_note is not None else "")
+            rows.append((row_no, run_id, who, verdict, cells[i_note] if i_note is not None else ""))
     except csv.Error as exc:
         raise LoadError(name, f"row {row_no}", f"not valid CSV: {exc}") from None
-    if not labels:
+    if not rows:
         raise LoadError(name, "", "no labels (the file has a header but no rows)")
+    return i_who is not None, rows
+
+
+def labels_from_text(text: str, name: str) -> dict[str, Label]:
+    """``{run_id: Label}`` from labels CSV text, in file order. Raises LoadError
+    ``"<name>: row N, column human_verdict: <problem>"`` (header = row 1), a missing column,
+    an empty run id, a duplicate run id or a file with no label rows. An ``annotator`` column is
+    ignored while each run has one row; a second row for a run is then several annotators' labels,
+    which this reader refuses (read them with :func:`label_file_from_text`)."""
+    annotated, rows = _label_rows(text, name)
+    labels: dict[str, Label] = {}
+    first_row: dict[str, int] = {}
+    for row_no, run_id, _, verdict, note in rows:
+        if run_id in first_row and annotated:
+            raise LoadError(name, f"row {row_no}, column annotator",
+                            f'run "{show(run_id)}" has labels from several annotators; this reader takes one label per run '
+                            "(metric-explorer score --labels reads them)")
+        if run_id in first_row:
+            raise LoadError(name, f"row {row_no}, column run_id", f'duplicate run id "{show(run_id)}" (first at row {first_row[run_id]})')
+        first_row[run_id] = row_no
+        labels[run_id] = Label(verdict, note)
     return labels
+
+
+@dataclass(frozen=True)
+class LabelFile:
+    """A labels CSV as read: ``labels`` one :class:`Label` per run (for a file with an annotator
+    column, the annotators' majority, None on a tie, with an empty note); ``annotated`` per run the
+    annotators' labels in file order (None for a file without an annotator column)."""
+
+    labels: dict[str, Label]
+    annotated: dict[str, tuple[AnnotatorLabel, ...]] | None = None
+
+    @property
+    def annotators(self) -> tuple[str, ...]:
+        """Annotator names, sorted (empty for a single-label file)."""
+        return tuple(sorted({lab.annotator for labs in (self.annotated or {}).values() for lab in labs}))
+
+
+def label_file_from_text(text: str, name: str) -> LabelFile:
+    """A labels CSV with or without an ``annotator`` column (see the module doc). Raises
+    LoadError as :func:`labels_from_text`; with an annotator column, a (run id, annotator) pair
+    listed twice is the duplicate."""
+    annotated, rows = _label_rows(text, name)
+    if not annotated:
+        return LabelFile(labels_from_text(text, name))
+    by_run: dict[str, list[AnnotatorLabel]] = {}
+    first_row: dict[tuple[str, str], int] = {}
+    for row_no, run_id, who, verdict, note in rows:
+        key = (run_id, who)
+        if key in first_row:
+            raise LoadError(name, f"row {row_no}, column annotator",
+                            f'annotator "{show(who)}" labels run "{show(run_id)}" twice (first at row {first_row[key]})')
+        first_row[key] = row_no  # type: ignore[index]
+        got = by_run.setdefault(run_id, [])
+        if verdict is not None:  # an empty verdict: this annotator gave none
+            got.append(AnnotatorLabel(who, verdict, note))  # type: ignore[arg-type]
+    per_run = {rid: tuple(labs) for rid, labs in by_run.items()}
+    return LabelFile({rid: Label(majority_verdict(labs)) for rid, labs in per_run.items()}, per_run)
+
+
+def load_label_file(path: str) -> LabelFile:
+    """Read a labels CSV with or without an annotator column. Raises LoadError."""
+    return label_file_from_text(text_of(read_bytes(path), str(path)), str(path))
 
 
 def loads_labels(data: bytes | str, name: str) -> dict[str, Label]:
@@ -109,9 +184,12 @@ class LabelledRuns(Sequence[Run]):
     ``features`` are the base's with the person's verdicts replaced, so
     :func:`~explorer.core.evaluation.features.build_features` returns them without recomputing."""
 
-    def __init__(self, base: Sequence[Run], labels: Mapping[str, Label], features: Features):
+    def __init__(self, base: Sequence[Run], labels: Mapping[str, Label], features: Features,
+                 annotated: Mapping[str, tuple[AnnotatorLabel, ...]] | None = None):
         self._base = base
         self._labels = dict(labels)
+        self.annotated = dict(annotated or {})
+        """Per run id, the annotators' labels applied (empty without an annotator column)."""
         self.features = features.with_human(human_codes(features, labels))
 
     def __len__(self) -> int:
@@ -119,7 +197,9 @@ class LabelledRuns(Sequence[Run]):
 
     def _labelled(self, run: Run) -> Run:
         lab = self._labels.get(run.id)
-        return run if lab is None else replace(run, human_verdict=lab.verdict, human_note=lab.note)
+        if lab is None:
+            return run
+        return replace(run, human_verdict=lab.verdict, human_note=lab.note, labels=self.annotated.get(run.id, ()))
 
     def __getitem__(self, i):  # type: ignore[override]
         got = self._base[i]
@@ -128,17 +208,22 @@ class LabelledRuns(Sequence[Run]):
         return self._labelled(got)
 
 
-def apply_labels(case_set: CaseSet, labels: Mapping[str, Label]) -> tuple[CaseSet, list[str]]:
+def apply_labels(case_set: CaseSet, labels: Mapping[str, Label],
+                 annotated: Mapping[str, tuple[AnnotatorLabel, ...]] | None = None) -> tuple[CaseSet, list[str]]:
     """``case_set`` with each labelled run's ``human_verdict`` and ``human_note`` replaced, and
-    the label ids that name no run (caller reports them). Runs not listed keep theirs. A big set
-    whose runs carry precomputed ``features`` gets a :class:`LabelledRuns` view (no run is
-    rebuilt); others a new tuple."""
+    the label ids that name no run (caller reports them). Runs not listed keep theirs. A listed
+    run's ``labels`` (several annotators) become ``annotated[run id]`` (empty when not given: a
+    single label replaces the annotators'). A big set whose runs carry precomputed ``features``
+    gets a :class:`LabelledRuns` view (no run is rebuilt); others a new tuple. For a
+    :class:`LabelFile` ``f``: ``apply_labels(cs, f.labels, f.annotated)``."""
+    annotated = annotated or {}
     ready = getattr(case_set.runs, "features", None)
     if ready is not None:
-        view = LabelledRuns(case_set.runs, labels, ready)
+        view = LabelledRuns(case_set.runs, labels, ready, annotated)
         return replace(case_set, runs=view), unknown_ids(labels, (str(r) for r in ready.run_ids))  # type: ignore[arg-type]
     runs = tuple(
-        replace(r, human_verdict=labels[r.id].verdict, human_note=labels[r.id].note) if r.id in labels else r
+        replace(r, human_verdict=labels[r.id].verdict, human_note=labels[r.id].note, labels=annotated.get(r.id, ()))
+        if r.id in labels else r
         for r in case_set.runs
     )
     return replace(case_set, runs=runs), unknown_ids(labels, (r.id for r in case_set.runs))
@@ -178,12 +263,25 @@ def labels_from_codes(run_ids: Sequence[str], human: np.ndarray, notes: Mapping[
     }
 
 
+def dumps_annotated_labels(annotated: Mapping[str, Sequence[AnnotatorLabel]]) -> str:
+    """Labels CSV text with header ``run_id,annotator,human_verdict,note``, one row per label;
+    text that could run as a spreadsheet formula gets a leading ``'`` (read back without it)."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(ANNOTATED_LABEL_COLUMNS)
+    for rid, labs in annotated.items():
+        for lab in labs:
+            writer.writerow([neutralise(rid), neutralise(lab.annotator), lab.verdict, neutralise(lab.note)])
+    return out.getvalue()
+
+
 def dumps_labels(labels: Mapping[str, Label]) -> str:
     """Labels CSV text with header ``run_id,human_verdict,note`` (an unlabelled run has an
-    empty verdict)."""
+    empty verdict); run ids and notes that could run as spreadsheet formulas get a leading
+    ``'`` (:func:`labels_from_text` removes it)."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(LABEL_COLUMNS)
     for rid, lab in labels.items():
-        writer.writerow([rid, lab.verdict or "", lab.note])
+        writer.writerow([neutralise(rid), lab.verdict or "", neutralise(lab.note)])
     return out.getvalue()

@@ -28,7 +28,7 @@ from typing import Any
 
 from ..errors import LoadError
 from ..model import CaseSet, Invocation, Run, ToolCall
-from ..reading import parse_json, read_bytes, text_of
+from ..reading import json_lines, parse_json, read_bytes, text_of
 from ._common import (
     Problem, check_unique_ids, expect_list, expect_object, expect_str, join_path, json_type,
     make_case_set, parse_verdict, show,
@@ -160,7 +160,6 @@ def messages_from_text(text: str, name: str) -> CaseSet:
     """Runs from messages JSON (a list of records or ``{"runs": [...]}``) or JSONL text.
     Raises LoadError naming the file, ``line N`` or ``[i]`` / ``runs[i]`` and the field."""
     stripped = text.lstrip()
-    records: list[tuple[str, Any]] = []
     try:
         data: Any = json.loads(text)
         whole_json = True
@@ -170,14 +169,7 @@ def messages_from_text(text: str, name: str) -> CaseSet:
             parse_json(text, name)  # raises the JSON error with its line and column
     if whole_json:
         return messages_from_data(data, name)
-    for n, line in enumerate(text.split("\n"), start=1):
-        if not line.strip():
-            continue
-        try:
-            records.append((f"line {n}", json.loads(line)))
-        except json.JSONDecodeError as exc:
-            raise LoadError(name, f"line {n}, column {exc.colno}", f"invalid JSON: {exc.msg}") from None
-    return _runs_of(records, name)
+    return _runs_of(json_lines(text, name), name)
 
 
 def messages_from_data(data: Any, name: str) -> CaseSet:

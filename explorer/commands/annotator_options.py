@@ -1,0 +1,114 @@
+"""Options and report sections for several annotators (issue 11), shared by ``score`` and ``compare``:
+``--annotator NAME | --consensus`` and ``--min-labels K``, the ground truth they choose, and the
+inter-annotator section of the report."""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..core.evaluation.annotators import Annotations, GroundTruth, annotations_of, ground_truth, human_ceiling, inter_annotator
+from ..core.evaluation.features import Features
+from ..core.io.model import CaseSet
+from .common import CliError, positive_int
+
+
+def add_annotator_options(p: argparse.ArgumentParser) -> None:
+    """``--annotator NAME`` / ``--consensus`` (default) and ``--min-labels K``."""
+    g = p.add_argument_group("several annotators (labels CSV with an annotator column, or runs with labels)")
+    who = g.add_mutually_exclusive_group()
+    who.add_argument("--annotator", metavar="NAME", help="score against this annotator's verdicts instead of the consensus")
+    who.add_argument("--consensus", action="store_true",
+                     help="score against the majority verdict of the annotators (the default when runs have several labels)")
+    g.add_argument("--min-labels", type=positive_int, default=1, metavar="K",
+                   help="a run with fewer than K labels is disputed, left out of agreement and counted apart (default 1)")
+
+
+@dataclass(frozen=True)
+class Truth:
+    """What the evaluator is scored against: ``features`` with ``human`` set to the ground truth,
+    and, when runs carry several annotators' labels, the ``annotations`` and ``truth``."""
+
+    features: Features
+    annotations: Annotations | None
+    truth: GroundTruth | None
+
+
+def truth_from_args(args: argparse.Namespace | None, case_set: CaseSet, features: Features) -> Truth:
+    """The ground truth ``args`` choose. Without annotator labels the person's verdicts as they are
+    (``--annotator`` is then a CliError); with them the consensus (runs nobody labelled keep a
+    single ``human_verdict``) or the named annotator's verdicts. CliError for an unknown annotator."""
+    annotations = annotations_of(case_set)
+    name = getattr(args, "annotator", None)
+    min_labels = getattr(args, "min_labels", 1) or 1
+    if not annotations.has_labels:
+        if name is not None:
+            raise CliError("--annotator: no run has several annotators' labels (give a labels CSV with an annotator column)")
+        return Truth(features, None, None)
+    try:
+        truth = ground_truth(annotations, annotator=name, min_labels=min_labels, fallback=features.human)
+    except ValueError as exc:
+        raise CliError(f"--annotator: {exc}") from None
+    return Truth(features.with_human(truth.human), annotations, truth)
+
+
+def annotators_section(t: Truth, passed: np.ndarray) -> dict | None:
+    """The report's ``annotators`` section: ground truth and disputed runs, inter-annotator
+    agreement, human ceiling; None without annotator labels."""
+    if t.annotations is None or t.truth is None:
+        return None
+    inter = inter_annotator(t.annotations)
+    ceiling = human_ceiling(passed, t.annotations, t.truth, inter)
+    return {
+        "ground_truth": t.truth.to_dict(t.features.run_ids),
+        "inter_annotator": inter.to_dict(),
+        "human_ceiling": ceiling.to_dict(),
+    }
+
+
+def _fig(d: dict | None) -> str:
+    """A kappa or alpha ``{"value", "low", "high", "n"}`` -> ``"0.60 · 95 % CI 0.10–1.00"``."""
+    if d is None or d["value"] is None:
+        return "n/a"
+    if d["low"] is None:
+        return f"{d['value']:.2f} · no interval"
+    return f"{d['value']:.2f} · 95 % CI {d['low']:.2f}–{d['high']:.2f}"
+
+
+def annotators_lines(section: dict) -> list[str]:
+    """The table output's lines for an ``annotators`` section."""
+    gt = section["ground_truth"]
+    ia = section["inter_annotator"]
+    d = gt["disputed"]
+    names = ia["annotators"]
+    source = gt["source"] if gt["source"] != "consensus" else f"consensus of {len(names)} annotators ({', '.join(names)})"
+    minimum = f", at least {gt['min_labels']} label(s) per run" if gt["source"] == "consensus" else ""
+    out = [f"ground truth: {source}{minimum}; {gt['labelled']} runs with a verdict"]
+    if d["n"]:
+        parts = []
+        if d["ties"]:
+            parts.append("tie: " + ", ".join(d["ties"]))
+        if d["too_few_labels"]:
+            parts.append(f"fewer than {gt['min_labels']} labels: " + ", ".join(d["too_few_labels"]))
+        out.append(f"disputed (left out of agreement, counted apart): {d['n']} ({'; '.join(parts)})")
+    else:
+        out.append("disputed: none")
+    pa = ia["percent_agreement"]
+    pa_text = "n/a" if pa is None or pa["value"] is None else (
+        f"{100 * pa['value']:.0f} % of {pa['n']} runs · " + ("no interval" if pa["low"] is None else f"95 % CI {100 * pa['low']:.0f}–{100 * pa['high']:.0f} %"))
+    figs = [f"percent agreement {pa_text}"]
+    if ia["cohen_kappa"] is not None:
+        figs.append(f"Cohen's kappa {_fig(ia['cohen_kappa'])}")
+    if ia["fleiss_kappa"] is not None:
+        figs.append(f"Fleiss' kappa {_fig(ia['fleiss_kappa'])} (over {ia['fleiss_kappa']['n']} runs every annotator labelled)")
+    if ia["krippendorff_alpha"] is not None:
+        figs.append(f"Krippendorff's alpha {_fig(ia['krippendorff_alpha'])}")
+    out.append(f"inter-annotator ({ia['runs_with_two_or_more_labels']} runs with 2+ labels): " + "; ".join(figs))
+    if ia["pairwise"]:
+        out.append("pairwise Cohen's kappa:")
+    for p in ia["pairwise"]:
+        out.append(f"  {p['a']} × {p['b']}: {p['agree']}/{p['n']} agree, kappa {_fig(p['cohen_kappa'])}")
+    out.append(f"human ceiling: {section['human_ceiling']['reading']}")
+    return out

@@ -1,0 +1,84 @@
+"""``metric-explorer compare``: two settings on the same runs -- the runs whose verdict flipped, the
+change in agreement with a paired interval, and McNemar's exact test on the flips (issue 11).
+
+Setting A is the first ``--settings`` file, B the second; runs, labels and the ground truth
+(``--annotator`` / ``--consensus`` / ``--min-labels``) as for ``score``. The statistics are
+:func:`explorer.core.evaluation.compare.compare_verdicts`'s.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from ..core.evaluation.compare import compare_verdicts
+from ..core.evaluation.features import build_features
+from ..core.evaluation.verdicts import evaluate
+from ..core.io.exports import load_settings
+from .annotator_options import add_annotator_options, truth_from_args
+from .common import LIST_OPTION, CliError, add_run_input_options, load_cases_from_args, print_json
+from .response_options import response_features
+
+HELP = "compare two settings on the same runs: flipped runs, change in agreement, McNemar's exact test"
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    """Register ``compare`` and its options."""
+    p = sub.add_parser("compare", help=HELP, description=HELP)
+    add_run_input_options(p, settings=False)
+    p.add_argument("--settings", metavar="PATH", required=True, **LIST_OPTION,
+                   help="settings JSON (metric-explorer/settings@1), two of them: setting A, then setting B "
+                        "(--settings a.json b.json = --settings a.json --settings b.json)")
+    add_annotator_options(p)
+    p.add_argument("--format", choices=("table", "json"), default="table", help="output format (default table)")
+    p.set_defaults(func=run)
+
+
+def compare_report(args: argparse.Namespace) -> dict:
+    """The JSON report: cases, both settings, the ground truth used and the comparison
+    (:meth:`~explorer.core.evaluation.compare.Comparison.to_dict`). CliError unless exactly two
+    ``--settings`` are given."""
+    if len(args.settings) != 2:
+        raise CliError(f"--settings must be given exactly twice (A, then B), got {len(args.settings)}")
+    settings_a, settings_b = (load_settings(path) for path in args.settings)
+    case_set = load_cases_from_args(args)
+    truth = truth_from_args(args, case_set, build_features(case_set))
+    features = truth.features
+    ev_a = evaluate(features, settings_a, response_features(None, case_set, settings_a))
+    ev_b = evaluate(features, settings_b, response_features(None, case_set, settings_b))
+    result = compare_verdicts(features.run_ids, ev_a.passed, ev_b.passed, features.human)
+    return {
+        "cases": case_set.source,
+        "settings_a": {"file": args.settings[0], **settings_a.to_dict()},
+        "settings_b": {"file": args.settings[1], **settings_b.to_dict()},
+        "ground_truth": "the person's verdicts" if truth.truth is None else truth.truth.source,
+        **({"disputed": truth.truth.to_dict(features.run_ids)["disputed"]} if truth.truth is not None else {}),
+        "comparison": result.to_dict(),
+    }
+
+
+def _pct(d: dict) -> str:
+    if d["value"] is None:
+        return "n/a"
+    return f"{100 * d['value']:.0f} % (95 % CI {100 * d['low']:.0f}–{100 * d['high']:.0f} %)"
+
+
+def run(args: argparse.Namespace) -> int:
+    """Print the comparison in the chosen format; 0 on success."""
+    report = compare_report(args)
+    if args.format == "json":
+        print_json(report)
+        return 0
+    c = report["comparison"]
+    a, b = c["agreement_a"], c["agreement_b"]
+    print(f"cases: {report['cases']}; ground truth: {report['ground_truth']}; {c['labelled']} runs with a verdict")
+    print(f"A: {report['settings_a']['file']}  agreement {round(a['value'] * a['n']) if a['value'] is not None else 0}/{a['n']} · {_pct(a)}")
+    print(f"B: {report['settings_b']['file']}  agreement {round(b['value'] * b['n']) if b['value'] is not None else 0}/{b['n']} · {_pct(b)}")
+    ch = c["change"]
+    if ch["value"] is not None:
+        print(f"change B - A: {100 * ch['value']:+.0f} points (paired 95 % CI {100 * ch['low']:+.0f} to {100 * ch['high']:+.0f})")
+    print(f"fixed (wrong under A, right under B): {', '.join(c['fixed']) or 'none'}")
+    print(f"broken (right under A, wrong under B): {', '.join(c['broken']) or 'none'}")
+    if c["changed_unlabelled"]:
+        print(f"verdict changed, no ground truth: {', '.join(c['changed_unlabelled'])}")
+    print(f"McNemar's exact test: {c['reading']}")
+    return 0

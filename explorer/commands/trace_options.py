@@ -1,0 +1,69 @@
+"""CLI options for traces and logs (issue 13): how OTLP traces and Inspect logs become runs, and the
+expectations joined onto them. Shared by every command that reads runs (``score``, ``serve``, ...)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ..core.io.errors import LoadError
+from ..core.io.loaders.expectations import apply_expectations, load_expectations, missing_note
+from ..core.io.loaders.options import RUN_UNITS, ReadOptions
+from ..core.io.model import CaseSet
+
+
+def add_trace_options(p: argparse.ArgumentParser) -> None:
+    """``--expectations``, ``--run-unit``, ``--join-key``, ``--verdict-attribute``, ``--verdict-score``."""
+    g = p.add_argument_group("traces and logs (OTLP traces, Inspect logs; see docs/formats.md)")
+    g.add_argument("--expectations", metavar="PATH",
+                   help="expected calls and references by example id: JSONL {id, expected_calls, reference(s)} or a case set")
+    g.add_argument("--run-unit", choices=RUN_UNITS, default="trace",
+                   help="OTLP: one run per trace (default) or per outermost agent span")
+    g.add_argument("--join-key", metavar="ATTR",
+                   help="OTLP: span attribute naming the dataset example (expectations join on it as well as the run id)")
+    g.add_argument("--verdict-attribute", metavar="ATTR",
+                   help="OTLP: span or span-event attribute holding the person's verdict (acceptable/unacceptable)")
+    g.add_argument("--verdict-score", metavar="NAME",
+                   help="Inspect: the score holding the person's verdict (C/1/true acceptable, I/N/0/false unacceptable)")
+
+
+def read_options_from_args(args: argparse.Namespace) -> ReadOptions:
+    """The :class:`ReadOptions` the flags give (defaults when a command has none of them)."""
+    return ReadOptions(
+        run_unit=getattr(args, "run_unit", None) or "trace",
+        join_key=getattr(args, "join_key", None),
+        verdict_attribute=getattr(args, "verdict_attribute", None),
+        verdict_score=getattr(args, "verdict_score", None),
+    )
+
+
+def warn(text: str) -> None:
+    """One line on stderr, ``metric-explorer: <text>``."""
+    print(f"metric-explorer: {text}", file=sys.stderr)
+
+
+def apply_expectations_from_args(case_set: CaseSet, args: argparse.Namespace) -> CaseSet:
+    """``case_set`` with ``--expectations`` joined (unchanged without it). Expectation ids that
+    name no run and runs without an expectation are reported on stderr; a file none of whose ids
+    names a run is a LoadError."""
+    path = getattr(args, "expectations", None)
+    if not path:
+        return case_set
+    expectations = load_expectations(path)
+    joined, unused, missing = apply_expectations(case_set, expectations)
+    if len(unused) == len(expectations.by_id):
+        first = next(iter(expectations.by_id))
+        raise LoadError(path, "", f"none of the {len(unused)} expectation ids names a loaded run or its example_id "
+                                  f"(first: {first}); for traces give --join-key ATTR")
+    if unused:
+        shown = ", ".join(unused[:10]) + (f" (+{len(unused) - 10} more)" if len(unused) > 10 else "")
+        warn(f"warning: {path}: {len(unused)} expectation ids name no loaded run: {shown}")
+    if missing:
+        warn(f"warning: {missing_note(missing, len(case_set.runs))}")
+    return joined
+
+
+def print_notes(case_set: CaseSet) -> None:
+    """The loader's notes (e.g. traces without tool spans), one line each on stderr."""
+    for note in case_set.notes:
+        warn(f"note: {note}")

@@ -1,0 +1,437 @@
+"""Several annotators: their labels as a table, the ground truth made from them, how much they agree.
+
+* :class:`Annotations`: every annotator's verdict on every run as int8 (N, A) (1 acceptable,
+  0 unacceptable, -1 no label), built once when labels load;
+* :func:`ground_truth`: the **consensus** verdict per run (majority of its labels; a tie, or fewer
+  labels than ``min_labels``, makes the run *disputed*: left out of the agreement figures like an
+  unlabelled run but counted apart), or one chosen annotator's verdicts. Its ``human`` array is
+  the int8 1/0/-1 contract of ``Features.human`` (``features.with_human(truth.human)``);
+* :func:`inter_annotator`: percent agreement, Cohen's kappa (two annotators), Fleiss' kappa (three
+  or more), Krippendorff's alpha (nominal), each with a 95 % interval, and the pairwise table;
+* :func:`human_ceiling`: the evaluator's agreement with the consensus beside the annotators'
+  agreement with each other.
+
+Sources: Cohen, J. (1960) "A coefficient of agreement for nominal scales"; Fleiss, J. L. (1971)
+"Measuring nominal scale agreement among many raters", Psychological Bulletin 76:378-382;
+Krippendorff, K. (2011) "Computing Krippendorff's alpha-reliability" (nominal metric). Point
+values come from ``statsmodels`` (``cohens_kappa``, ``fleiss_kappa``) and ``krippendorff.alpha``;
+intervals are percentile bootstraps over runs (2,000 resamples, seed 0). Every statistic here
+depends on a run only through its count of labels per verdict, so resampling runs is drawing how
+many runs of each distinct count pattern there are from a multinomial: the ``*_weighted``
+functions compute a statistic for a whole batch of such draws as matrix work (the tests check
+them against the libraries on the observed data).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from itertools import combinations
+from typing import Callable, Mapping, Sequence
+
+import krippendorff
+import numpy as np
+from statsmodels.stats.inter_rater import cohens_kappa, fleiss_kappa
+
+from ..io.model import AnnotatorLabel, Run
+from .confidence import LEVEL, RESAMPLES, SEED, Interval, bootstrap_kappa, wilson
+
+CODES = {"acceptable": 1, "unacceptable": 0}
+"""Verdict -> int8 code, as ``Features.human``."""
+DISPUTES = ("", "tie", "too few labels")
+"""Names of ``GroundTruth.dispute`` codes: 0 not disputed, 1 the labels tie, 2 fewer than the minimum."""
+
+
+@dataclass(frozen=True, eq=False)
+class Annotations:
+    """Every annotator's verdict on every run.
+
+    ``run_ids`` object (N,) in run order; ``annotators`` the A names, sorted; ``codes`` int8 (N, A):
+    1 acceptable, 0 unacceptable, -1 this annotator gave no label; ``notes`` maps (run id,
+    annotator) to a non-empty note.
+    """
+
+    run_ids: np.ndarray
+    annotators: tuple[str, ...]
+    codes: np.ndarray
+    notes: Mapping[tuple[str, str], str]
+
+    @property
+    def n_labels(self) -> np.ndarray:
+        """int64 (N,): labels each run has."""
+        return np.count_nonzero(self.codes >= 0, axis=1)
+
+    @property
+    def counts(self) -> np.ndarray:
+        """int64 (N, 2): per run, labels saying unacceptable (column 0) and acceptable (column 1)."""
+        return np.stack([np.count_nonzero(self.codes == 0, axis=1), np.count_nonzero(self.codes == 1, axis=1)], axis=1)
+
+    @property
+    def has_labels(self) -> bool:
+        """True when at least one run has a label."""
+        return bool(self.codes.size) and bool(np.any(self.codes >= 0))
+
+
+def annotations_from_labels(run_ids: Sequence[str], labels_by_run: Mapping[str, Sequence[AnnotatorLabel]]) -> Annotations:
+    """The (N, A) table for ``run_ids`` from per-run label lists (ids not in ``run_ids`` are
+    ignored; runs not listed have no labels). One dict lookup per run, at load time. Raises
+    ValueError when an annotator labels the same run twice (loaders refuse that earlier, naming
+    the place)."""
+    ids = np.asarray(list(run_ids), dtype=object)
+    names = sorted({lab.annotator for labs in labels_by_run.values() for lab in labs})
+    col = {a: j for j, a in enumerate(names)}
+    codes = np.full((ids.size, len(names)), -1, dtype=np.int8)
+    notes: dict[tuple[str, str], str] = {}
+    for i, rid in enumerate(ids):
+        for lab in labels_by_run.get(rid, ()):
+            j = col[lab.annotator]
+            if codes[i, j] >= 0:
+                raise ValueError(f"run {rid}: annotator {lab.annotator!r} labels it twice")
+            codes[i, j] = CODES[lab.verdict]
+            if lab.note:
+                notes[(rid, lab.annotator)] = lab.note
+    return Annotations(ids, tuple(names), codes, notes)
+
+
+def annotations_from_runs(runs: Sequence[Run]) -> Annotations:
+    """The table of the ``labels`` the runs carry (``Run.labels``, from a case set or JSONL)."""
+    return annotations_from_labels([r.id for r in runs], {r.id: r.labels for r in runs if r.labels})
+
+
+@dataclass(frozen=True, eq=False)
+class GroundTruth:
+    """The verdicts the evaluator is scored against, made from several annotators' labels.
+
+    ``human`` int8 (N,): 1 acceptable, 0 unacceptable, -1 no verdict (unlabelled *or* disputed), the
+    ``Features.human`` contract; ``disputed`` bool (N,); ``dispute`` int8 (N,) codes into
+    ``DISPUTES``; ``source`` ``"consensus"`` or ``"annotator NAME"``; ``min_labels`` the minimum used.
+    """
+
+    human: np.ndarray
+    disputed: np.ndarray
+    dispute: np.ndarray
+    source: str
+    min_labels: int
+
+    @property
+    def unlabelled(self) -> np.ndarray:
+        """bool (N,): no verdict and not disputed (nobody labelled the run)."""
+        return (self.human < 0) & ~self.disputed
+
+    def to_dict(self, run_ids: Sequence[str]) -> dict:
+        """``{"source", "min_labels", "labelled", "disputed": {"n", "ties", "too_few", "ids"}, "unlabelled"}``."""
+        ids = np.asarray(run_ids, dtype=object)
+        return {
+            "source": self.source,
+            "min_labels": self.min_labels,
+            "labelled": int(np.count_nonzero(self.human >= 0)),
+            "unlabelled": int(np.count_nonzero(self.unlabelled)),
+            "disputed": {
+                "n": int(np.count_nonzero(self.disputed)),
+                "ties": [str(x) for x in ids[self.dispute == 1]],
+                "too_few_labels": [str(x) for x in ids[self.dispute == 2]],
+                "ids": [str(x) for x in ids[self.disputed]],
+            },
+        }
+
+
+def ground_truth(annotations: Annotations, annotator: str | None = None, min_labels: int = 1,
+                 fallback: np.ndarray | None = None) -> GroundTruth:
+    """Ground truth from ``annotations``: numpy work over the (N, A) table.
+
+    Consensus (``annotator`` None): a run with more acceptable than unacceptable labels is
+    acceptable, the reverse unacceptable; equal non-zero counts are disputed (``"tie"``), and a
+    run with at least one but fewer than ``min_labels`` labels is disputed (``"too few labels"``).
+    A run nobody labelled takes ``fallback[i]`` (int8 (N,), e.g. ``Features.human`` from a single
+    ``human_verdict``) when given, else -1. With ``annotator``: that annotator's verdicts, -1 where
+    they gave none; nothing is disputed.
+
+    Raises ValueError for ``min_labels < 1``, an unknown annotator (naming the known ones) or a
+    ``fallback`` of the wrong shape.
+    """
+    n = annotations.codes.shape[0]
+    if min_labels < 1:
+        raise ValueError(f"min_labels must be at least 1, got {min_labels}")
+    if fallback is not None and np.shape(fallback) != (n,):
+        raise ValueError(f"fallback must have shape ({n},), got {np.shape(fallback)}")
+    none = np.zeros(n, dtype=np.int8)
+    if annotator is not None:
+        if annotator not in annotations.annotators:
+            known = ", ".join(annotations.annotators) or "none"
+            raise ValueError(f"no annotator named {annotator!r} (annotators: {known})")
+        human = annotations.codes[:, annotations.annotators.index(annotator)].astype(np.int8)
+        return GroundTruth(human, none.astype(bool), none, f"annotator {annotator}", min_labels)
+    counts = annotations.counts
+    unacc, acc = counts[:, 0], counts[:, 1]
+    total = acc + unacc
+    human = np.where(acc > unacc, 1, np.where(unacc > acc, 0, -1)).astype(np.int8)
+    dispute = np.where((total > 0) & (total < min_labels), 2, np.where((total > 0) & (acc == unacc), 1, 0)).astype(np.int8)
+    human[dispute > 0] = -1
+    if fallback is not None:
+        nobody = total == 0
+        human[nobody] = np.asarray(fallback, dtype=np.int8)[nobody]
+    return GroundTruth(human, dispute > 0, dispute, "consensus", min_labels)
+
+
+# --- statistics over count tables (units × categories), for a batch of bootstrap weights --------
+
+
+def percent_agreement_weighted(table: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """Mean over units of the share of agreeing label pairs, P_u = Σ_c n_uc(n_uc - 1) / (m_u(m_u - 1))
+    (Fleiss 1971's P_i, for any number m_u >= 2 of labels per unit). ``table`` (U, C) counts with
+    every m_u >= 2; ``weights`` (..., U) how many times each unit counts. Returns (...,) float64."""
+    table = np.asarray(table, dtype=np.float64)
+    m = table.sum(axis=1)
+    p_u = (table * (table - 1)).sum(axis=1) / (m * (m - 1))
+    w = np.asarray(weights, dtype=np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return (w @ p_u) / w.sum(axis=-1)
+
+
+def fleiss_kappa_weighted(table: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """Fleiss' kappa (Fleiss 1971) of a (U, C) table whose units all have the same number m of
+    labels, each unit counted ``weights[..., u]`` times: κ = (P̄ - P̄_e) / (1 - P̄_e), P̄ the
+    weighted mean of P_u, P̄_e = Σ_c p_c², p_c the weighted share of labels in category c.
+    Returns (...,) float64, NaN where P̄_e = 1. Raises ValueError when m differs between units."""
+    table = np.asarray(table, dtype=np.float64)
+    m = table.sum(axis=1)
+    if m.size and np.any(m != m[0]):
+        raise ValueError("Fleiss' kappa needs the same number of labels on every unit")
+    w = np.asarray(weights, dtype=np.float64)
+    n_units = w.sum(axis=-1)
+    m0 = m[0] if m.size else 0.0
+    p_u = ((table * table).sum(axis=1) - m0) / (m0 * (m0 - 1))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p_bar = (w @ p_u) / n_units
+        p_c = (w @ table) / (n_units * m0)[..., None]
+        p_e = (p_c * p_c).sum(axis=-1)
+        kappa = (p_bar - p_e) / (1.0 - p_e)
+    return np.where(p_e < 1.0 - 1e-12, kappa, np.nan)
+
+
+def alpha_nominal_weighted(table: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """Krippendorff's alpha for nominal data (Krippendorff 2011) of a (U, C) table of pairable
+    units (each m_u >= 2 labels), each counted ``weights[..., u]`` times:
+    α = 1 - (n - 1) (n - Σ_c o_cc) / (n² - Σ_c n_c²), where o_cc = Σ_u n_uc(n_uc - 1)/(m_u - 1) is
+    the coincidence matrix's diagonal, n_c its marginals (= pairable values per category) and n
+    their sum. Returns (...,) float64, NaN when every value is in one category."""
+    table = np.asarray(table, dtype=np.float64)
+    m = table.sum(axis=1)
+    diag_u = (table * (table - 1)).sum(axis=1) / (m - 1)
+    w = np.asarray(weights, dtype=np.float64)
+    n_c = w @ table
+    n = n_c.sum(axis=-1)
+    expected = n * n - (n_c * n_c).sum(axis=-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        alpha = 1.0 - (n - 1.0) * (n - w @ diag_u) / expected
+    return np.where(expected > 0, alpha, np.nan)
+
+
+def _row_patterns(table: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct rows of a non-negative integer (U, C) table and how many times each occurs
+    (``np.unique(table, axis=0, return_counts=True)``, via one integer key per row: ~20× faster)."""
+    table = np.asarray(table, dtype=np.int64)
+    base = int(table.max()) + 1 if table.size else 1
+    key = table @ (base ** np.arange(table.shape[1], dtype=np.int64))
+    _, first, mult = np.unique(key, return_index=True, return_counts=True)
+    return table[first], mult
+
+
+def bootstrap_table(table: np.ndarray, statistic: Callable[[np.ndarray, np.ndarray], np.ndarray], value: float | None,
+                    resamples: int = RESAMPLES, seed: int = SEED, level: float = LEVEL) -> Interval:
+    """``value`` (the statistic on the observed units) with a percentile bootstrap interval over
+    units: each resample draws the U units with replacement, done as one multinomial draw over the
+    distinct rows of ``table`` (equal in distribution), and ``statistic(patterns, weights)`` scores
+    every resample at once. None limits when ``value`` is None or fewer than half the resamples
+    give a defined statistic."""
+    table = np.asarray(table)
+    n_units = table.shape[0]
+    if value is None or n_units == 0:
+        return Interval(value, None, None, n_units, None, "bootstrap")
+    patterns, mult = _row_patterns(table)
+    weights = np.random.default_rng(seed).multinomial(n_units, mult / n_units, size=resamples)
+    stats = statistic(patterns, weights)
+    ok = stats[~np.isnan(stats)]
+    if ok.size < max(1, resamples // 2):
+        return Interval(value, None, None, n_units, None, "bootstrap")
+    low, high = np.quantile(ok, [(1 - level) / 2, (1 + level) / 2])
+    return Interval(value, float(low), float(high), n_units, None, "bootstrap")
+
+
+# --- inter-annotator agreement -----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PairAgreement:
+    """Two annotators over the runs both labelled: ``n`` runs, ``agree`` of them the same verdict,
+    ``percent`` (Wilson interval) and ``kappa`` (Cohen 1960, bootstrap interval)."""
+
+    a: str
+    b: str
+    n: int
+    agree: int
+    percent: Interval
+    kappa: Interval
+
+    def to_dict(self) -> dict:
+        """JSON-ready."""
+        return {"a": self.a, "b": self.b, "n": self.n, "agree": self.agree,
+                "percent_agreement": self.percent.to_dict(), "cohen_kappa": self.kappa.to_dict()}
+
+
+@dataclass(frozen=True)
+class InterAnnotator:
+    """How much the annotators agree with each other.
+
+    ``runs`` runs with at least two labels (the only ones that can show agreement);
+    ``percent_agreement``: mean share of agreeing label pairs per run (with exactly two labels per
+    run: runs agreeing / runs, Wilson interval; otherwise bootstrap); ``cohen_kappa``: with exactly
+    two annotators, over the runs both labelled (else None); ``fleiss_kappa``: with three or more,
+    over the runs every annotator labelled (``fleiss_runs``; None when there are none);
+    ``krippendorff_alpha``: nominal, every run with >= 2 labels (missing labels allowed);
+    ``pairwise``: one :class:`PairAgreement` per pair of annotators.
+    """
+
+    annotators: tuple[str, ...]
+    runs: int
+    percent_agreement: Interval
+    cohen_kappa: Interval | None
+    fleiss_kappa: Interval | None
+    fleiss_runs: int
+    krippendorff_alpha: Interval | None
+    pairwise: tuple[PairAgreement, ...]
+
+    def to_dict(self) -> dict:
+        """JSON-ready; each figure ``{"value", "low", "high", "n"}``."""
+        d = lambda x: None if x is None else x.to_dict()  # noqa: E731
+        return {
+            "annotators": list(self.annotators),
+            "runs_with_two_or_more_labels": self.runs,
+            "percent_agreement": d(self.percent_agreement),
+            "cohen_kappa": d(self.cohen_kappa),
+            "fleiss_kappa": d(self.fleiss_kappa),
+            "krippendorff_alpha": d(self.krippendorff_alpha),
+            "pairwise": [p.to_dict() for p in self.pairwise],
+            "method": {
+                "percent_agreement": "Wilson score (two labels per run) or percentile bootstrap over runs",
+                "cohen_kappa": "Cohen 1960; percentile bootstrap over runs",
+                "fleiss_kappa": "Fleiss 1971 (statsmodels), over runs every annotator labelled; percentile bootstrap over runs",
+                "krippendorff_alpha": "Krippendorff's alpha, nominal (krippendorff package); percentile bootstrap over runs",
+            },
+        }
+
+
+def pair_agreement(codes_a: np.ndarray, codes_b: np.ndarray, a: str = "a", b: str = "b", resamples: int = RESAMPLES,
+                   seed: int = SEED, level: float = LEVEL) -> PairAgreement:
+    """Agreement of two int8 (N,) verdict columns (1/0/-1) over the runs both labelled: percent
+    agreement (Wilson) and Cohen's kappa (statsmodels ``cohens_kappa``; bootstrap interval)."""
+    both = (codes_a >= 0) & (codes_b >= 0)
+    x, y = codes_a[both] == 1, codes_b[both] == 1
+    cells = [int(np.count_nonzero(x & y)), int(np.count_nonzero(x & ~y)), int(np.count_nonzero(~x & y)), int(np.count_nonzero(~x & ~y))]
+    n = sum(cells)
+    agree = cells[0] + cells[3]
+    kappa = bootstrap_kappa(*cells, resamples=resamples, seed=seed, level=level)
+    if kappa.value is not None:  # the library's value (same formula; the tests check)
+        value = float(cohens_kappa(np.array([[cells[0], cells[1]], [cells[2], cells[3]]]), return_results=False))
+        kappa = Interval(value, kappa.low, kappa.high, n, None, "bootstrap")
+    return PairAgreement(a, b, n, agree, wilson(agree, n, level), kappa)
+
+
+def _alpha_value(table: np.ndarray) -> float | None:
+    """Krippendorff's nominal alpha of a (U, C) count table by the krippendorff package; None
+    when every value is in one category (alpha undefined)."""
+    if np.count_nonzero(table.sum(axis=0)) < 2:
+        return None
+    return float(krippendorff.alpha(value_counts=table, level_of_measurement="nominal"))
+
+
+def inter_annotator(annotations: Annotations, resamples: int = RESAMPLES, seed: int = SEED, level: float = LEVEL) -> InterAnnotator:
+    """Inter-annotator agreement of ``annotations`` (see :class:`InterAnnotator`). Cost: the
+    pairwise table is O(A² · N); each bootstrap O(resamples · distinct label patterns)."""
+    names = annotations.annotators
+    codes = annotations.codes
+    counts = annotations.counts
+    m = counts.sum(axis=1)
+    pairable = counts[m >= 2]
+    if pairable.shape[0] and np.all(pairable.sum(axis=1) == 2):
+        agree = int(np.count_nonzero(pairable.max(axis=1) == 2))
+        percent = wilson(agree, pairable.shape[0], level)
+    else:
+        value = None if not pairable.shape[0] else float(percent_agreement_weighted(pairable, np.ones(pairable.shape[0])))
+        percent = bootstrap_table(pairable, percent_agreement_weighted, value, resamples, seed, level)
+    pairwise = tuple(
+        pair_agreement(codes[:, i], codes[:, j], names[i], names[j], resamples, seed, level)
+        for i, j in combinations(range(len(names)), 2)
+    )
+    cohen = pairwise[0].kappa if len(names) == 2 else None
+    fleiss = None
+    complete = counts[m == len(names)] if len(names) >= 3 else counts[:0]
+    if len(names) >= 3 and complete.shape[0]:
+        value = float(fleiss_kappa(complete, method="fleiss"))
+        fleiss = bootstrap_table(complete, fleiss_kappa_weighted, None if np.isnan(value) else value, resamples, seed, level)
+    alpha = None
+    if len(names) >= 2 and pairable.shape[0]:
+        alpha = bootstrap_table(pairable, alpha_nominal_weighted, _alpha_value(pairable), resamples, seed, level)
+    return InterAnnotator(names, int(pairable.shape[0]), percent, cohen, fleiss, int(complete.shape[0]), alpha, pairwise)
+
+
+# --- the human ceiling -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class HumanCeiling:
+    """The evaluator beside the people: ``evaluator_vs_truth`` its agreement with the ground truth
+    (consensus) over the runs that have one; ``annotators_vs_each_other`` the annotators' percent
+    agreement; ``evaluator_vs_annotator`` its agreement with each annotator over the runs they
+    labelled; ``reading`` one plain sentence."""
+
+    evaluator_vs_truth: Interval
+    annotators_vs_each_other: Interval
+    evaluator_vs_annotator: Mapping[str, Interval]
+    reading: str
+
+    def to_dict(self) -> dict:
+        """JSON-ready."""
+        return {
+            "evaluator_vs_consensus": self.evaluator_vs_truth.to_dict(),
+            "annotators_vs_each_other": self.annotators_vs_each_other.to_dict(),
+            "evaluator_vs_annotator": {k: v.to_dict() for k, v in self.evaluator_vs_annotator.items()},
+            "reading": self.reading,
+        }
+
+
+def human_ceiling(passed: np.ndarray, annotations: Annotations, truth: GroundTruth, inter: InterAnnotator,
+                  level: float = LEVEL) -> HumanCeiling:
+    """The evaluator's agreement (bool (N,) ``passed``) with ``truth`` and with each annotator,
+    beside ``inter.percent_agreement``. The reading says whether the evaluator already agrees with
+    the ground truth as often as the annotators agree with each other (point values compared; the
+    intervals show how sure)."""
+    passed = np.asarray(passed, dtype=bool)
+    has = truth.human >= 0
+    vs_truth = wilson(int(np.count_nonzero(passed[has] == (truth.human[has] == 1))), int(np.count_nonzero(has)), level)
+    per: dict[str, Interval] = {}
+    for j, name in enumerate(annotations.annotators):
+        col = annotations.codes[:, j]
+        lab = col >= 0
+        per[name] = wilson(int(np.count_nonzero(passed[lab] == (col[lab] == 1))), int(np.count_nonzero(lab)), level)
+    people = inter.percent_agreement
+    if vs_truth.value is None or people.value is None:
+        reading = "not enough labels to compare the evaluator with the people"
+    elif vs_truth.value >= people.value:
+        reading = (f"the evaluator agrees with the {truth.source} on {100 * vs_truth.value:.0f} % of runs, the annotators with "
+                   f"each other on {100 * people.value:.0f} %: the scorer is already as good as the people are")
+    else:
+        reading = (f"the evaluator agrees with the {truth.source} on {100 * vs_truth.value:.0f} % of runs, the annotators with "
+                   f"each other on {100 * people.value:.0f} %: there is room to improve the scorer")
+    return HumanCeiling(vs_truth, people, per, reading)
+
+
+def annotations_of(case_set) -> Annotations:
+    """The annotators' labels of a loaded case set: from each run's ``labels``, or for a big set
+    whose runs are rebuilt on access (runs carrying ``features``) from the labels CSV applied over
+    it (``runs.annotated``), without rebuilding a run. Labels written inside a big JSONL file are
+    not collected here (their majority is the run's verdict all the same)."""
+    runs = case_set.runs
+    ready = getattr(runs, "features", None)
+    if ready is not None:
+        return annotations_from_labels(ready.run_ids, getattr(runs, "annotated", None) or {})
+    return annotations_from_runs(runs)

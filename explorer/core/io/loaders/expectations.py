@@ -1,0 +1,227 @@
+"""Expectations: what each dataset example should do, joined onto runs read from traces or logs
+(issue 13; documented in ``docs/formats.md``, "Expectations").
+
+Traces and logs record what the agent did, not what it should have done. An expectations file
+gives, per example id, the expected calls and the reference answer(s):
+
+* a JSONL file (or a JSON list), one object per example::
+
+      {"id": "E1", "title": "...", "user_input": "...",
+       "expected_calls": [{"name": "search_flights", "args": {...}}] or "a>b",
+       "reference": "..." or "references": ["...", "..."]}
+
+  or, for a run of several invocations, ``"invocations": [{"expected_calls", "reference(s)"}, ...]``.
+  ``expected_calls`` and the reference(s) are each optional (what is absent is left as the run
+  has it); ``title`` replaces the run's title; ``user_input`` fills the run's when it has none.
+  Other fields are an error (a person's verdict belongs in a labels CSV, not here);
+* a case set (``metric-explorer/cases@1``): each run's expected calls, references, title and
+  expected fields, and the set's key-field settings (``day_first``, ``id_pattern``).
+
+The join: an expectation with id ``X`` applies to the run whose id is ``X`` and to every run
+whose ``Run.extra["example_id"]`` is ``X`` (an Inspect sample id, or the OTLP ``--join-key``
+attribute's value; so several epochs or traces of one example share it).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, replace
+from typing import Any, Mapping, Sequence
+
+from ..casefile import case_set_from_data
+from ..errors import LoadError
+from ..model import EXAMPLE_ID, CaseSet, ExpectedField, Invocation, Run, ToolCall
+from ..reading import json_lines, read_bytes, text_of
+from ._common import Problem, expect_list, expect_object, expect_str, join_path, json_type, parse_calls, show
+
+FIELDS = ("id", "title", "user_input", "expected_calls", "reference", "references", "invocations")
+
+
+@dataclass(frozen=True)
+class Expectation:
+    """What runs of one example should do. ``invocations``: per invocation ``(expected calls or
+    None = keep the run's, references or None = keep the run's)``; ``title`` / ``user_input``
+    None = keep; ``expected_fields`` None = keep."""
+
+    invocations: tuple[tuple[tuple[ToolCall, ...] | None, tuple[str, ...] | None], ...]
+    title: str | None = None
+    user_input: str | None = None
+    expected_fields: tuple[ExpectedField, ...] | None = None
+
+
+@dataclass(frozen=True)
+class Expectations:
+    """Expectations by example id, in file order, read from file ``source``; ``day_first`` /
+    ``id_pattern`` come from a case set (None when read from JSONL)."""
+
+    by_id: Mapping[str, Expectation]
+    source: str
+    day_first: bool | None = None
+    id_pattern: str | None = None
+
+
+def _references(obj: dict[str, Any], path: str) -> tuple[str, ...] | None:
+    if "reference" in obj and "references" in obj:
+        raise Problem(path, 'give "reference" or "references", not both')
+    if "reference" in obj:
+        return (expect_str(obj["reference"], join_path(path, "reference")),)
+    if "references" not in obj:
+        return None
+    rpath = join_path(path, "references")
+    items = expect_list(obj["references"], rpath)
+    if not items:
+        raise Problem(rpath, "must not be empty")
+    return tuple(expect_str(r, join_path(rpath, i)) for i, r in enumerate(items))
+
+
+def _invocation(obj: dict[str, Any], path: str) -> tuple[tuple[ToolCall, ...] | None, tuple[str, ...] | None]:
+    calls = parse_calls(obj["expected_calls"], join_path(path, "expected_calls")) if "expected_calls" in obj else None
+    return calls, _references(obj, path)
+
+
+def expectation_from_record(obj: Any) -> tuple[str, Expectation]:
+    """``(id, Expectation)`` from one JSONL record. Raises Problem."""
+    obj = expect_object(obj, "")
+    for key in obj:
+        if key not in FIELDS:
+            hint = " (a person's verdict goes in a labels CSV: --labels)" if key in ("human_verdict", "human_note") else ""
+            raise Problem(show(key), f'unknown field "{show(key)}" (known: {", ".join(FIELDS)}){hint}')
+    if "id" not in obj:
+        raise Problem("", 'missing "id"')
+    rid = obj["id"]
+    if isinstance(rid, int) and not isinstance(rid, bool):
+        rid = str(rid)
+    rid = expect_str(rid, "id").strip()
+    if not rid:
+        raise Problem("id", "empty id")
+    if "invocations" in obj:
+        clash = [k for k in ("expected_calls", "reference", "references") if k in obj]
+        if clash:
+            raise Problem(clash[0], f'"{clash[0]}" belongs inside "invocations" when "invocations" is given')
+        items = expect_list(obj["invocations"], "invocations")
+        if not items:
+            raise Problem("invocations", "must not be empty")
+        invocations = tuple(_invocation(expect_object(it, f"invocations[{i}]"), f"invocations[{i}]") for i, it in enumerate(items))
+    else:
+        invocations = (_invocation(obj, ""),)
+    title = obj.get("title")
+    user = obj.get("user_input")
+    return rid, Expectation(
+        invocations=invocations,
+        title=None if title is None else expect_str(title, "title"),
+        user_input=None if user is None else expect_str(user, "user_input"),
+    )
+
+
+def _from_case_set(case_set: CaseSet, name: str) -> Expectations:
+    by_id = {
+        run.id: Expectation(
+            invocations=tuple((inv.expected_calls, inv.references) for inv in run.invocations),
+            title=run.title or None,
+            user_input=run.user_input or None,
+            expected_fields=run.expected_fields,
+        )
+        for run in case_set.runs
+    }
+    return Expectations(by_id, name, case_set.day_first, case_set.id_pattern)
+
+
+def expectations_from_text(text: str, name: str) -> Expectations:
+    """Expectations from JSONL / JSON-list text or a case set's JSON. Raises LoadError
+    ``"<name>: line N, <field>: <problem>"`` (JSONL) or with the JSON path, and for a duplicate id."""
+    records: list[tuple[str, Any]]
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError):
+        records = json_lines(text, name)
+    else:
+        if isinstance(data, dict) and str(data.get("format", "")).startswith("metric-explorer/cases"):
+            return _from_case_set(case_set_from_data(data, name), name)
+        if isinstance(data, dict):
+            records = [("line 1", data)]
+        elif isinstance(data, list):
+            records = [(f"[{i}]", r) for i, r in enumerate(data)]
+        else:
+            raise LoadError(name, "(top level)", f"expected expectations (JSONL objects, a JSON list or a case set), got {json_type(data)}")
+    by_id: dict[str, Expectation] = {}
+    first: dict[str, str] = {}
+    for place, record in records:
+        try:
+            rid, exp = expectation_from_record(record)
+        except Problem as p:
+            raise LoadError(name, f"{place}, {p.path}" if p.path else place, p.message) from None
+        if rid in first:
+            raise LoadError(name, f"{place}, id", f'duplicate id "{show(rid)}" (first at {first[rid]})')
+        first[rid] = place
+        by_id[rid] = exp
+    if not by_id:
+        raise LoadError(name, "", "no expectations in the file")
+    return Expectations(by_id, name)
+
+
+def loads_expectations(data: bytes | str, name: str) -> Expectations:
+    """Expectations from file content; ``name`` labels errors. Raises LoadError."""
+    return expectations_from_text(text_of(data, name), name)
+
+
+def load_expectations(path: str) -> Expectations:
+    """Read an expectations file (JSONL, JSON list or case set). Raises LoadError."""
+    return loads_expectations(read_bytes(path), str(path))
+
+
+def _applied(run: Run, exp: Expectation, source: str, key: str) -> Run:
+    if len(exp.invocations) != len(run.invocations):
+        raise LoadError(
+            source, f'id "{show(key)}"',
+            f"{len(exp.invocations)} invocations expected but run {show(run.id)} has {len(run.invocations)}",
+        )
+    invocations = tuple(
+        Invocation(
+            expected_calls=inv.expected_calls if calls is None else calls,
+            actual_calls=inv.actual_calls,
+            answer=inv.answer,
+            references=inv.references if refs is None else refs,
+        )
+        for inv, (calls, refs) in zip(run.invocations, exp.invocations)
+    )
+    return replace(
+        run,
+        invocations=invocations,
+        title=run.title if exp.title is None else exp.title,
+        user_input=run.user_input or (exp.user_input or ""),
+        expected_fields=run.expected_fields if exp.expected_fields is None else exp.expected_fields,
+    )
+
+
+def apply_expectations(case_set: CaseSet, expectations: Expectations) -> tuple[CaseSet, list[str], list[str]]:
+    """``case_set`` with each run's expected calls and references (and title, missing user input,
+    expected fields) taken from the expectation whose id is the run's id or its
+    ``extra["example_id"]`` (the run id wins when both match). Returns (new case set, expectation
+    ids that matched no run, ids of runs that got no expectation). A case set's key-field settings
+    replace the runs'. Raises LoadError when an expectation's invocation count differs from its run's."""
+    by_id = expectations.by_id
+    used: set[str] = set()
+    missing: list[str] = []
+    runs: list[Run] = []
+    for run in case_set.runs:
+        key = run.id if run.id in by_id else run.extra.get(EXAMPLE_ID)
+        exp = by_id.get(key) if isinstance(key, str) else None
+        if exp is None:
+            missing.append(run.id)
+            runs.append(run)
+            continue
+        used.add(key)  # type: ignore[arg-type]
+        runs.append(_applied(run, exp, expectations.source, key))  # type: ignore[arg-type]
+    changes: dict[str, Any] = {"runs": tuple(runs)}
+    if expectations.day_first is not None:
+        changes["day_first"] = expectations.day_first
+    if expectations.id_pattern is not None:
+        changes["id_pattern"] = expectations.id_pattern
+    return replace(case_set, **changes), [k for k in by_id if k not in used], missing
+
+
+def missing_note(missing: Sequence[str], total: int) -> str:
+    """One line for the runs no expectation matched (their expected calls and references stay
+    as loaded: for traces none and ``""``)."""
+    shown = ", ".join(missing[:5]) + (f" (+{len(missing) - 5} more)" if len(missing) > 5 else "")
+    return f"{len(missing)} of {total} runs have no expectation (expected calls and references left as loaded): {shown}"

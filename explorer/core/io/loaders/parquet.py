@@ -1,0 +1,96 @@
+"""Parquet in the flat run schema -> runs, read with pyarrow (issue 13; ``docs/formats.md``).
+
+One row per run; the columns are the flat schema's (:mod:`.flat`: ``id``, ``title``,
+``user_input``, ``expected_calls``, ``actual_calls``, ``answer``, ``reference`` / ``references``,
+``human_verdict``, ``human_note``, ``invocations``, ``adk_*``), each row read by the flat loader's
+own :func:`~.flat.run_from_record` (same rules, same messages). Calls and references may be JSON
+text or nested Parquet values: a list of structs ``{name, args}`` with ``args`` a struct, a map or
+JSON text; references a list of strings.
+
+Parquet gives every struct in a column the union of the keys of all rows, so a key a row does not
+have reads as null: in a struct, a null field is read as absent (write ``args`` as JSON text to
+keep a null argument). A map reads as an object. A table with both ``reference`` and
+``references`` columns fills one of them per row (the other null or empty), as in CSV.
+
+Errors: ``"<file>: row 3, actual_calls[1]: missing \\"name\\""`` (rows count from 1, the first
+run; Parquet has no header row).
+"""
+
+from __future__ import annotations
+
+import io
+from typing import Any
+
+from ..errors import LoadError
+from ..model import CaseSet, Run
+from ._common import Problem, check_unique_ids, make_case_set, show
+from .flat import run_from_record
+
+PARQUET_MAGIC = b"PAR1"
+
+
+def is_parquet(data: bytes) -> bool:
+    """True when ``data`` starts (and ends) with Parquet's ``PAR1`` magic."""
+    return data[:4] == PARQUET_MAGIC and data[-4:] == PARQUET_MAGIC
+
+
+def _plain(value: Any, arrow_type: Any) -> Any:
+    """``value`` (from ``Table.to_pylist``) with struct nulls dropped and maps as dicts, guided
+    by its Arrow type."""
+    import pyarrow as pa
+
+    if value is None:
+        return None
+    if pa.types.is_struct(arrow_type):
+        out = {}
+        for i in range(arrow_type.num_fields):
+            f = arrow_type.field(i)
+            v = value.get(f.name)
+            if v is not None:
+                out[f.name] = _plain(v, f.type)
+        return out
+    if pa.types.is_map(arrow_type):
+        return {k: _plain(v, arrow_type.item_type) for k, v in value}
+    if pa.types.is_list(arrow_type) or pa.types.is_large_list(arrow_type) or pa.types.is_fixed_size_list(arrow_type):
+        return [_plain(v, arrow_type.value_type) for v in value]
+    if isinstance(value, (bytes, bytearray)):
+        try:
+            return bytes(value).decode("utf-8")
+        except UnicodeDecodeError:
+            return value
+    return value
+
+
+def parquet_from_bytes(data: bytes, name: str) -> CaseSet:
+    """Runs from Parquet file content. Raises LoadError (not Parquet, unknown column, a bad row)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    try:  # a damaged file can fail in the reader, in the schema (names not UTF-8) or in the values
+        table = pq.read_table(io.BytesIO(data))
+        types = {f.name: f.type for f in table.schema}
+        rows = table.to_pylist()
+    except (pa.ArrowException, OSError, ValueError, IndexError, TypeError, KeyError) as exc:
+        text = " ".join(str(exc).split()) or type(exc).__name__
+        raise LoadError(name, "", f"not a readable Parquet file: {show(text, 200)}") from None
+    runs: list[Run] = []
+    places: list[str] = []
+    for n, row in enumerate(rows, start=1):
+        record = {k: _plain(v, types[k]) for k, v in row.items()}
+        if "reference" in record and "references" in record:
+            refs = record["references"]
+            if refs is None or refs == "" or refs == []:
+                del record["references"]
+            else:
+                del record["reference"]
+        for key in ("title", "user_input", "human_note"):
+            if key in record and record[key] is None:
+                del record[key]
+        try:
+            runs.append(run_from_record(record))
+        except Problem as p:
+            raise LoadError(name, f"row {n}, {p.path}" if p.path else f"row {n}", p.message) from None
+        places.append(f"row {n}")
+    check_unique_ids(runs, name, places)
+    base = name.replace("\\", "/").rsplit("/", 1)[-1] or name
+    return make_case_set(runs, name, base, f"runs from {base} (Parquet)")

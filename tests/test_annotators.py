@@ -1,0 +1,337 @@
+"""Several annotators (issue 11 item 2): loading per-annotator labels, consensus ground truth and
+disputed runs, inter-annotator agreement against hand-worked and published values, human ceiling.
+
+Fixtures: ``labels_two_annotators.csv`` gives ana the bundled verdicts and ben the same except
+E3 (ben: unacceptable) and E6 (ben: acceptable); ``labels_three_annotators.csv`` adds cy, who
+agrees with ana except E5 (cy: acceptable).
+"""
+
+import json
+from pathlib import Path
+
+import krippendorff
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from statsmodels.stats.inter_rater import fleiss_kappa
+
+from explorer.cli import main
+from explorer.commands.common import BUNDLED_CASES
+from explorer.core.evaluation.annotators import (
+    alpha_nominal_weighted, annotations_from_labels, annotations_of, bootstrap_table, fleiss_kappa_weighted,
+    ground_truth, human_ceiling, inter_annotator, percent_agreement_weighted,
+)
+from explorer.core.evaluation.features import build_features
+from explorer.core.evaluation.settings import Settings
+from explorer.core.evaluation.verdicts import evaluate
+from explorer.core.io.casefile import case_set_to_data, case_set_from_data, load_case_set
+from explorer.core.io.errors import LoadError
+from explorer.core.io.loaders.flat import jsonl_from_text, csv_from_text, dumps_csv, dumps_jsonl
+from explorer.core.io.loaders.labels import (
+    apply_labels, dumps_annotated_labels, label_file_from_text, labels_from_text, load_label_file,
+)
+from explorer.core.io.model import AnnotatorLabel, majority_verdict
+
+FIXTURES = Path(__file__).parent / "fixtures"
+TWO = FIXTURES / "labels_two_annotators.csv"
+THREE = FIXTURES / "labels_three_annotators.csv"
+IDS = [f"E{i}" for i in range(1, 11)]
+
+# Wikipedia, "Fleiss' kappa", worked example: 10 subjects, 14 raters, 5 categories; P̄ = 0.378,
+# P̄_e = 0.213, kappa = 0.210.
+WIKIPEDIA_FLEISS = np.array([
+    [0, 0, 0, 0, 14], [0, 2, 6, 4, 2], [0, 0, 3, 5, 6], [0, 3, 9, 2, 0], [2, 2, 8, 1, 1],
+    [7, 7, 0, 0, 0], [3, 2, 6, 3, 0], [2, 5, 3, 2, 2], [6, 5, 2, 1, 0], [0, 2, 2, 3, 7],
+])
+# Krippendorff (2011), "Computing Krippendorff's alpha-reliability", section C: 4 observers,
+# 12 units, values 1..5, missing data; nominal alpha = 0.743.
+NAN = np.nan
+KRIPPENDORFF_2011 = np.array([
+    [1, 2, 3, 3, 2, 1, 4, 1, 2, NAN, NAN, NAN],
+    [1, 2, 3, 3, 2, 2, 4, 1, 2, 5, NAN, 3],
+    [NAN, 3, 3, 3, 2, 3, 4, 2, 2, 5, 1, NAN],
+    [1, 2, 3, 3, 2, 4, 4, 1, 2, 5, 1, NAN],
+])
+
+
+def _value_counts(reliability: np.ndarray) -> np.ndarray:
+    values = np.unique(reliability[~np.isnan(reliability)])
+    return np.stack([(reliability == v).sum(axis=0) for v in values], axis=1)
+
+
+def _annotations(path):
+    return annotations_from_labels(IDS, load_label_file(str(path)).annotated)
+
+
+# --- published worked examples -----------------------------------------------------------------
+
+
+def test_fleiss_matches_the_wikipedia_worked_example():
+    ones = np.ones(len(WIKIPEDIA_FLEISS))
+    assert round(fleiss_kappa(WIKIPEDIA_FLEISS), 3) == 0.210
+    assert round(float(fleiss_kappa_weighted(WIKIPEDIA_FLEISS, ones)), 3) == 0.210
+    assert round(float(percent_agreement_weighted(WIKIPEDIA_FLEISS, ones)), 3) == 0.378
+
+
+def test_alpha_matches_krippendorffs_worked_example():
+    assert round(krippendorff.alpha(reliability_data=KRIPPENDORFF_2011, level_of_measurement="nominal"), 3) == 0.743
+    counts = _value_counts(KRIPPENDORFF_2011)
+    pairable = counts[counts.sum(axis=1) >= 2]
+    assert round(float(alpha_nominal_weighted(pairable, np.ones(len(pairable)))), 3) == 0.743
+
+
+def test_weighted_statistics_equal_the_libraries_on_resampled_units():
+    # a bootstrap weight vector is the same as listing each unit that many times
+    rng = np.random.default_rng(7)
+    counts = _value_counts(KRIPPENDORFF_2011)
+    pairable = counts[counts.sum(axis=1) >= 2]
+    for _ in range(20):
+        w = rng.multinomial(len(pairable), np.ones(len(pairable)) / len(pairable))
+        listed = np.repeat(pairable, w, axis=0)
+        if np.count_nonzero(listed.sum(axis=0)) < 2:
+            continue
+        ref = krippendorff.alpha(value_counts=listed, level_of_measurement="nominal")
+        assert float(alpha_nominal_weighted(pairable, w)) == pytest.approx(ref)
+        wf = rng.multinomial(10, np.ones(10) / 10)
+        assert float(fleiss_kappa_weighted(WIKIPEDIA_FLEISS, wf)) == pytest.approx(fleiss_kappa(np.repeat(WIKIPEDIA_FLEISS, wf, axis=0)))
+
+
+def test_row_patterns_equal_numpy_unique_rows():
+    from explorer.core.evaluation.annotators import _row_patterns
+
+    rng = np.random.default_rng(3)
+    table = rng.integers(0, 6, size=(500, 3))
+    patterns, mult = _row_patterns(table)
+    ref_patterns, ref_mult = np.unique(table, axis=0, return_counts=True)
+    order = np.lexsort(patterns.T[::-1])
+    np.testing.assert_array_equal(patterns[order], ref_patterns)
+    np.testing.assert_array_equal(mult[order], ref_mult)
+
+
+def test_bootstrap_table_is_seeded_and_brackets_the_value():
+    a = bootstrap_table(WIKIPEDIA_FLEISS, fleiss_kappa_weighted, 0.20993)
+    assert a == bootstrap_table(WIKIPEDIA_FLEISS, fleiss_kappa_weighted, 0.20993)
+    assert a.low < 0.20993 < a.high and a.n == 10
+
+
+# --- two annotators, by hand -------------------------------------------------------------------
+
+
+def test_two_annotators_by_hand():
+    ann = _annotations(TWO)
+    assert ann.annotators == ("ana", "ben")
+    inter = inter_annotator(ann)
+    # 8 of 10 runs agree (E3, E6 differ). 2×2 (ana × ben): both acceptable 4 (E1 E2 E7 E8), ana only 1
+    # (E3), ben only 1 (E6), both unacceptable 4. p_o = 0.8, p_e = 0.5·0.5 + 0.5·0.5 = 0.5,
+    # kappa = (0.8 - 0.5) / (1 - 0.5) = 0.6
+    assert (inter.percent_agreement.count, inter.percent_agreement.n) == (8, 10)
+    assert inter.percent_agreement.method == "wilson"
+    assert inter.cohen_kappa.value == pytest.approx(0.6)
+    assert inter.cohen_kappa.low <= 0.6 <= inter.cohen_kappa.high
+    assert inter.fleiss_kappa is None  # two annotators: Cohen's kappa
+    # alpha: n = 20 pairable values, 10 each; each disagreeing unit adds o_AU = o_UA = 1 -> 4;
+    # alpha = 1 - 19·4 / (400 - 100 - 100) = 0.62
+    assert inter.krippendorff_alpha.value == pytest.approx(0.62)
+    assert [(p.a, p.b, p.n, p.agree) for p in inter.pairwise] == [("ana", "ben", 10, 8)]
+
+
+def test_consensus_ground_truth_and_disputed_runs():
+    ann = _annotations(TWO)
+    truth = ground_truth(ann)
+    # E3 and E6: one label each way -> tie -> disputed, no verdict
+    assert list(ann.run_ids[truth.disputed]) == ["E3", "E6"]
+    assert list(truth.dispute) == [0, 0, 1, 0, 0, 1, 0, 0, 0, 0]
+    assert list(truth.human) == [1, 1, -1, 0, 0, -1, 1, 1, 0, 0]
+    assert not truth.unlabelled.any()
+    d = truth.to_dict(ann.run_ids)
+    assert d["disputed"] == {"n": 2, "ties": ["E3", "E6"], "too_few_labels": [], "ids": ["E3", "E6"]}
+    assert d["labelled"] == 8
+
+
+def test_min_labels_and_one_annotator():
+    labels = {
+        "E1": (AnnotatorLabel("ana", "acceptable"),),  # one label
+        "E2": (AnnotatorLabel("ana", "acceptable"), AnnotatorLabel("ben", "unacceptable"), AnnotatorLabel("cy", "unacceptable")),
+    }
+    ann = annotations_from_labels(["E1", "E2", "E3"], labels)
+    t = ground_truth(ann, min_labels=2)
+    assert list(t.human) == [-1, 0, -1] and list(t.dispute) == [2, 0, 0]  # E1 too few; E3 nobody
+    assert list(t.unlabelled) == [False, False, True]
+    assert list(ground_truth(ann, min_labels=1).human) == [1, 0, -1]
+    assert list(ground_truth(ann, fallback=np.array([0, 0, 1], dtype=np.int8)).human) == [1, 0, 1]
+    ben = ground_truth(ann, annotator="ben")
+    assert list(ben.human) == [-1, 0, -1] and not ben.disputed.any() and ben.source == "annotator ben"
+    with pytest.raises(ValueError, match="no annotator named 'zoe' \\(annotators: ana, ben, cy\\)"):
+        ground_truth(ann, annotator="zoe")
+    with pytest.raises(ValueError):
+        ground_truth(ann, min_labels=0)
+
+
+@given(st.lists(st.lists(st.sampled_from(["acceptable", "unacceptable", None]), min_size=3, max_size=3), min_size=1, max_size=30))
+def test_vectorised_consensus_equals_the_per_run_majority(rows):
+    ids = [f"r{i}" for i in range(len(rows))]
+    labels = {rid: tuple(AnnotatorLabel(f"a{j}", v) for j, v in enumerate(row) if v) for rid, row in zip(ids, rows)}
+    truth = ground_truth(annotations_from_labels(ids, labels))
+    codes = {"acceptable": 1, "unacceptable": 0, None: -1}
+    assert list(truth.human) == [codes[majority_verdict(labels[r])] for r in ids]
+    ties = [bool(labels[r]) and majority_verdict(labels[r]) is None for r in ids]
+    assert list(truth.disputed) == ties
+
+
+def test_human_ceiling_with_two_annotators():
+    features = build_features(load_case_set(BUNDLED_CASES))
+    ann = _annotations(TWO)
+    truth = ground_truth(ann)
+    ev = evaluate(features.with_human(truth.human), Settings())
+    # opening settings pass only E5; against the consensus (E3, E6 out): right on E4, E9, E10 -> 3/8
+    assert (ev.summary.agree, ev.summary.labelled) == (3, 8)
+    ceiling = human_ceiling(ev.passed, ann, truth, inter_annotator(ann))
+    assert (ceiling.evaluator_vs_truth.count, ceiling.evaluator_vs_truth.n) == (3, 8)
+    assert ceiling.annotators_vs_each_other.value == pytest.approx(0.8)
+    # vs ana (the bundled verdicts) 4/10; vs ben the evaluator (fails all but E5) is right where ben
+    # says unacceptable and it fails: E3, E4, E9, E10 -> 4/10 (E5 passed but unacceptable, E6 failed but acceptable)
+    assert (ceiling.evaluator_vs_annotator["ana"].count, ceiling.evaluator_vs_annotator["ben"].count) == (4, 4)
+    assert "room to improve" in ceiling.reading
+
+
+# --- three annotators, by hand -----------------------------------------------------------------
+
+
+def test_three_annotators_fleiss_and_alpha_by_hand():
+    inter = inter_annotator(_annotations(THREE))
+    # per run (acceptable, unacceptable): E1 E2 E7 E8 (3,0); E4 E9 E10 (0,3); E3 (2,1); E5 E6 (1,2).
+    # Fleiss: P_i = (Σ n² - 3)/6 -> 1 for unanimous runs, 1/3 for split -> P̄ = (7 + 3·1/3)/10 = 0.8;
+    # category shares 16/30 and 14/30 -> P̄_e = (256 + 196)/900 = 452/900;
+    # kappa = (720 - 452)/(900 - 452) = 268/448 = 0.598214
+    assert inter.fleiss_kappa.value == pytest.approx(268 / 448)
+    assert inter.fleiss_runs == 10
+    # alpha: o_AA = 4·3 + 1 = 13, o_UU = 3·3 + 2·1 = 11, n = 30, n_A = 16, n_U = 14;
+    # alpha = 1 - 29·(30 - 24)/(900 - 256 - 196) = 1 - 174/448 = 274/448 = 0.611607
+    assert inter.krippendorff_alpha.value == pytest.approx(274 / 448)
+    assert inter.percent_agreement.value == pytest.approx(0.8) and inter.percent_agreement.method == "bootstrap"
+    assert inter.cohen_kappa is None
+    # pairwise: ana×ben 8/10 (E3, E6), ana×cy 9/10 (E5), ben×cy 7/10 (E3, E5, E6)
+    assert [(p.a, p.b, p.agree) for p in inter.pairwise] == [("ana", "ben", 8), ("ana", "cy", 9), ("ben", "cy", 7)]
+    for fig in (inter.fleiss_kappa, inter.krippendorff_alpha):
+        assert fig.low <= fig.value <= fig.high
+
+
+# --- formats -----------------------------------------------------------------------------------
+
+
+def test_labels_csv_with_annotator_column():
+    lf = load_label_file(str(TWO))
+    assert lf.annotators == ("ana", "ben")
+    assert lf.labels["E3"].verdict is None and lf.labels["E1"].verdict == "acceptable"  # tie -> no verdict
+    assert lf.annotated["E6"][1] == AnnotatorLabel("ben", "acceptable", "the old booking was the user's to cancel")
+    text = dumps_annotated_labels(lf.annotated)
+    assert label_file_from_text(text, "again.csv").annotated == lf.annotated
+    with pytest.raises(LoadError, match=r"x.csv: row 3, column annotator: annotator \"ana\" labels run \"E1\" twice \(first at row 2\)"):
+        label_file_from_text("run_id,annotator,human_verdict\nE1,ana,acceptable\nE1,ana,unacceptable\n", "x.csv")
+    with pytest.raises(LoadError, match="row 2, column annotator: empty annotator name"):
+        label_file_from_text("run_id,annotator,human_verdict\nE1,,acceptable\n", "x.csv")
+    # the one-label-per-run reader ignores the column while each run has one row, as before
+    assert labels_from_text("run_id,annotator,human_verdict\nE1,ana,acceptable\n", "x.csv")["E1"].verdict == "acceptable"
+    with pytest.raises(LoadError, match='row 3, column annotator: run "E1" has labels from several annotators'):
+        labels_from_text("run_id,annotator,human_verdict\nE1,ana,acceptable\nE1,ben,acceptable\n", "x.csv")
+    # an empty verdict: that annotator gave none
+    lf2 = label_file_from_text("run_id,annotator,human_verdict\nE1,ana,\nE1,ben,unacceptable\n", "y.csv")
+    assert lf2.annotated == {"E1": (AnnotatorLabel("ben", "unacceptable"),)}
+
+
+def test_apply_annotated_labels_sets_runs_labels_and_majority():
+    cs = load_case_set(BUNDLED_CASES)
+    lf = load_label_file(str(TWO))
+    labelled, unknown = apply_labels(cs, lf.labels, lf.annotated)
+    assert unknown == []
+    e3 = next(r for r in labelled.runs if r.id == "E3")
+    assert e3.human_verdict is None and len(e3.labels) == 2
+    assert list(annotations_of(labelled).codes[:, 1]) == [1, 1, 0, 0, 0, 1, 1, 1, 0, 0]
+
+
+def test_case_set_labels_list_round_trip_and_errors():
+    data = case_set_to_data(load_case_set(BUNDLED_CASES))
+    run = data["runs"][0]
+    del run["human_verdict"]
+    run["labels"] = [{"annotator": "ana", "verdict": "acceptable", "note": "fine"}, {"annotator": "ben", "verdict": "acceptable"}]
+    cs = case_set_from_data(data, "multi.json")
+    assert cs.runs[0].human_verdict == "acceptable" and cs.runs[0].labels[0] == AnnotatorLabel("ana", "acceptable", "fine")
+    again = case_set_from_data(case_set_to_data(cs), "again.json")
+    assert again.runs[0].labels == cs.runs[0].labels and "human_verdict" not in case_set_to_data(cs)["runs"][0]
+    run["labels"].append({"annotator": "ana", "verdict": "unacceptable"})
+    with pytest.raises(LoadError, match=r"multi.json: runs\[0\].labels\[2\].annotator: annotator \"ana\" labels this run twice"):
+        case_set_from_data(data, "multi.json")
+    run["labels"] = [{"annotator": "ana", "verdict": "maybe"}]
+    with pytest.raises(LoadError, match=r"runs\[0\].labels\[0\].verdict"):
+        case_set_from_data(data, "multi.json")
+    run["labels"] = [{"annotator": "ana", "verdict": "acceptable"}]
+    run["human_verdict"] = "acceptable"
+    with pytest.raises(LoadError, match=r"runs\[0\]: give \"human_verdict\" or \"labels\""):
+        case_set_from_data(data, "multi.json")
+
+
+def test_flat_jsonl_and_csv_labels():
+    line = {"id": "r1", "expected_calls": "a", "actual_calls": "a", "answer": "x", "reference": "x",
+            "labels": [{"annotator": "ana", "verdict": "unacceptable"}, {"annotator": "ben", "verdict": "Unacceptable "}]}
+    cs = jsonl_from_text(json.dumps(line) + "\n", "runs.jsonl")
+    assert cs.runs[0].human_verdict == "unacceptable" and [lab.annotator for lab in cs.runs[0].labels] == ["ana", "ben"]
+    assert jsonl_from_text(dumps_jsonl(cs), "again.jsonl").runs[0].labels == cs.runs[0].labels
+    assert csv_from_text(dumps_csv(cs), "again.csv").runs[0].labels == cs.runs[0].labels
+    bad = dict(line, labels=[{"annotator": "ana"}])
+    with pytest.raises(LoadError, match=r"runs.jsonl: line 1, labels\[0\].verdict"):
+        jsonl_from_text(json.dumps(bad) + "\n", "runs.jsonl")
+    both = dict(line, human_verdict="acceptable")
+    with pytest.raises(LoadError, match="not both"):
+        jsonl_from_text(json.dumps(both) + "\n", "runs.jsonl")
+
+
+# --- CLI ---------------------------------------------------------------------------------------
+
+
+def test_score_json_with_two_annotators(capsys):
+    assert main(["score", "--labels", str(TWO), "--format", "json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    s = out["summary"]
+    assert (s["agree"], s["labelled"], s["unlabelled"], s["disputed"]) == (3, 8, 0, 2)
+    a = out["annotators"]
+    assert a["ground_truth"]["disputed"]["ties"] == ["E3", "E6"]
+    ia = a["inter_annotator"]
+    assert ia["percent_agreement"]["value"] == 0.8 and ia["cohen_kappa"]["value"] == 0.6
+    assert ia["pairwise"][0]["agree"] == 8
+    assert a["human_ceiling"]["evaluator_vs_consensus"]["value"] == 0.375
+    e3 = next(r for r in out["runs"] if r["id"] == "E3")
+    assert e3["disputed"] is True and e3["labels"] == {"ana": "acceptable", "ben": "unacceptable"}
+
+
+def test_score_against_one_annotator_and_min_labels(capsys):
+    assert main(["score", "--labels", str(TWO), "--annotator", "ben", "--format", "json"]) == 0
+    s = json.loads(capsys.readouterr().out)["summary"]
+    assert (s["agree"], s["labelled"], s["disputed"]) == (4, 10, 0)
+    assert main(["score", "--labels", str(THREE), "--min-labels", "4", "--format", "json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["summary"]["labelled"] == 0 and out["annotators"]["ground_truth"]["disputed"]["too_few_labels"] == IDS
+
+
+def test_score_table_marks_disputed_runs(capsys):
+    assert main(["score", "--labels", str(TWO)]) == 0
+    out = capsys.readouterr().out
+    e3 = next(line for line in out.splitlines() if line.strip().startswith("E3 "))
+    assert "1 acc / 1 unacc" in e3 and "disputed" in e3
+    assert "agreement 3/8 · 95 % CI 14–69 % (2 disputed)" in out
+    assert "disputed (left out of agreement, counted apart): 2 (tie: E3, E6)" in out
+
+
+def test_score_table_shows_the_inter_annotator_section(capsys):
+    assert main(["score", "--labels", str(THREE)]) == 0
+    out = capsys.readouterr().out
+    assert "ground truth: consensus of 3 annotators (ana, ben, cy)" in out
+    assert "Fleiss' kappa 0.60" in out and "Krippendorff's alpha 0.61" in out
+    assert "ben × cy: 7/10 agree" in out and "human ceiling:" in out
+
+
+def test_annotator_errors_exit_2(capsys):
+    assert main(["score", "--annotator", "ana"]) == 2
+    assert "no run has several annotators' labels" in capsys.readouterr().err
+    assert main(["score", "--labels", str(TWO), "--annotator", "zoe"]) == 2
+    assert "no annotator named 'zoe'" in capsys.readouterr().err

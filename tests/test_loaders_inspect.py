@@ -1,0 +1,130 @@
+"""Inspect AI logs -> runs (issue 13): logs written by running a tiny task with Inspect's
+``mockllm`` model scripted to call tools, then read back (``.eval`` zip and ``.json``).
+
+Expected values are the calls, answers and scores the test scripted; ``includes()`` scores C when
+the target appears in the answer (Inspect's scorer), here chosen so one sample is C and one I."""
+
+from __future__ import annotations
+
+import io
+import zipfile
+
+import pytest
+
+from explorer.core.io.casefile import load_case_set
+from explorer.commands.common import BUNDLED_CASES
+from explorer.core.io.errors import LoadError
+from explorer.core.io.loaders import load_runs, loads_runs
+from explorer.core.io.loaders.expectations import apply_expectations, loads_expectations
+from explorer.core.io.loaders.options import ReadOptions
+from explorer.core.io.model import CaseSet, Invocation, Run, ToolCall
+from producers import inspect_log_of
+
+TWO = CaseSet("two", "", (
+    Run("s1", "", "Book TP1351", (Invocation((), (ToolCall("search", {"q": "LIS"}), ToolCall("book", {"flight": "TP1351"})),
+                                             "Booked TP1351.", ("TP1351",)),), "acceptable", "fine"),
+    Run("s2", "", "Hello", (Invocation((), (), "Hi there.", ("Goodbye",)),), "unacceptable", "wrong"),
+))
+
+
+@pytest.fixture(scope="module")
+def logs(tmp_path_factory):
+    d = tmp_path_factory.mktemp("inspect")
+    return {
+        "plain": inspect_log_of(TWO, d / "plain"),
+        "manual": inspect_log_of(TWO, d / "manual", human_score=True),
+        "epochs": inspect_log_of(TWO, d / "epochs", epochs=2),
+    }
+
+
+def test_samples_read_as_runs_with_calls_answer_target_and_scores(logs):
+    cs = load_runs(logs["plain"])
+    by_id = {r.id: r for r in cs.runs}
+    assert sorted(by_id) == ["s1", "s2"]
+    s1, s2 = by_id["s1"], by_id["s2"]
+    assert s1.invocations[0].actual_calls == (ToolCall("search", {"q": "LIS"}), ToolCall("book", {"flight": "TP1351"}))
+    assert (s1.invocations[0].answer, s1.invocations[0].references, s1.user_input) == ("Booked TP1351.", ("TP1351",), "Book TP1351")
+    assert s2.invocations[0].actual_calls == () and s2.invocations[0].answer == "Hi there."
+    assert s1.invocations[0].expected_calls == () and s1.human_verdict is None
+    # includes(): "TP1351" is in "Booked TP1351." -> C; "Goodbye" is not in "Hi there." -> I
+    assert s1.extra == {"example_id": "s1", "inspect_epoch": 1, "inspect_includes": "C"}
+    assert s2.extra["inspect_includes"] == "I"
+    assert cs.notes == (f"{logs['plain']}: 1 of 2 samples have no tool calls: read as runs with no calls",)
+
+
+def test_a_manual_score_gives_the_verdict_and_edits_show_who_changed_what(logs, tmp_path):
+    from inspect_ai.log import ProvenanceData, edit_score, read_eval_log, write_eval_log
+    from inspect_ai.scorer import ScoreEdit
+
+    log = read_eval_log(str(logs["manual"]))
+    # a person overrules the scorer on s2: includes() said I, the person says C
+    edit_score(log, "s2", "includes", ScoreEdit(value="C", provenance=ProvenanceData(author="ben", reason="close enough")))
+    path = tmp_path / "edited.eval"
+    write_eval_log(log, str(path))
+    by_id = {r.id: r for r in load_runs(path, options=ReadOptions(verdict_score="manual")).runs}
+    assert (by_id["s1"].human_verdict, by_id["s1"].human_note) == ("acceptable", "fine")
+    assert (by_id["s2"].human_verdict, by_id["s2"].human_note) == ("unacceptable", "wrong")
+    assert by_id["s2"].extra["inspect_includes"] == "C"
+    assert by_id["s2"].extra["inspect_includes_original"] == "I" and by_id["s2"].extra["inspect_includes_edited_by"] == "ben"
+    assert by_id["s1"].extra["inspect_manual_edited_by"] == "ana" and "inspect_manual_original" not in by_id["s1"].extra
+    assert "inspect_includes_edited_by" not in by_id["s1"].extra
+
+
+def test_json_log_reads_as_the_eval_log(logs, tmp_path):
+    from inspect_ai.log import read_eval_log, write_eval_log
+
+    path = tmp_path / "log.json"
+    write_eval_log(read_eval_log(str(logs["plain"])), str(path), format="json")
+    assert load_runs(path).runs == load_runs(logs["plain"]).runs
+    assert loads_runs(path.read_bytes(), "upload.json").runs == load_runs(logs["plain"]).runs
+
+
+def test_epochs_are_runs_of_one_example_and_share_its_expectations(logs):
+    cs = load_runs(logs["epochs"])
+    assert sorted(r.id for r in cs.runs) == ["s1#1", "s1#2", "s2#1", "s2#2"]
+    exp = loads_expectations('{"id": "s1", "expected_calls": "search>book"}\n', "exp.jsonl")
+    joined, unused, missing = apply_expectations(cs, exp)
+    assert unused == [] and sorted(missing) == ["s2#1", "s2#2"]
+    assert {r.id: [c.name for c in r.invocations[0].expected_calls] for r in joined.runs if r.extra["example_id"] == "s1"} == {
+        "s1#1": ["search", "book"], "s1#2": ["search", "book"]}
+
+
+def test_verdict_score_errors_name_the_sample(logs, tmp_path):
+    from inspect_ai.log import ProvenanceData, edit_score, read_eval_log, write_eval_log
+    from inspect_ai.scorer import ScoreEdit
+
+    with pytest.raises(LoadError) as info:
+        load_runs(logs["plain"], options=ReadOptions(verdict_score="manual"))
+    assert info.value.problem == 'no sample has a score named "manual" (scores: includes)'
+    log = read_eval_log(str(logs["plain"]))
+    edit_score(log, "s1", "manual", ScoreEdit(value="P", provenance=ProvenanceData(author="ana")))
+    path = tmp_path / "partial.eval"
+    write_eval_log(log, str(path))
+    with pytest.raises(LoadError) as info:
+        load_runs(path, options=ReadOptions(verdict_score="manual"))
+    assert info.value.location == "sample s1 (epoch 1), scores.manual.value"
+    assert info.value.problem == '"P" is not a verdict (acceptable: C, 1, true; unacceptable: I, N, 0, false)'
+
+
+def test_zips_that_are_not_inspect_logs_are_clear_errors(logs):
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        zf.writestr("notes.txt", "hello")
+    with pytest.raises(LoadError) as info:
+        loads_runs(buf.getvalue(), "archive.zip")
+    assert str(info.value) == "archive.zip: a zip archive but not an Inspect log (no header.json or _journal/start.json)"
+    data = logs["plain"].read_bytes()
+    with pytest.raises(LoadError) as info:
+        loads_runs(data[: len(data) // 2], "cut.eval")
+    assert info.value.file == "cut.eval" and "\n" not in str(info.value)
+
+
+def test_the_booking_set_keeps_its_ten_runs_through_inspect(logs, tmp_path):
+    booking = load_case_set(BUNDLED_CASES)
+    path = inspect_log_of(booking, tmp_path)
+    runs = {r.id: r for r in load_runs(path).runs}
+    assert sorted(runs) == sorted(r.id for r in booking.runs)
+    for run in booking.runs:
+        got = runs[run.id].invocations[0]
+        assert (got.actual_calls, got.answer, got.references) == (run.invocations[0].actual_calls, run.invocations[0].answer,
+                                                                   run.invocations[0].references)
