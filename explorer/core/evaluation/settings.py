@@ -36,8 +36,8 @@ class Settings:
       from ``ignore`` gives ``exact``; a contradiction (``compare_args=False`` with
       ``args="subset"``) raises ValueError;
     * ``trajectory_threshold``: in [0, 1]; the trajectory check passes when the run's trajectory
-      score (mean over invocations) reaches it (``passmark.reaches``) (1.0: every invocation matches, as before; ADK's
-      ``tool_trajectory_avg_score`` threshold);
+      score (mean over invocations) reaches it (``passmark.reaches``; 1.0: every invocation
+      matches, as before; ADK's ``tool_trajectory_avg_score`` threshold);
     * ``single_tool``: the tool ``single_tool_use`` looks for (required for that family);
     * ``f1_threshold``: in [0, 1]; a run's F1 passes when it reaches the threshold
       (:func:`explorer.core.scoring.passmark.reaches`: equal passes; thresholds are stored
@@ -57,7 +57,8 @@ class Settings:
     * ``day_first``: how numeric dates such as ``04/03/2026`` read, for every check at once (key
       fields, the cascade's field rules, rung 4 of the ladder): True day-first (4 March), False
       month-first (3 April), None (default) the case set's own reading (``CaseSet.day_first``:
-      a case-set file's ``key_fields.day_first``, else day-first).
+      a case-set file's ``key_fields.day_first``, else day-first). Argument ``date`` rules are
+      applied when features are built and read the case set's own reading.
 
     Raises ValueError on construction for a value outside these ranges.
     """
