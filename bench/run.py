@@ -12,9 +12,11 @@ For each N (default 1k, 10k, 100k, 1M runs from ``bench/synth.py``, generated on
   parallel); per-run CPU time in ``detail``;
 * ``load_flat`` / ``features_single`` (N <= 10k): the flat loader and ``build_features`` in one
   process, for reference;
-* ``rescore_<kind>``: ``evaluate`` after a change of one setting (trajectory mode, compare args,
-  F1 threshold, combine rule, deny-list, key fields), the median of 20 changes each;
-* ``sweep``: all 6,464 settings (``explorer.core.evaluation.sweep``), median of 5 (3 at 1M);
+* ``rescore_<kind>``: ``evaluate`` after a change of one setting (trajectory family, compare args,
+  argument mode, trajectory threshold, F1 threshold, combine rule, deny-list, key fields), the
+  median of 20 changes each;
+* ``sweep``: all 159,176 settings of the full grid (``explorer.core.evaluation.sweep``: every
+  trajectory family and argument mode), median of 5 (3 at 1M); ``sweep_adk``: issue 4's 6,464;
 * ``sweep_intervals``: the same sweep with every setting's Wilson interval and the reading of the
   best (``explorer.core.evaluation.sweep_intervals``, issue 11), timed alternately with the plain
   sweep; ``detail.slowdown`` = its median / the plain sweep's median (target at 100k: <= 2x);
@@ -58,7 +60,7 @@ TARGETS = {
     "load_features": (1_000_000, "<= 60 s", lambda v: v <= 60.0),
     "peak_rss": (1_000_000, "<= 2 GB (2048 MB)", lambda v: v <= 2048),
 }
-KINDS = ("trajectory", "compare_args", "f1_threshold", "combine", "deny_list", "key_fields")
+KINDS = ("trajectory", "compare_args", "args", "trajectory_threshold", "f1_threshold", "combine", "deny_list", "key_fields")
 
 
 def _median(xs: list[float]) -> float:
@@ -82,8 +84,11 @@ def settings_changes(kind: str, count: int):
 
     base = Settings(trajectory="any_order", f1_threshold=0.6, deny_tools=("delete_booking",))
     cycles = {
-        "trajectory": [dict(trajectory=m) for m in ("exact", "in_order", "any_order", "none")],
+        "trajectory": [dict(trajectory=m) for m in (
+            "exact", "in_order", "any_order", "subset", "unordered", "precision", "recall", "f1", "lcs", "none")],
         "compare_args": [dict(compare_args=v) for v in (False, True)],
+        "args": [dict(args=a) for a in ("exact", "ignore", "subset", "superset")],
+        "trajectory_threshold": [dict(trajectory="recall", trajectory_threshold=round(0.40 + 0.03 * k, 2)) for k in range(20)],
         "f1_threshold": [dict(f1_threshold=round(0.30 + 0.03 * k, 2)) for k in range(20)],
         "combine": [dict(combine=c) for c in ("mean", "all")],
         "deny_list": [dict(deny_check=v) for v in (True, False)],
@@ -94,11 +99,12 @@ def settings_changes(kind: str, count: int):
 
 def adk_style_agreement(runs, settings):
     """The baseline: score every run from scratch the way ADK's evaluators do (a Python loop over
-    runs and invocations: ADK trajectory match, then the answer's best unigram F1), combine as
+    runs and invocations: the trajectory family (ADK's match or another), then the answer's best unigram F1), combine as
     ``settings`` say, count agreement. No deny-list or key fields (ADK has neither), so it does
     less work than ``evaluate``."""
+    from explorer.core.scoring.arg_match import ArgMatcher
     from explorer.core.scoring.overlap import best_f1
-    from explorer.core.scoring.trajectory import invocation_matches
+    from explorer.core.scoring.trajectory_metrics import run_score
 
     agree = 0
     for run in runs:
@@ -107,9 +113,9 @@ def adk_style_agreement(runs, settings):
         if settings.trajectory == "none":
             traj = None
         else:
-            traj = sum(invocation_matches(inv, settings.trajectory, settings.compare_args) for inv in invs) / len(invs)
+            traj = run_score(invs, settings.trajectory, ArgMatcher(settings.args), settings.single_tool)
         if settings.combine == "all":
-            passed = (traj is None or traj >= 1.0) and f1 >= settings.f1_threshold
+            passed = (traj is None or traj >= settings.trajectory_threshold) and f1 >= settings.f1_threshold
         else:
             passed = (f1 if traj is None else (traj + f1) / 2) >= settings.mean_threshold
         if run.human_verdict is not None:
@@ -122,7 +128,7 @@ def child(n: int, path: Path) -> list[dict]:
     from explorer.core.io.bigload import load_jsonl_features
     from explorer.core.evaluation.verdicts import evaluate
     from explorer.core.evaluation.features import build_features
-    from explorer.core.evaluation.sweep import sweep
+    from explorer.core.evaluation.sweep import ADK_GRID, FULL_GRID, sweep
     from explorer.core.evaluation.sweep_intervals import sweep_reading, with_intervals
 
     records: list[dict] = []
@@ -180,16 +186,18 @@ def child(n: int, path: Path) -> list[dict]:
     rec("rescore_max", max(r["median_s"] for r in records if r["figure"].startswith("rescore_")),
         what="largest of the six per-kind medians")
     medians = ", ".join(f"{r['median_s'] * 1e3:.1f}" for r in records if r["figure"].startswith("rescore_"))
-    say(f"re-score medians (trajectory, args, F1, combine, deny, key, max) {medians} ms")
+    say(f"re-score medians ({', '.join(KINDS)}, max) {medians} ms")
 
-    # sweep
-    times = []
-    for _ in range(3 if n >= 1_000_000 else 5):
-        t0 = time.perf_counter()
-        table = sweep(features, settings_changes("trajectory", 1)[0])
-        times.append(time.perf_counter() - t0)
-    rec("sweep", _median(times), settings=len(table), best_agree=int(table.iloc[0]["agree"]), labelled=int(table.iloc[0]["labelled"]))
-    say(f"sweep {_median(times):.3f} s")
+    # sweep: the full grid, then issue 4's
+    for figure, grid in (("sweep", FULL_GRID), ("sweep_adk", ADK_GRID)):
+        times = []
+        for _ in range(3 if n >= 1_000_000 else 5):
+            t0 = time.perf_counter()
+            table = sweep(features, settings_changes("trajectory", 1)[0], grid=grid)
+            times.append(time.perf_counter() - t0)
+        rec(figure, _median(times), settings=len(table), best_agree=int(table.iloc[0]["agree"]),
+            labelled=int(table.iloc[0]["labelled"]))
+        say(f"{figure} ({len(table):,} settings) {_median(times):.3f} s")
 
     # sweep with intervals (issue 11), alternating with the plain sweep so both see the same load
     plain, honest = [], []

@@ -18,13 +18,14 @@ from explorer.core.io.errors import LoadError
 from explorer.core.evaluation.verdicts import evaluate
 from explorer.core.evaluation.features import features_from_rows
 from explorer.core.evaluation.settings import Settings
+from explorer.core.scoring.trajectory_metrics import N_SCORES
 from explorer.commands.common import BUNDLED_CASES
 
 
 def random_features(seed: int, n: int):
     """Random feature columns over ``n`` runs; F1 values often exactly on a threshold."""
     rng = np.random.default_rng(seed)
-    traj = rng.integers(0, 2, size=(n, 6)).astype(np.float64)
+    traj = rng.integers(0, 2, size=(n, N_SCORES)).astype(np.float64)
     f1 = np.where(rng.random(n) < 0.5, np.round(rng.random(n), 2), rng.random(n))
     tools = rng.random((n, 3)) < 0.3
     key_reason = np.array(["" if ok else "date differs" for ok in rng.random(n) < 0.7], dtype=object)

@@ -62,12 +62,13 @@ def flat_jsonl(ids: list[str], verdict: str | None = None) -> bytes:
 
 def test_bundled_run_sets_are_the_run_case_sets_only():
     names = [p.name for p in bundled_run_sets()]
-    assert names == ["booking_agent.json", "token_overlap.json"]  # labelled_pairs.json is pairs@1
+    # labelled_pairs.json is pairs@1; refund_agent.json is issue 12's partial-credit lesson
+    assert names == ["booking_agent.json", "refund_agent.json", "token_overlap.json"]
 
 
 def test_served_bundled_set_is_not_listed_twice_and_bundled_sets_load_once(process):
     keys = [e.key for e in process.entries()]
-    assert keys == ["served", "bundled:token_overlap.json"]
+    assert keys == ["served", "bundled:refund_agent.json", "bundled:token_overlap.json"]
     first = process.get("bundled:token_overlap.json")
     again = process.get("bundled:token_overlap.json")
     assert first is again and process.loads == 1
@@ -81,7 +82,7 @@ def test_uploads_belong_to_their_session(process):
     key = a.add_upload(flat_jsonl(["r1", "r2"]), "mine.jsonl")
     assert a.shared(key).features.n == 2
     assert "mine.jsonl (uploaded, 2 runs)" in a.options()
-    assert key not in b.options().values() and len(b.entries()) == 2
+    assert key not in b.options().values() and len(b.entries()) == 3  # served + the two other bundled sets
     assert a.shared("served") is b.shared("served")  # shared read-only, not copied
 
 

@@ -19,8 +19,8 @@ from explorer.core.evaluation.settings import Settings
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 import synth  # noqa: E402
 
-FEATURE_ARRAYS = ("run_ids", "trajectory", "f1", "tools_called", "key_ok", "key_reason", "human", "n_invocations",
-                  "key_ok_other", "key_reason_other", "no_output", "empty_answer", "empty_reference")
+FEATURE_ARRAYS = ("run_ids", "trajectory", "f1", "tools_called", "tool_invocations", "key_ok", "key_reason", "human",
+                  "n_invocations", "key_ok_other", "key_reason_other", "no_output", "empty_answer", "empty_reference")
 
 
 @pytest.fixture(scope="module")
@@ -49,6 +49,25 @@ def test_same_runs_and_features_as_flat_loader(synth_file, workers, monkeypatch)
     assert seen and seen[-1][0] == seen[-1][1] == synth_file.stat().st_size
     s = Settings(trajectory="any_order", deny_check=True, deny_tools=("delete_booking",), key_fields=True, f1_threshold=0.5)
     assert evaluate(fast, s).summary == evaluate(plain, s).summary
+
+
+def test_argument_rules_reach_the_workers(synth_file, monkeypatch):
+    """Issue 12: rules given to the parallel loader give the features the ordinary loader gives
+    under the same rules (and the returned set carries them, so they are not computed again)."""
+    from explorer.core.scoring.arg_rules import ArgRule, ArgRules
+
+    monkeypatch.setattr(bigload, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr(bigload, "CHUNK_BYTES", 64 * 1024)
+    rules = ArgRules((ArgRule("date", "ignore"), ArgRule("booking_id", "text")))
+    plain = build_features(load_jsonl(str(synth_file)), arg_rules=rules)
+    cs = load_jsonl_features(synth_file, workers=2, arg_rules=rules)
+    fast = build_features(cs)
+    assert fast is cs.runs.features and fast.arg_rules == rules == cs.arg_rules
+    assert np.array_equal(plain.trajectory, fast.trajectory)
+    assert not np.array_equal(plain.trajectory, build_features(load_jsonl(str(synth_file))).trajectory)  # the rules matter here
+    # other rules asked of the loaded set: the trajectory columns are computed again
+    again = build_features(cs, arg_rules=ArgRules())
+    assert again is not fast and np.array_equal(again.trajectory, build_features(load_jsonl(str(synth_file))).trajectory)
 
 
 def _write(tmp_path, lines, raw=False):
@@ -124,6 +143,7 @@ def test_looks_like_flat_jsonl(tmp_path, synth_file):
 
 def test_cli_sweep_through_the_big_loader_equals_the_ordinary_one(synth_file, monkeypatch, capsys):
     from explorer.cli import main
+    from explorer.core.evaluation.sweep import n_settings
 
     argv = ["sweep", "--cases", str(synth_file), "--deny", "delete_booking", "--format", "json"]
     assert main(argv) == 0
@@ -131,7 +151,7 @@ def test_cli_sweep_through_the_big_loader_equals_the_ordinary_one(synth_file, mo
     monkeypatch.setattr(bigload, "PARALLEL_MIN_BYTES", 0)
     assert main(argv) == 0
     big = json.loads(capsys.readouterr().out)
-    assert big["settings"] == ordinary["settings"] and len(big["settings"]) == 6464
+    assert big["settings"] == ordinary["settings"] and len(big["settings"]) == n_settings() == 159_176
 
 
 def test_build_features_reports_progress():

@@ -20,7 +20,7 @@ from explorer.app.url import query_from_settings, settings_from_query
 from explorer.cli import main
 from explorer.core.evaluation.features import build_features
 from explorer.core.evaluation.settings import Settings
-from explorer.core.evaluation.sweep import sweep
+from explorer.core.evaluation.sweep import ADK_GRID, sweep
 from explorer.core.evaluation.verdicts import evaluate, result_table
 from explorer.core.io.exports import loads_settings
 from explorer.core.io.loaders import loads_runs
@@ -112,7 +112,7 @@ def test_sweep_reads_the_base_reading():
     cs = loads_runs(json.dumps(US_STYLE) + "\n", "r.jsonl")
     f = build_features(cs)
     for day_first, passes in ((False, 1), (True, 0)):
-        t = sweep(f, Settings(day_first=day_first))
+        t = sweep(f, Settings(day_first=day_first), grid=ADK_GRID)  # none x compare args off/on: two rows
         row = t[(t["trajectory"] == "none") & (t["combine"] == "all") & t["key_fields"] & ~t["deny_check"] & (t["f1_threshold"] == 0.0)]
         assert row["true_pass"].tolist() == [passes, passes]
 

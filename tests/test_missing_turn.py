@@ -73,7 +73,7 @@ def test_the_missing_turn_scores_0_for_trajectory(adk_set, mode, compare_args):
     assert not invocation_matches(never, mode, compare_args)
     assert explain_invocation(never, mode, compare_args) == "the agent produced nothing"
     f = build_features(adk_set)
-    assert f.trajectory[("exact", "in_order", "any_order").index(mode), int(compare_args), 0] == 0.5  # (1 + 0) / 2
+    assert f.trajectory_scores(mode, "exact" if compare_args else "ignore")[0] == 0.5  # (1 + 0) / 2
     assert f.f1[0] == 0.5 and f.no_output[0]
 
 
@@ -184,7 +184,7 @@ def test_a_turn_with_a_call_but_no_answer_is_not_missing():
     inv = Invocation((ToolCall("a"),), (ToolCall("a"),), "", ("done",))
     cs = CaseSet("s", "", (Run("r", "", "", (inv,)),))
     f = build_features(cs)
-    assert not f.no_output[0] and f.empty_answer[0] and f.trajectory[0, 1, 0] == 1.0
+    assert not f.no_output[0] and f.empty_answer[0] and f.trajectory_scores("exact")[0] == 1.0
     ev = evaluate(f, Settings(f1_threshold=0.0))
     assert (result_table(f, ev)["decided_by"][0], reason(f, ev, 0)) == ("empty answer", "empty answer")
     assert np.array_equal(ev.passed, [False])

@@ -1,5 +1,6 @@
 """Settings sweep: the grid, its order and ties, equality with `evaluate`, the bundled set's 10/10,
-and `metric-explorer sweep`."""
+and `metric-explorer sweep`. Issue 4's grid is `ADK_GRID` (6,464 settings); issue 12's
+`FULL_GRID` adds every trajectory family, argument mode and trajectory threshold (159,176)."""
 
 import json
 import random
@@ -13,7 +14,10 @@ from explorer.core.evaluation.verdicts import evaluate
 from explorer.core.evaluation.features import build_features
 from explorer.core.io.model import CaseSet, Invocation, Run, ToolCall
 from explorer.core.evaluation.settings import Settings
-from explorer.core.evaluation.sweep import SETTING_COLUMNS, THRESHOLDS, best, row_settings, sweep, sweep_plain
+from explorer.core.evaluation.sweep import (
+    ADK_GRID, FULL_GRID, SETTING_COLUMNS, THRESHOLDS, TRAJECTORY_THRESHOLDS, SweepGrid, best, n_settings, row_settings,
+    sweep, sweep_plain,
+)
 
 DENY = Settings(deny_tools=("delete_booking",))
 
@@ -28,8 +32,8 @@ def _key(table):
 
 
 def test_grid_is_complete(bundled):
-    table = sweep(bundled, DENY)
-    assert len(table) == 4 * 2 * 2 * 2 * 2 * 101 == 6464
+    table = sweep(bundled, DENY, grid=ADK_GRID)
+    assert len(table) == 4 * 2 * 2 * 2 * 2 * 101 == 6464 == n_settings(grid=ADK_GRID)
     assert not table.duplicated(list(SETTING_COLUMNS)).any()
     assert THRESHOLDS[0] == 0.0 and THRESHOLDS[41] == 0.41 and THRESHOLDS[-1] == 1.0 and len(THRESHOLDS) == 101
     assert (table["labelled"] == 10).all()
@@ -42,7 +46,7 @@ def test_bundled_finds_ten_of_ten(bundled):
     # pass iff the threshold is <= the lowest good F1, E7's heavy paraphrase 16/39 = 0.4103, so
     # thresholds 0.00..0.41. IN_ORDER fails E3 (reordered profile read), EXACT more, none passes E4,
     # and compare-args changes nothing here.
-    table = sweep(bundled, DENY)
+    table = sweep(bundled, DENY, grid=ADK_GRID)
     top = best(table)
     assert (top[["agree", "false_pass", "false_fail"]].to_numpy() == [10, 0, 0]).all()
     got = {(r.trajectory, r.compare_args, r.combine, r.deny_check, r.key_fields, r.f1_threshold) for r in top.itertuples()}
@@ -52,20 +56,21 @@ def test_bundled_finds_ten_of_ten(bundled):
 
 
 def test_bundled_rows_from_the_seed(bundled):
-    table = sweep(bundled, DENY).set_index(list(SETTING_COLUMNS))
-    # the opening run: 4/10, false pass E5, five false fails
-    row = table.loc[("exact", True, "all", False, False, 0.8)]
-    assert (row["agree"], row["false_pass"], row["false_fail"]) == (4, 1, 5)
-    # ANY_ORDER + deny + key fields at 0.8: 8/10, E1 and E7 fail on F1
-    row = table.loc[("any_order", True, "all", True, True, 0.8)]
-    assert (row["agree"], row["false_pass"], row["false_fail"]) == (8, 0, 2)
-    # mean >= 0.75 ignores the F1 threshold: 5/10 at every threshold with EXACT
-    rows = table.xs(("exact", True, "mean", False, False), level=[0, 1, 2, 3, 4])
-    assert len(rows) == 101 and (rows["agree"] == 5).all()
+    for grid in (ADK_GRID, FULL_GRID):
+        table = sweep(bundled, DENY, grid=grid).set_index(list(SETTING_COLUMNS)).sort_index()
+        # the opening run: 4/10, false pass E5, five false fails
+        row = table.loc[("exact", "exact", "all", False, False, 1.0, 0.8)]
+        assert (row["agree"], row["false_pass"], row["false_fail"]) == (4, 1, 5)
+        # ANY_ORDER + deny + key fields at 0.8: 8/10, E1 and E7 fail on F1
+        row = table.loc[("any_order", "exact", "all", True, True, 1.0, 0.8)]
+        assert (row["agree"], row["false_pass"], row["false_fail"]) == (8, 0, 2)
+        # mean >= 0.75 ignores the F1 threshold: 5/10 at every threshold with EXACT
+        rows = table.xs(("exact", "exact", "mean", False, False, 1.0), level=[0, 1, 2, 3, 4, 5])
+        assert len(rows) == 101 and (rows["agree"] == 5).all()
 
 
 def test_order_and_ties(bundled):
-    table = sweep(bundled, DENY)
+    table = sweep(bundled, DENY, grid=ADK_GRID)
     key = list(zip(-table["agree"], table["false_pass"], table["false_fail"]))
     assert key == sorted(key)
     # rank: 1 + number of rows strictly better; equal keys share a rank
@@ -78,7 +83,7 @@ def test_order_and_ties(bundled):
 
 
 def test_equals_evaluate_for_every_setting_bundled(bundled):
-    assert _key(sweep(bundled, DENY)).drop(columns="rank").equals(_key(sweep_plain(bundled, DENY)))
+    assert _key(sweep(bundled, DENY, grid=ADK_GRID)).drop(columns="rank").equals(_key(sweep_plain(bundled, DENY, grid=ADK_GRID)))
 
 
 def _random_case_set(seed: int, n: int) -> CaseSet:
@@ -103,12 +108,13 @@ def _random_case_set(seed: int, n: int) -> CaseSet:
 def test_equals_evaluate_for_every_setting_random(seed):
     features = build_features(_random_case_set(seed, 60))
     base = Settings(deny_tools=("b",), mean_threshold=0.5)
-    assert _key(sweep(features, base)).drop(columns="rank").equals(_key(sweep_plain(features, base)))
+    assert _key(sweep(features, base, grid=ADK_GRID)).drop(columns="rank").equals(
+        _key(sweep_plain(features, base, grid=ADK_GRID)))
 
 
 def test_row_settings_reproduce_the_row(bundled):
     table = sweep(bundled, DENY)
-    for i in (0, 100, 4000):
+    for i in (0, 100, 4000, 50_000, 120_000, len(table) - 1):
         row = table.iloc[i]
         s = row_settings(row, DENY)
         assert evaluate(bundled, s).summary.agree == row["agree"]
@@ -118,7 +124,7 @@ def test_unlabelled_runs_are_left_out():
     features = build_features(_random_case_set(7, 40))
     human = np.full(features.n, -1, dtype=np.int8)
     human[:3] = [1, 0, 1]
-    table = sweep(features.with_human(human))
+    table = sweep(features.with_human(human), grid=ADK_GRID)
     assert (table["labelled"] == 3).all()
 
 
@@ -130,7 +136,7 @@ def test_bad_thresholds(bundled):
 
 
 def test_cli_json_lists_every_setting_best_first(capsys):
-    assert main(["sweep", "--deny", "delete_booking", "--format", "json"]) == 0
+    assert main(["sweep", "--deny", "delete_booking", "--format", "json", "--grid", "adk"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["n_settings"] == 6464 and len(out["settings"]) == 6464
     assert out["best"] == {"agree": 10, "false_pass": 0, "false_fail": 0, "n_settings": 84}
@@ -142,7 +148,7 @@ def test_cli_json_lists_every_setting_best_first(capsys):
 
 
 def test_cli_table_names_the_best_settings(capsys):
-    assert main(["sweep", "--deny", "delete_booking", "--top", "3"]) == 0
+    assert main(["sweep", "--deny", "delete_booking", "--top", "3", "--grid", "adk"]) == 0
     out = capsys.readouterr().out
     assert "best: agreement 10/10, 0 false passes, 0 false fails, reached by 84 settings" in out
     assert "trajectory any_order, combine all, deny-list on, key fields on, F1 threshold 0.00-0.41" in out
@@ -165,11 +171,12 @@ def test_cli_bad_file_exits_2(tmp_path, capsys):
 def test_heatmap_frame(bundled):
     from explorer.core.evaluation.sweep import heatmap_frame
 
-    grid = heatmap_frame(sweep(bundled, DENY), combine="all", deny_check=True, key_fields=True)
+    grid = heatmap_frame(sweep(bundled, DENY, grid=ADK_GRID), combine="all", deny_check=True, key_fields=True)
     assert grid.shape == (8, 101)  # 4 modes x 2 args, 101 thresholds
     assert list(grid.index.get_level_values("trajectory")[::2]) == ["exact", "in_order", "any_order", "none"]
     # any_order reaches 10/10 up to E7's F1 0.41; at 0.42 E7 fails (9/10)
-    assert grid.loc[("any_order", True), 0.41] == 10 and grid.loc[("any_order", True), 0.42] == 9
+    # (rows: trajectory, args, trajectory threshold)
+    assert grid.loc[("any_order", "exact", 1.0), 0.41] == 10 and grid.loc[("any_order", "exact", 1.0), 0.42] == 9
 
 
 def test_sweep_scores_f1_whatever_response_scorer_the_base_names(bundled):

@@ -28,6 +28,7 @@ from explorer.core.evaluation.sweep import sweep
 from explorer.core.evaluation.verdicts import evaluate, reason
 from explorer.core.scoring.cascade import CascadeFeatures, CascadeSettings, apply_bands_decided
 from explorer.core.scoring.passmark import quantise, reaches, show_pair, show_threshold
+from explorer.core.scoring.trajectory_metrics import N_SCORES
 
 RUNS = [
     {"id": "g1", "answer": "a1 a2 a3 a4 a5 a6 a7", "reference": "a1 a2 a3 a4 a5 a6 a7 b1 b2 b3 b4 b5 b6 b7 b8 b9 c1 c2 c3 c4", "human_verdict": "acceptable"},
@@ -77,7 +78,7 @@ def test_settings_keep_a_threshold_taken_from_a_score():
 
 def _features(f1, human, traj=None):
     n = len(f1)
-    t = np.ones((n, 6)) if traj is None else np.repeat(np.asarray(traj, dtype=float)[:, None], 6, axis=1)
+    t = np.ones((n, N_SCORES)) if traj is None else np.repeat(np.asarray(traj, dtype=float)[:, None], N_SCORES, axis=1)
     return features_from_rows([None] * n, [f"r{i}" for i in range(n)], t, np.asarray(f1, dtype=float), [set()] * n,
                               np.full(n, "", dtype=object), np.asarray(human, dtype=np.int8), np.ones(n, dtype=np.int32))
 

@@ -6,6 +6,7 @@ import argparse
 import json
 import math
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +19,9 @@ from ..core.io.errors import LoadError
 from ..core.io.model import CaseSet
 from ..core.evaluation.features import Features, load_warnings
 from ..core.evaluation.settings import Settings
-from ..core.scoring.trajectory import TRAJECTORY_MODES
+from ..core.scoring.arg_match import ARG_MODES
+from ..core.scoring.arg_rules import ArgRules, load_arg_rules
+from ..core.scoring.trajectory_metrics import TRAJECTORY_CHOICES
 from .trace_options import add_trace_options, apply_expectations_from_args, print_notes, read_options_from_args
 
 BUNDLED_CASES = Path(__file__).resolve().parents[2] / "cases" / "booking_agent.json"
@@ -67,14 +70,25 @@ def add_run_input_options(p: argparse.ArgumentParser, settings: bool = True) -> 
                         "order given (a later file wins for a run both list); repeat the flag or list several after it")
     if settings:
         p.add_argument("--settings", metavar="PATH", help="settings JSON (metric-explorer/settings@1); flags given override it")
+    p.add_argument("--arg-rules", metavar="PATH",
+                   help="argument rules JSON (metric-explorer/arg-rules@1, or a settings file's arg_rules); replaces the "
+                        "case set's and the settings file's rules")
     add_trace_options(p)
 
 
 def add_settings_options(p: argparse.ArgumentParser) -> None:
     """The scorer settings flags; defaults are seed 002's opening run."""
     g = p.add_argument_group("scorer settings (defaults: seed 002's opening run)")
-    g.add_argument("--trajectory", choices=TRAJECTORY_MODES, default=None, help="trajectory match (default exact)")
-    g.add_argument("--ignore-args", action="store_true", default=None, help="compare tool names only (ADK ignore_args)")
+    g.add_argument("--trajectory", choices=TRAJECTORY_CHOICES, default=None, metavar="FAMILY",
+                   help="trajectory metric: exact, in_order, any_order (ADK), subset, superset, unordered, strict "
+                        "(agentevals), precision, recall, f1, lcs, single_tool_use (partial credit) or none (default exact)")
+    g.add_argument("--args", choices=ARG_MODES, default=None,
+                   help="argument mode: exact (ADK ==), ignore (names only), subset (actual keys among the expected), "
+                        "superset (every expected key, extras allowed) (default exact)")
+    g.add_argument("--ignore-args", action="store_true", default=None, help="compare tool names only (ADK ignore_args; = --args ignore)")
+    g.add_argument("--trajectory-threshold", type=_unit_float, default=None, metavar="X",
+                   help="trajectory score needed to pass, 0..1 (default 1.0: every invocation matches)")
+    g.add_argument("--single-tool", metavar="TOOL", default=None, help="the tool --trajectory single_tool_use looks for")
     g.add_argument("--f1-threshold", type=_unit_float, default=None, metavar="X", help="F1 needed to pass, 0..1 (default 0.8)")
     g.add_argument("--combine", choices=("all", "mean"), default=None, help="every check must pass, or mean >= 0.75 (default all)")
     g.add_argument("--deny", metavar="TOOL", default=None, help=f"fail runs that call any of these tools; {DENY_SYNTAX}", **LIST_OPTION)
@@ -124,8 +138,16 @@ def settings_from_args(args: argparse.Namespace, base: Settings | None = None) -
     changes: dict[str, Any] = {}
     if args.trajectory is not None:
         changes["trajectory"] = args.trajectory
-    if args.ignore_args:
-        changes["compare_args"] = False
+    if args.ignore_args and getattr(args, "args", None) not in (None, "ignore"):
+        raise CliError(f"--ignore-args contradicts --args {args.args}")
+    if getattr(args, "args", None) is not None:
+        changes["args"] = args.args
+    elif args.ignore_args:
+        changes["args"] = "ignore"
+    if getattr(args, "trajectory_threshold", None) is not None:
+        changes["trajectory_threshold"] = args.trajectory_threshold
+    if getattr(args, "single_tool", None):
+        changes["single_tool"] = args.single_tool
     if args.f1_threshold is not None:
         changes["f1_threshold"] = args.f1_threshold
     if args.combine is not None:
@@ -137,30 +159,55 @@ def settings_from_args(args: argparse.Namespace, base: Settings | None = None) -
         changes["key_fields"] = True
     if getattr(args, "day_first", None) is not None:
         changes["day_first"] = args.day_first
-    return s.with_(**changes) if changes else s
+    try:
+        return s.with_(**changes) if changes else s
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
 
 
-def load_cases(path: str | list[str] | None, input_format: str = "auto", progress=None, options=None) -> CaseSet:
+def load_cases(
+    path: str | list[str] | None, input_format: str = "auto", progress=None, options=None, arg_rules: ArgRules | None = None,
+) -> CaseSet:
     """The runs at ``path`` (one path or a list, joined; bundled set when None or empty), each
     file in ``input_format`` (``auto`` detects) read with ``options`` (traces and logs, see
     :mod:`.trace_options`); LoadError propagates. ``progress(done, total)`` (bytes) is called
-    while a big JSONL file loads."""
+    while a big JSONL file loads. ``arg_rules``, when given, replace the files' own argument
+    rules (a big JSONL file's features are computed under them)."""
     if not path:
-        return load_case_set(BUNDLED_CASES)
-    paths = [path] if isinstance(path, (str, Path)) else list(path)
-    if len(paths) == 1 and looks_like_flat_jsonl(paths[0], input_format):
-        from .progress import load_big_jsonl  # big JSONL: parallel load + features, progress bar
+        case_set = load_case_set(BUNDLED_CASES)
+    else:
+        paths = [path] if isinstance(path, (str, Path)) else list(path)
+        if len(paths) == 1 and looks_like_flat_jsonl(paths[0], input_format):
+            from .progress import load_big_jsonl  # big JSONL: parallel load + features, progress bar
 
-        return load_big_jsonl(paths[0], progress)
-    return load_many(paths, input_format, options)
+            return load_big_jsonl(paths[0], progress, arg_rules)
+        case_set = load_many(paths, input_format, options)
+    return case_set if arg_rules is None else replace(case_set, arg_rules=arg_rules)
+
+
+def arg_rules_from_args(args: argparse.Namespace) -> ArgRules | None:
+    """The argument rules the flags name: ``--arg-rules PATH``, else the ``arg_rules`` of the
+    ``--settings`` file when it has some, else None (the case set's own apply). LoadError for a
+    bad file."""
+    path = getattr(args, "arg_rules", None)
+    if path:
+        return load_arg_rules(path)
+    settings_path = getattr(args, "settings", None)
+    if isinstance(settings_path, str):  # compare takes several settings files: their rules are not read
+        rules = load_arg_rules(settings_path)
+        return rules or None
+    return None
 
 
 def load_cases_from_args(args: argparse.Namespace, progress=None) -> CaseSet:
     """Runs from ``--cases``/``--input-format`` (and the trace options), with ``--expectations``
-    then every ``--labels`` file applied, in order. Label ids that name no run are reported on
-    stderr; a labels file none of whose ids name a run is an error. The loader's notes go to
-    stderr. ``progress``: as for :func:`load_cases`."""
-    case_set = load_cases(args.cases, getattr(args, "input_format", "auto"), progress, read_options_from_args(args))
+    then every ``--labels`` file applied, in order, and the argument rules of ``--arg-rules`` /
+    ``--settings`` (:func:`arg_rules_from_args`) replacing the files' own. Label ids that name no
+    run are reported on stderr; a labels file none of whose ids name a run is an error. The
+    loader's notes go to stderr. ``progress``: as for :func:`load_cases`."""
+    case_set = load_cases(
+        args.cases, getattr(args, "input_format", "auto"), progress, read_options_from_args(args), arg_rules_from_args(args)
+    )
     print_notes(case_set)
     case_set = apply_expectations_from_args(case_set, args)
     labels_paths = getattr(args, "labels", None) or []

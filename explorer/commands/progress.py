@@ -11,12 +11,15 @@ from tqdm import tqdm
 
 from ..core.io.bigload import load_jsonl_features
 from ..core.io.model import CaseSet
+from ..core.scoring.arg_rules import ArgRules
 
 
-def load_big_jsonl(path: str | os.PathLike[str], also: Callable[[int, int], None] | None = None) -> CaseSet:
+def load_big_jsonl(
+    path: str | os.PathLike[str], also: Callable[[int, int], None] | None = None, arg_rules: ArgRules | None = None
+) -> CaseSet:
     """:func:`explorer.core.io.bigload.load_jsonl_features` with a bar counting MB read, parsed and
-    featurised; ``also(done, total)`` (bytes), when given, is called too (the app's progress
-    bar while ``serve`` loads). Raises LoadError."""
+    featurised (trajectory scores under ``arg_rules``); ``also(done, total)`` (bytes), when given,
+    is called too (the app's progress bar while ``serve`` loads). Raises LoadError."""
     with tqdm(total=None, unit="B", unit_scale=True, desc=f"loading {os.path.basename(str(path))}",
               file=sys.stderr, disable=None, leave=False) as bar:
 
@@ -27,4 +30,4 @@ def load_big_jsonl(path: str | os.PathLike[str], also: Callable[[int, int], None
             if also is not None:
                 also(done, total)
 
-        return load_jsonl_features(path, progress=progress)
+        return load_jsonl_features(path, progress=progress, arg_rules=arg_rules)

@@ -13,6 +13,7 @@ from ..core.evaluation.prevalence import rogan_gladen
 from ..core.evaluation.sample_size import DEFAULT_HALF_WIDTH, labels_needed
 from ..core.evaluation.verdicts import evaluate, result_table
 from ..core.evaluation.features import build_features
+from ..core.scoring.trajectory_metrics import DEFINITIONS, canonical
 from ..core.io.exports import dumps_csv_frame, extra_columns, scored_table_parquet
 from .annotator_options import add_annotator_options, annotators_lines, annotators_section, truth_from_args
 from .response_options import (
@@ -92,9 +93,11 @@ def score_report(case_set, settings, response_args=None) -> dict:
     half_width = getattr(response_args, "half_width", None) or DEFAULT_HALF_WIDTH
     unlabelled_mask = truth.truth.unlabelled if truth.truth is not None else None
     unlabelled = rogan_gladen(ev.passed, features.human, unlabelled_mask)
+    rules = features.arg_rules
     return {
         "cases": case_set.source,
         "settings": settings.to_dict(),
+        **({"arg_rules": rules.to_data()} if rules else {}),
         "summary": {
             "agree": summary.agree,
             "labelled": summary.labelled,
@@ -120,6 +123,19 @@ def score_report(case_set, settings, response_args=None) -> dict:
         "runs": runs,
         **({"response": response} if response is not None else {}),
     }, table
+
+
+def trajectory_words(st) -> str:
+    """The trajectory setting in a few words: ``exact``, ``any_order (ignore args)``,
+    ``recall >= 0.67 (args subset)``, ``single_tool_use of book_flight >= 1.00``."""
+    text = st.trajectory
+    if st.trajectory == "single_tool_use":
+        text += f" of {st.single_tool}"
+    if st.trajectory != "none" and (st.trajectory_threshold < 1.0 or DEFINITIONS[canonical(st.trajectory)].kind == "partial"):
+        text += f" >= {show_threshold(st.trajectory_threshold)}"
+    if st.trajectory not in ("none", "single_tool_use") and st.args != "exact":
+        text += " (ignore args)" if st.args == "ignore" else f" (args {st.args})"
+    return text
 
 
 _VERDICT = {1: "acceptable", 0: "unacceptable"}
@@ -179,9 +195,11 @@ def run(args: argparse.Namespace) -> int:
     print(f"cases: {case_set.name} ({case_set.source})")
     st = settings
     deny = ", ".join(st.deny_tools) if st.deny_check else "off"
+    n_rules = len(report.get("arg_rules", []))
     print(
-        f"settings: trajectory {st.trajectory}{'' if st.compare_args else ' (ignore args)'}, "
+        f"settings: trajectory {trajectory_words(st)}, "
         f"F1 >= {show_threshold(st.f1_threshold)}, combine {st.combine}, deny-list {deny}, key fields {'on' if st.key_fields else 'off'}"
+        + (f", {n_rules} argument rule{'s' if n_rules != 1 else ''}" if n_rules else "")
     )
     if "response" in report:
         out.insert(4, "response_score", table["response_score"].map(lambda v: "-" if v != v else f"{v:.2f}"))

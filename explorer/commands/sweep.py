@@ -1,10 +1,13 @@
 """``metric-explorer sweep``: agreement with people for every setting of the grid, best first.
 
-The grid and its order are :func:`explorer.core.evaluation.sweep.sweep`'s: 4 trajectory modes × compare args ×
-combine rule × deny-list on/off × key fields on/off × 101 F1 thresholds = 6,464 settings. The tools
-the deny-list denies when on come from ``--deny`` (else from ``--settings``); the mean threshold from
-``--settings``. Runs come from ``--cases`` (repeatable), ``--input-format`` and ``--labels`` as for
-``score``; a big flat JSONL file loads in parallel with a progress bar.
+The grid and its order are :func:`explorer.core.evaluation.sweep.sweep`'s: every trajectory family
+× argument mode × combine rule × deny-list on/off × key fields on/off × trajectory threshold (for
+the partial scores) × 101 F1 thresholds = 159,176 settings (``--grid adk``: ADK's three match
+types and none × compare args, 6,464 settings; ``--single-tool TOOL`` adds single tool use). The
+tools the deny-list denies when on come from ``--deny`` (else from ``--settings``); the mean
+threshold from ``--settings``. Runs come from ``--cases`` (repeatable), ``--input-format``,
+``--labels`` and ``--arg-rules`` as for ``score``; a big flat JSONL file loads in parallel with a
+progress bar.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ import argparse
 import sys
 
 from ..core.evaluation.features import build_features
-from ..core.evaluation.sweep import best, sweep, threshold_ranges
+from ..core.evaluation.sweep import ADK_GRID, FULL_GRID, best, sweep, threshold_ranges
 from ..core.evaluation.sweep_intervals import sweep_reading, with_intervals
 from ..core.io.exports import dumps_csv_frame
 from ..core.scoring.passmark import show_threshold
@@ -22,8 +25,10 @@ from .common import (
     positive_int, print_json, tool_list, warn_on_load,
 )
 
-HELP = ("score every setting (trajectory x args x combine x deny-list x key fields x F1 threshold) and list the best, "
-        "with each agreement's 95 % interval and how many settings the runs cannot tell apart")
+HELP = ("score every setting (trajectory family x argument mode x combine x deny-list x key fields x trajectory "
+        "threshold x F1 threshold) and list the best, with each agreement's 95 % interval and how many settings the "
+        "runs cannot tell apart")
+GRIDS = {"full": FULL_GRID, "adk": ADK_GRID}
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -33,6 +38,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--deny", metavar="TOOL", default=None, **LIST_OPTION,
                    help=f"tools the deny-list denies when it is on (default: those of --settings, else none); {DENY_SYNTAX}")
     add_date_reading_options(p)
+    p.add_argument("--grid", choices=tuple(GRIDS), default="full",
+                   help="full: every trajectory family and argument mode (default); adk: ADK's match types x compare args")
+    p.add_argument("--single-tool", metavar="TOOL", default=None, help="add single tool use of TOOL to the grid")
     p.add_argument("--format", choices=("table", "json", "csv"), default="table", help="output format (default table)")
     p.add_argument(
         "--top", type=positive_int, default=None, metavar="N",
@@ -49,9 +57,11 @@ def run(args: argparse.Namespace) -> int:
         base = base.with_(deny_tools=tool_list(args.deny))
     if args.day_first is not None:
         base = base.with_(day_first=args.day_first)
+    if args.single_tool:
+        base = base.with_(single_tool=args.single_tool)
     features = build_features(case_set)
     warn_on_load(features, case_set.source or case_set.name)
-    table = with_intervals(sweep(features, base))
+    table = with_intervals(sweep(features, base, grid=GRIDS[args.grid]))
     reading = sweep_reading(table)
     top = best(table)
     shown = table if args.top is None and args.format != "table" else table.head(args.top or 20)
@@ -62,6 +72,8 @@ def run(args: argparse.Namespace) -> int:
                 "cases": case_set.source,
                 "deny_tools": list(base.deny_tools),
                 "mean_threshold": base.mean_threshold,
+                "grid": args.grid,
+                **({"arg_rules": features.arg_rules.to_data()} if features.arg_rules else {}),
                 "n_settings": len(table),
                 "labelled": int(first["labelled"]),
                 "best": {
@@ -89,20 +101,34 @@ def run(args: argparse.Namespace) -> int:
         f"{first['false_fail']} false fails, reached by {len(top)} settings:"
     )
     for group in threshold_ranges(top):
-        print(
-            f"  trajectory {group['trajectory']}{'' if group['compare_args'] else ' (ignore args)'}, "
-            f"combine {group['combine']}, deny-list {'on' if group['deny_check'] else 'off'}, "
-            f"key fields {'on' if group['key_fields'] else 'off'}, F1 threshold {group['f1_thresholds']}"
-        )
+        print(f"  {group_text(group)}")
     print(f"best agreement {reading.best.text()} (Wilson); {reading.n_within} of {reading.n_settings} settings "
           "have an agreement within that interval")
     if reading.warning:
         print(f"warning: {reading.warning}")
     print()
-    out = shown.drop(columns=["true_pass", "true_fail", "agreement"]).copy()
+    out = shown.drop(columns=["true_pass", "true_fail", "agreement", "compare_args"]).copy()
     out["f1_threshold"] = out["f1_threshold"].map(lambda v: f"{v:.2f}")
+    out["trajectory_threshold"] = out["trajectory_threshold"].map(lambda v: f"{v:.2f}")
     out["agreement_low"] = out["agreement_low"].map(lambda v: f"{100 * v:.0f} %")
     out["agreement_high"] = out["agreement_high"].map(lambda v: f"{100 * v:.0f} %")
     out = out.rename(columns={"agreement_low": "95% CI low", "agreement_high": "high"})
     print(out.to_string(index=False))
     return 0
+
+
+def group_text(group: dict) -> str:
+    """One best group in words: ``trajectory any_order, combine all, deny-list on, key fields on,
+    F1 threshold 0.00-0.41``; a partial score shows its threshold (``trajectory recall >= 0.70``)
+    and an argument mode other than exact is named (``(ignore args)``, ``(args subset)``)."""
+    fam, args = group["trajectory"], group.get("args", "exact" if group["compare_args"] else "ignore")
+    words = fam
+    shows_threshold = fam not in ("none", "exact", "in_order", "any_order", "subset", "unordered") or group.get("trajectory_threshold", 1.0) < 1.0
+    if shows_threshold and group["combine"] == "all":  # the mean rule reads no trajectory threshold
+        words += f" >= {group['trajectory_threshold']:.2f}"
+    if fam not in ("none", "single_tool_use") and args != "exact":
+        words += " (ignore args)" if args == "ignore" else f" (args {args})"
+    return (
+        f"trajectory {words}, combine {group['combine']}, deny-list {'on' if group['deny_check'] else 'off'}, "
+        f"key fields {'on' if group['key_fields'] else 'off'}, F1 threshold {group['f1_thresholds']}"
+    )

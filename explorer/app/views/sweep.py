@@ -21,7 +21,7 @@ from bokeh.plotting import figure
 
 from ...core.evaluation.features import Features
 from ...core.evaluation.settings import Settings
-from ...core.evaluation.sweep import best, row_settings, sweep, threshold_ranges
+from ...core.evaluation.sweep import ADK_GRID, best, row_settings, sweep, threshold_ranges
 from .style import LiveHTML, styled
 
 ROW_KEYS = ("trajectory", "compare_args", "combine", "deny_check", "key_fields")
@@ -72,7 +72,7 @@ class SweepData:
 def sweep_view_data(features: Features, base: Settings) -> SweepData:
     """Sweep ``features`` (their ``human`` verdicts: the session's labels) with ``deny_tools``
     and ``mean_threshold`` from ``base``, and shape it for the tab."""
-    table = sweep(features, base)
+    table = sweep(features, base, grid=ADK_GRID)  # ADK's grid until the trajectory card shows every family
     top = best(table)
     groups = threshold_ranges(top)
     choices: dict[str, Settings] = {}

@@ -14,12 +14,14 @@ from typing import Callable, Sequence
 
 import numpy as np
 
+from ..scoring.arg_match import ARG_MODES
+from ..scoring.arg_rules import NO_RULES, ArgRules
 from ..scoring.fields import has_numeric_date, key_fields_reason_best
 from ..io.model import CaseSet, Invocation, Run
 from ..scoring.normalise import is_empty_answer
 from ..scoring.overlap import tokens
 from ..scoring.passmark import quantise
-from ..scoring.trajectory import MATCH_MODES, any_order_match, in_order_match
+from ..scoring.trajectory_metrics import N_SCORES, ROW_OF, SCORE_ROWS, canonical, invocation_scores
 
 HUMAN_CODES = {"acceptable": 1, "unacceptable": 0, None: -1}
 """Person's verdict as int8: 1 acceptable, 0 unacceptable, -1 unlabelled."""
@@ -29,12 +31,16 @@ HUMAN_CODES = {"acceptable": 1, "unacceptable": 0, None: -1}
 class Features:
     """Columns over N runs (index i is ``runs[i]``).
 
-    * ``trajectory``: float64 (3, 2, N): run trajectory score (mean of per-invocation 1/0) for
-      mode ``MATCH_MODES[m]`` (exact, in_order, any_order) and ``compare_args`` index a (0 = ignore
-      args, 1 = compare args);
+    * ``trajectory``: float64 (S, A, N): run trajectory score in [0, 1] (mean over invocations)
+      of family ``SCORE_ROWS[s]`` (exact, in_order, any_order, subset, unordered, precision,
+      recall, f1, lcs; :mod:`explorer.core.scoring.trajectory_metrics`) under argument mode
+      ``ARG_MODES[a]`` (exact, ignore, subset, superset) and the rules ``arg_rules``; read it with
+      :meth:`trajectory_scores`;
     * ``f1``: float64 (N,): mean over invocations of the best unigram F1 over references, in [0, 1];
     * ``tool_names``: the T tool names seen in actual calls, sorted;
     * ``tools_called``: bool (N, T): run i made at least one call to ``tool_names[t]``;
+    * ``tool_invocations``: uint16 (N, T): how many of run i's invocations called
+      ``tool_names[t]`` (single tool use);
     * ``key_ok``: bool (N,): every invocation's dates and booking ids agree with a reference,
       numeric dates (``03/04/2026``) read as the case set reads them (``day_first``);
     * ``key_reason``: object (N,): why not, ``""`` when ``key_ok``;
@@ -51,7 +57,9 @@ class Features:
       never passes (kind 5);
     * ``empty_reference``: bool (N,): a turn has a reference that is empty after normalisation
       (reported as a warning when the runs load);
-    * ``day_first``: the case set's own date reading.
+    * ``day_first``: the case set's own date reading (``date`` argument rules read dates so);
+    * ``arg_rules``: the argument rules ``trajectory`` was computed under (the case set's, or
+      those given to :func:`build_features`); other rules need :func:`with_arg_rules`.
     """
 
     runs: tuple[Run, ...]
@@ -70,6 +78,8 @@ class Features:
     empty_answer: np.ndarray | None = None
     empty_reference: np.ndarray | None = None
     day_first: bool = True
+    tool_invocations: np.ndarray | None = None
+    arg_rules: ArgRules = NO_RULES
 
     def __post_init__(self) -> None:
         n = len(self.f1)
@@ -84,6 +94,30 @@ class Features:
     def n(self) -> int:
         """Number of runs N."""
         return len(self.runs)
+
+    def trajectory_scores(self, family: str, args: str = "exact", single_tool: str = "") -> np.ndarray:
+        """float64 (N,): every run's score in ``family`` (any family or alias) under argument mode
+        ``args``; ``single_tool_use`` needs ``single_tool`` (arguments play no part in it: the
+        share of a run's invocations that called the tool). A view of ``trajectory`` (do not
+        write to it). Raises ValueError for an unknown family or mode."""
+        family = canonical(family)
+        if family == "single_tool_use":
+            return self.single_tool_scores(single_tool)
+        if family not in ROW_OF:
+            raise ValueError(f"unknown trajectory family {family!r}")
+        if args not in ARG_MODES:
+            raise ValueError(f"unknown argument mode {args!r}; expected one of {', '.join(ARG_MODES)}")
+        return self.trajectory[ROW_OF[family], ARG_MODES.index(args)]
+
+    def single_tool_scores(self, tool: str) -> np.ndarray:
+        """float64 (N,): the share of each run's invocations that called ``tool`` (Vertex AI
+        trajectory_single_tool_use per invocation, mean over invocations); 0 for a tool no run
+        called."""
+        if tool not in self.tool_names:
+            return np.zeros(self.n, dtype=np.float64)
+        t = self.tool_names.index(tool)
+        counts = self.tools_called[:, t] if self.tool_invocations is None else self.tool_invocations[:, t]
+        return counts.astype(np.float64) / self.n_invocations
 
     def key_columns(self, day_first: bool | None = None) -> tuple[np.ndarray, np.ndarray]:
         """(``key_ok``, ``key_reason``) with numeric dates read day-first (True) or month-first
@@ -127,52 +161,6 @@ class Features:
         if not idx:
             return np.zeros(self.n, dtype=bool)
         return self.tools_called[:, idx].any(axis=1)
-
-
-def _names_in_order(expected: list[str], actual: list[str]) -> bool:
-    """Greedy subsequence test on names (ADK IN_ORDER with ``ignore_args``)."""
-    it = iter(actual)
-    return all(name in it for name in expected)
-
-
-def _names_any_order(expected: list[str], actual: list[str]) -> bool:
-    """Each expected name consumes a distinct equal actual name (ADK ANY_ORDER, ``ignore_args``).
-    Name equality is an equivalence, so ADK's greedy pairing succeeds iff the multiset of
-    expected names is contained in the actual one."""
-    if len(expected) > len(actual):
-        return False
-    need = Counter(expected)
-    have = Counter(actual)
-    return all(have[name] >= k for name, k in need.items())
-
-
-def invocation_hits(inv: Invocation) -> tuple[bool, bool, bool, bool, bool, bool]:
-    """The six 1/0 trajectory results of one invocation, ordered as ``Features.trajectory``'s
-    first two axes flattened: (exact, ignore args), (exact, args), (in_order, ignore), (in_order,
-    args), (any_order, ignore), (any_order, args).
-
-    A turn the agent never ran (:attr:`~explorer.core.io.model.Invocation.no_output`) scores 0
-    in every mode. Equal to :func:`explorer.core.scoring.trajectory.invocation_matches` for each (the property tests check
-    it); faster because names are compared once, a result with args can only hold where the
-    result on names holds, and an identical trajectory passes every mode.
-    """
-    expected, actual = inv.expected_calls, inv.actual_calls
-    if inv.no_output:  # a turn the agent never ran scores 0
-        return (False, False, False, False, False, False)
-    if len(expected) == len(actual) and all(
-        a.name == e.name and (a.args is e.args or dict(a.args) == dict(e.args)) for a, e in zip(actual, expected)
-    ):
-        return (True, True, True, True, True, True)
-    names_e = [c.name for c in expected]
-    names_a = [c.name for c in actual]
-    exact_n = names_e == names_a
-    in_order_n = _names_in_order(names_e, names_a)
-    any_order_n = _names_any_order(names_e, names_a)
-    # with args compared, a match needs the names to match first (same greedy, stricter equality)
-    exact_a = False  # equal names and equal args would have taken the fast path above
-    in_order_a = in_order_n and in_order_match(expected, actual, True)
-    any_order_a = any_order_n and any_order_match(expected, actual, True)
-    return (exact_n, exact_a, in_order_n, in_order_a, any_order_n, any_order_a)
 
 
 def _token_counts(text: str) -> Counter:
@@ -228,10 +216,24 @@ def invocation_key_reasons(inv: Invocation, id_rx: re.Pattern[str]) -> tuple[str
 NO_OUTPUT, EMPTY_ANSWER, EMPTY_REFERENCE = 1, 2, 4
 """Bits of a :data:`RunRow`'s flags."""
 
-RunRow = tuple[tuple[float, float, float, float, float, float], float, set[str], str, str, int, int, int]
-"""One run's features: (six trajectory scores in :func:`invocation_hits` order, F1, names of the
-tools called, key-field reason or ``""`` read day-first, the same read month-first, person's
-verdict code, number of invocations, flags: ``NO_OUTPUT | EMPTY_ANSWER | EMPTY_REFERENCE`` bits)."""
+RunRow = tuple[tuple[float, ...], float, dict[str, int], str, str, int, int, int]
+"""One run's features: (the trajectory scores of :func:`run_trajectory`, F1, tool name ->
+number of invocations that called it, key-field reason or ``""`` read day-first, the same read
+month-first, person's verdict code, number of invocations, flags: ``NO_OUTPUT | EMPTY_ANSWER |
+EMPTY_REFERENCE`` bits)."""
+
+
+def run_trajectory(run: Run, rules: ArgRules = NO_RULES, day_first: bool = True) -> tuple[float, ...]:
+    """The run's trajectory scores, ``N_SCORES`` floats in
+    :func:`~explorer.core.scoring.trajectory_metrics.invocation_scores` order (family row-major,
+    then argument mode): the mean over invocations of each. A turn the agent never ran scores 0
+    in every family."""
+    invs = run.invocations
+    if len(invs) == 1:
+        return invocation_scores(invs[0], rules, day_first)
+    rows = [invocation_scores(inv, rules, day_first) for inv in invs]
+    k = len(rows)
+    return tuple(sum(col) / k for col in zip(*rows))
 
 
 def run_flags(run: Run) -> int:
@@ -248,20 +250,22 @@ def run_flags(run: Run) -> int:
     return flags
 
 
-def run_row(run: Run, id_rx: re.Pattern[str]) -> RunRow:
+def run_row(run: Run, id_rx: re.Pattern[str], rules: ArgRules = NO_RULES, day_first: bool = True) -> RunRow:
     """Every per-run feature of ``run`` as a plain tuple (see :data:`RunRow`); what
-    :func:`build_features` and the parallel loader (:mod:`explorer.core.io.bigload`) store per run."""
+    :func:`build_features` and the parallel loader (:mod:`explorer.core.io.bigload`) store per run.
+    Trajectory scores under the argument ``rules``, their dates read ``day_first``."""
     invs = run.invocations
     k = len(invs)
+    traj = run_trajectory(run, rules, day_first)
     if k == 1:
-        inv = invs[0]
-        traj = tuple(float(h) for h in invocation_hits(inv))
-        f1 = invocation_f1(inv) / 1
+        f1 = invocation_f1(invs[0]) / 1
+        called = dict.fromkeys({c.name for c in invs[0].actual_calls}, 1)
     else:
-        hits = [invocation_hits(inv) for inv in invs]
-        traj = tuple(sum(h[j] for h in hits) / k for j in range(6))
         f1 = sum(invocation_f1(inv) for inv in invs) / k
-    called = {c.name for inv in invs for c in inv.actual_calls}
+        called = {}
+        for inv in invs:
+            for name in {c.name for c in inv.actual_calls}:
+                called[name] = called.get(name, 0) + 1
     reason_day = reason_month = ""
     for j, inv in enumerate(invs, start=1):
         day, month = invocation_key_reasons(inv, id_rx)
@@ -274,27 +278,49 @@ def run_row(run: Run, id_rx: re.Pattern[str]) -> RunRow:
     return traj, f1, called, reason_day, reason_month, HUMAN_CODES[run.human_verdict], k, run_flags(run)
 
 
+def tool_counts(called: Sequence[dict[str, int] | set[str]]) -> tuple[tuple[str, ...], np.ndarray]:
+    """(sorted tool names, uint16 (N, T) invocations per run calling each) from one dict per run
+    (a set of names counts 1 each)."""
+    called = [c if isinstance(c, dict) else dict.fromkeys(c, 1) for c in called]
+    n = len(called)
+    tool_names = tuple(sorted(set().union(*called))) if n else ()
+    tool_index = {t: k for k, t in enumerate(tool_names)}
+    counts = np.zeros((n, len(tool_names)), dtype=np.uint16)
+    rows = [i for i, names in enumerate(called) for _ in names]
+    cols = [tool_index[t] for names in called for t in names]
+    counts[rows, cols] = [c for names in called for c in names.values()]
+    return tool_names, counts
+
+
+def trajectory_array(traj: np.ndarray | Sequence[Sequence[float]], n: int) -> np.ndarray:
+    """float64 (S, A, N) ``Features.trajectory`` from rows of ``N_SCORES`` scores per run (an
+    (S, A, N) array is returned as it is)."""
+    arr = np.asarray(traj, dtype=np.float64)
+    if arr.ndim == 3 and arr.shape == (len(SCORE_ROWS), len(ARG_MODES), n):
+        return arr
+    rows = arr.reshape(n, len(SCORE_ROWS), len(ARG_MODES))
+    return np.ascontiguousarray(rows.transpose(1, 2, 0))
+
+
 def features_from_rows(
-    runs: Sequence[Run], run_ids: Sequence[str], traj: np.ndarray, f1: np.ndarray, called: Sequence[set[str]] | tuple[tuple[str, ...], np.ndarray],
+    runs: Sequence[Run], run_ids: Sequence[str], traj: np.ndarray, f1: np.ndarray,
+    called: Sequence[dict[str, int]] | tuple[tuple[str, ...], np.ndarray],
     key_reason: np.ndarray, human: np.ndarray, n_inv: np.ndarray, *, key_reason_other: np.ndarray | None = None,
-    flags: np.ndarray | None = None, day_first: bool = True,
+    flags: np.ndarray | None = None, day_first: bool = True, arg_rules: ArgRules = NO_RULES,
 ) -> Features:
-    """Assemble :class:`Features` from per-run columns: ``traj`` float64 (N, 6) in
-    :func:`invocation_hits` order, ``f1`` float64 (N,), ``called`` either one set of tool names
-    per run or (tool names, bool (N, T)), ``key_reason`` object (N,) under the reading
-    ``day_first`` and ``key_reason_other`` under the other one (None: the same), ``human`` int8,
-    ``n_inv`` int32, ``flags`` int (N,) of :data:`RunRow` flag bits (None: none set)."""
+    """Assemble :class:`Features` from per-run columns: ``traj`` float64 (N, ``N_SCORES``) in
+    :func:`run_trajectory` order (or already (S, A, N)) under the argument rules ``arg_rules``,
+    ``f1`` float64 (N,), ``called`` either one dict (tool name -> invocations calling it) per run
+    or (tool names, (N, T) counts; a bool array counts 1), ``key_reason`` object (N,) under the
+    reading ``day_first`` and ``key_reason_other`` under the other one (None: the same),
+    ``human`` int8, ``n_inv`` int32, ``flags`` int (N,) of :data:`RunRow` flag bits (None: none
+    set)."""
     n = len(f1)
     if isinstance(called, tuple) and len(called) == 2 and isinstance(called[1], np.ndarray):
-        tool_names, tools_called = called
+        tool_names, counts = called
     else:
-        tool_names = tuple(sorted(set().union(*called))) if n else ()
-        tool_index = {t: k for k, t in enumerate(tool_names)}
-        tools_called = np.zeros((n, len(tool_names)), dtype=bool)
-        rows = [i for i, names in enumerate(called) for _ in names]
-        cols = [tool_index[t] for names in called for t in names]
-        tools_called[rows, cols] = True
-    trajectory = np.ascontiguousarray(np.asarray(traj, dtype=np.float64).reshape(n, len(MATCH_MODES), 2).transpose(1, 2, 0))
+        tool_names, counts = tool_counts(called)
+    counts = np.asarray(counts).astype(np.uint16, copy=False)
     key_reason = np.asarray(key_reason, dtype=object)
     key_ok = np.array([r == "" for r in key_reason], dtype=bool)
     if key_reason_other is None or all(a == b for a, b in zip(key_reason_other, key_reason)):
@@ -306,10 +332,10 @@ def features_from_rows(
     return Features(
         runs=runs,
         run_ids=np.asarray(run_ids, dtype=object),
-        trajectory=trajectory,
+        trajectory=trajectory_array(traj, n),
         f1=np.asarray(f1, dtype=np.float64),
         tool_names=tuple(tool_names),
-        tools_called=tools_called,
+        tools_called=counts > 0,
         key_ok=key_ok,
         key_reason=key_reason,
         human=np.asarray(human, dtype=np.int8),
@@ -320,41 +346,49 @@ def features_from_rows(
         empty_answer=(bits & EMPTY_ANSWER) != 0,
         empty_reference=(bits & EMPTY_REFERENCE) != 0,
         day_first=bool(day_first),
+        tool_invocations=counts,
+        arg_rules=arg_rules,
     )
 
 
 def build_features(
-    case_set: CaseSet, progress: Callable[[int, int], None] | None = None
+    case_set: CaseSet, progress: Callable[[int, int], None] | None = None, arg_rules: ArgRules | None = None,
 ) -> Features:
     """Compute every per-run feature of ``case_set`` once (one pass over the runs).
 
     Cost: O(total calls² per invocation + answer tokens); the only Python loop over runs in the
     product. Key fields are computed under both date readings (the second only for texts with a
     numeric date), ``day_first`` being the set's own; ids use its ``id_pattern``.
-    ``progress(done, total)``, when given, is called with runs done and N every 10,000 runs and
-    at the end.
+    ``arg_rules``: the argument rules the trajectory scores are computed under (default: the
+    case set's own ``arg_rules``; rules from ``--arg-rules`` or a settings file replace them;
+    ``date`` rules read dates as the set does). ``progress(done, total)``, when given, is called
+    with runs done and N every 10,000 runs and at the end.
 
     A case set loaded by :func:`explorer.core.io.bigload.load_jsonl_features` already carries its
-    features (computed in parallel while loading); they are returned as they are.
+    features (computed in parallel while loading); they are returned as they are when they were
+    computed under the same rules, else the trajectory scores are computed again.
     """
+    rules = (getattr(case_set, "arg_rules", None) or NO_RULES) if arg_rules is None else arg_rules
     runs = case_set.runs
     ready = getattr(runs, "features", None)
     if isinstance(ready, Features):
+        if ready.arg_rules != rules:
+            ready = with_arg_rules(ready, rules, progress)
         if progress:
             progress(ready.n, ready.n)
         return ready
     n = len(runs)
     id_rx = re.compile(case_set.id_pattern)
-    traj = np.empty((n, 6), dtype=np.float64)
+    traj = np.empty((n, N_SCORES), dtype=np.float64)
     f1 = np.empty(n, dtype=np.float64)
-    called: list[set[str]] = []
+    called: list[dict[str, int]] = []
     reason_day = np.empty(n, dtype=object)
     reason_month = np.empty(n, dtype=object)
     human = np.empty(n, dtype=np.int8)
     n_inv = np.empty(n, dtype=np.int32)
     flags = np.empty(n, dtype=np.int8)
     for i, run in enumerate(runs):
-        t, f, c, rd, rm, h, k, b = run_row(run, id_rx)
+        t, f, c, rd, rm, h, k, b = run_row(run, id_rx, rules, case_set.day_first)
         traj[i] = t
         f1[i] = f
         called.append(c)
@@ -370,8 +404,27 @@ def build_features(
     own, other = (reason_day, reason_month) if case_set.day_first else (reason_month, reason_day)
     return features_from_rows(
         runs, [r.id for r in runs], traj, f1, called, own, human, n_inv,
-        key_reason_other=other, flags=flags, day_first=case_set.day_first,
+        key_reason_other=other, flags=flags, day_first=case_set.day_first, arg_rules=rules,
     )
+
+
+def with_arg_rules(
+    features: Features, arg_rules: ArgRules, progress: Callable[[int, int], None] | None = None
+) -> Features:
+    """``features`` with the trajectory scores computed again under ``arg_rules`` (a Python loop
+    over the runs, as at load; every other column is shared). What a change of the argument
+    rules costs: rules change which calls match, so they are applied to the features, not in
+    :func:`~explorer.core.evaluation.verdicts.evaluate`. ``date`` rules read dates as the case set
+    does (``features.day_first``; ``Settings.day_first`` does not reach them)."""
+    if arg_rules == features.arg_rules:
+        return features
+    n = features.n
+    traj = np.empty((n, N_SCORES), dtype=np.float64)
+    for i, run in enumerate(features.runs):
+        traj[i] = run_trajectory(run, arg_rules, features.day_first)
+        if progress and (i + 1) % 10_000 == 0:
+            progress(i + 1, n)
+    return replace(features, trajectory=trajectory_array(traj, n), arg_rules=arg_rules)
 
 
 def load_warnings(features: Features, shown: int = 5) -> list[str]:

@@ -19,10 +19,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..scoring.passmark import show_pair
-from .verdicts import OUTCOMES, Evaluation, reason
+from .verdicts import OUTCOMES, Evaluation, matcher_for, reason
 from .features import Features
 from .metrics import Agreement, agreement
-from ..scoring.trajectory import explain_trajectory
+from ..scoring.trajectory import explain_trajectory, family_label
 
 DURATION = 60.0
 """Length of a replay in inspection seconds."""
@@ -137,9 +137,6 @@ class TraceEvent:
         return f"{self.time:.1f} s  {self.text}"
 
 
-_TRAJ_LABEL = {"exact": "EXACT", "in_order": "IN_ORDER", "any_order": "ANY_ORDER"}
-
-
 def _run_events(features: Features, ev: Evaluation, i: int, t: float) -> list[TraceEvent]:
     s = ev.settings
     rid = str(features.run_ids[i])
@@ -159,11 +156,11 @@ def _run_events(features: Features, ev: Evaluation, i: int, t: float) -> list[Tr
     if s.key_fields:
         check("key fields pass" if ev.key_pass[i] else f"key fields fail: {features.key_columns(s.day_first)[1][i]}")
     if s.trajectory != "none":
-        label = _TRAJ_LABEL[s.trajectory] + ("" if s.compare_args else " (names only)")
+        label = family_label(s.trajectory) + {"exact": "", "ignore": " (names only)"}.get(s.args, f" (args {s.args})")
         if ev.trajectory_pass[i]:
             check(f"trajectory {label} pass")
         else:
-            why = explain_trajectory(features.runs[i].invocations, s.trajectory, s.compare_args)  # type: ignore[arg-type]
+            why = explain_trajectory(features.runs[i].invocations, s.trajectory, matcher_for(features, s), s.single_tool)
             check(f"trajectory {label} fail: {why}")
     sign = ">=" if ev.f1_pass[i] else "<"
     rc = ev.response  # a response scorer other than F1 (issue 5)

@@ -9,8 +9,9 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Literal
 
+from ..scoring.arg_match import ARG_MODES
 from ..scoring.passmark import quantise
-from ..scoring.trajectory import TRAJECTORY_MODES
+from ..scoring.trajectory_metrics import TRAJECTORY_CHOICES, canonical
 
 Combine = Literal["all", "mean"]
 COMBINE_RULES: tuple[str, str] = ("all", "mean")
@@ -23,9 +24,21 @@ at ``rung``, embedding cosine, or seed 000's cascade with bands ``pass_above`` /
 class Settings:
     """What the evaluator is set to.
 
-    * ``trajectory``: ``"exact" | "in_order" | "any_order" | "none"`` (ADK match types; none =
-      not scored);
-    * ``compare_args``: True compares names and args (ADK default), False is ADK ``ignore_args``;
+    * ``trajectory``: a family of :mod:`explorer.core.scoring.trajectory_metrics`: the match
+      families ``exact`` / ``in_order`` / ``any_order`` (ADK), ``subset`` / ``superset`` /
+      ``unordered`` (agentevals; ``strict`` is accepted as agentevals' name for ``exact``), the
+      partial scores ``precision`` / ``recall`` / ``f1`` / ``lcs`` / ``single_tool_use``, or
+      ``none`` (not scored);
+    * ``args``: argument mode, ``exact`` (ADK ``==``), ``ignore`` (names only), ``subset`` or
+      ``superset`` (agentevals' modes, named from the actual call's side);
+    * ``compare_args``: ``args != "ignore"``, kept for ADK's ``ignore_args`` wording: building
+      ``Settings(compare_args=False)`` gives ``args="ignore"``, and ``with_(compare_args=True)``
+      from ``ignore`` gives ``exact``; a contradiction (``compare_args=False`` with
+      ``args="subset"``) raises ValueError;
+    * ``trajectory_threshold``: in [0, 1]; the trajectory check passes when the run's trajectory
+      score (mean over invocations) reaches it (``passmark.reaches``; 1.0: every invocation
+      matches, as before; ADK's ``tool_trajectory_avg_score`` threshold);
+    * ``single_tool``: the tool ``single_tool_use`` looks for (required for that family);
     * ``f1_threshold``: in [0, 1]; a run's F1 passes when it reaches the threshold
       (:func:`explorer.core.scoring.passmark.reaches`: equal passes; thresholds are stored
       quantised to 12 decimals, which never moves one past a score it came from);
@@ -44,7 +57,8 @@ class Settings:
     * ``day_first``: how numeric dates such as ``04/03/2026`` read, for every check at once (key
       fields, the cascade's field rules, rung 4 of the ladder): True day-first (4 March), False
       month-first (3 April), None (default) the case set's own reading (``CaseSet.day_first``:
-      a case-set file's ``key_fields.day_first``, else day-first).
+      a case-set file's ``key_fields.day_first``, else day-first). Argument ``date`` rules are
+      applied when features are built and read the case set's own reading.
 
     Raises ValueError on construction for a value outside these ranges.
     """
@@ -62,8 +76,24 @@ class Settings:
     pass_above: float = 0.85
     fail_below: float = 0.6
     day_first: bool | None = None
+    args: str = "exact"
+    trajectory_threshold: float = 1.0
+    single_tool: str = ""
 
     def __post_init__(self) -> None:
+        if self.args not in ARG_MODES:
+            raise ValueError(f"args must be one of {', '.join(ARG_MODES)}, got {self.args!r}")
+        if not isinstance(self.compare_args, bool):
+            raise ValueError(f"compare_args must be true or false, got {self.compare_args!r}")
+        if not self.compare_args and self.args not in ("exact", "ignore"):
+            raise ValueError(f"compare_args false contradicts args {self.args!r}")
+        if not self.compare_args:
+            object.__setattr__(self, "args", "ignore")
+        object.__setattr__(self, "compare_args", self.args != "ignore")
+        if not isinstance(self.single_tool, str):
+            raise ValueError(f"single_tool must be a tool name, got {self.single_tool!r}")
+        if canonical(self.trajectory) == "single_tool_use" and not self.single_tool:
+            raise ValueError("trajectory single_tool_use needs single_tool (the tool to look for)")
         if self.response_scorer not in RESPONSE_SCORERS:
             raise ValueError(f"response_scorer must be one of {', '.join(RESPONSE_SCORERS)}, got {self.response_scorer!r}")
         if isinstance(self.rung, bool) or self.rung not in (1, 2, 3, 4):
@@ -76,11 +106,11 @@ class Settings:
             object.__setattr__(self, name, quantise(float(value)))
         if self.fail_below > self.pass_above:
             raise ValueError(f"fail_below ({self.fail_below}) must not exceed pass_above ({self.pass_above})")
-        if self.trajectory not in TRAJECTORY_MODES:
-            raise ValueError(f"trajectory must be one of {', '.join(TRAJECTORY_MODES)}, got {self.trajectory!r}")
+        if self.trajectory not in TRAJECTORY_CHOICES:
+            raise ValueError(f"trajectory must be one of {', '.join(TRAJECTORY_CHOICES)}, got {self.trajectory!r}")
         if self.combine not in COMBINE_RULES:
             raise ValueError(f"combine must be 'all' or 'mean', got {self.combine!r}")
-        for name in ("f1_threshold", "mean_threshold"):
+        for name in ("f1_threshold", "mean_threshold", "trajectory_threshold"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= value <= 1.0:
                 raise ValueError(f"{name} must be a number in [0, 1], got {value!r}")
@@ -88,8 +118,9 @@ class Settings:
         # 0.41000000000000003 is 0.41, and a threshold taken from a score still passes that score
         object.__setattr__(self, "f1_threshold", quantise(float(self.f1_threshold)))
         object.__setattr__(self, "mean_threshold", quantise(float(self.mean_threshold)))
+        object.__setattr__(self, "trajectory_threshold", quantise(float(self.trajectory_threshold)))
         object.__setattr__(self, "deny_tools", tuple(sorted(set(self.deny_tools))))
-        for name in ("compare_args", "deny_check", "key_fields"):
+        for name in ("deny_check", "key_fields"):
             if not isinstance(getattr(self, name), bool):
                 raise ValueError(f"{name} must be true or false, got {getattr(self, name)!r}")
         if self.day_first is not None and not isinstance(self.day_first, bool):
@@ -101,7 +132,16 @@ class Settings:
         return frozenset(self.deny_tools) if self.deny_check else frozenset()
 
     def with_(self, **changes: Any) -> "Settings":
-        """A copy with ``changes`` applied (validated again)."""
+        """A copy with ``changes`` applied (validated again). Changing ``args`` alone sets
+        ``compare_args`` to follow it; changing ``compare_args`` alone sets ``args`` to
+        ``ignore`` (False) or, from ``ignore``, to ``exact`` (True)."""
+        if "args" in changes and "compare_args" not in changes:
+            changes["compare_args"] = changes["args"] != "ignore"
+        elif "compare_args" in changes and "args" not in changes:
+            if changes["compare_args"] is False:
+                changes["args"] = "ignore"
+            elif changes["compare_args"] is True and self.args == "ignore":
+                changes["args"] = "exact"
         return replace(self, **changes)
 
     def to_dict(self) -> dict[str, Any]:

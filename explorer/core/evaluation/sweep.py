@@ -1,24 +1,40 @@
 """Settings sweep: agreement with people for every combination of the scorer's settings at once.
 
-The grid (issue 4, "Settings sweep"): trajectory mode (exact, in_order, any_order, none) ×
-compare args (off, on) × combine rule (all, mean) × deny-list (off, on) × key fields (off, on) ×
-F1 threshold 0.00..1.00 in steps of 0.01 — 4·2·2·2·2·101 = 6,464 settings.
+The grid (:data:`FULL_GRID`, issue 12) crosses the trajectory families with the argument modes
+and the other settings:
+
+* trajectory: the match families exact, in_order, any_order, subset, unordered; the partial
+  scores precision, recall, f1, lcs; and none (``superset`` is any_order's row and ``strict``
+  exact's, the same definitions; ``single_tool_use`` joins when ``base.single_tool`` names a
+  tool);
+* argument mode: exact, ignore, subset, superset (one row, ``exact``, for none and single tool
+  use, which read no arguments);
+* combine rule (all, mean) × deny-list (off, on) × key fields (off, on);
+* trajectory threshold: 0.00..1.00 in steps of 0.05 for a partial score under ``combine="all"``;
+  1.0 otherwise (a match family passes at 1.0, as ADK's default; ``mean`` does not read it);
+* F1 threshold 0.00..1.00 in steps of 0.01.
+
+5·4·(1+1)·2·2·101 + 4·4·(21+1)·2·2·101 + 1·(1+1)·2·2·101 = 16,160 + 142,208 + 808 = 159,176
+settings (8,888 more with single tool use). :data:`ADK_GRID` is the grid of issue 4 (exact,
+in_order, any_order, none × compare args off/on × combine × deny × key × F1 = 6,464 settings),
+which the app's sweep tab shows until its trajectory card offers every family.
 
 Every row equals what :func:`explorer.core.evaluation.verdicts.evaluate` gives for that setting (the tests
-check each one), but the work is not 6,464 evaluations. The F1 threshold is the only setting with
-many values, so it is handled by counting: each run's F1 is placed once among the sorted
-thresholds (``np.searchsorted``), giving the number of thresholds it reaches; then for each of
-the 32 "gates" (mode × args × deny × key) one ``np.bincount`` of those positions, split by the
-person's verdict, and a reverse cumulative sum give the true and false passes at every threshold.
-Cost: O(N log T) once + O(32·N + 32·T), not O(N · 6,464).
+check each one), but the work is not one evaluation per setting. The thresholds are handled by
+counting: each run's F1 and trajectory score are placed once among the sorted thresholds
+(``np.searchsorted``), giving how many of each it reaches; then for each "gate" (family × args ×
+deny × key) one ``np.bincount`` of those (trajectory, F1) positions, split by the person's
+verdict, and a reverse cumulative sum over both axes give the true and false passes at every
+pair of thresholds. Cost: O(N log T) per score + O(gates · (N + T_traj · T_f1)).
 
-``combine="mean"`` ignores the F1 threshold (a run passes when mean(trajectory, F1) >=
+``combine="mean"`` ignores both thresholds (a run passes when mean(trajectory, F1) >=
 ``mean_threshold``, 0.75), so its 101 rows per gate are equal; they are listed anyway so the grid
 is complete and ties are visible.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
@@ -27,19 +43,69 @@ import pandas as pd
 from .verdicts import evaluate
 from .features import Features
 from .settings import COMBINE_RULES, Settings
+from ..scoring.arg_match import ARG_MODES
 from ..scoring.passmark import quantise
-from ..scoring.trajectory import MATCH_MODES, TRAJECTORY_MODES
+from ..scoring.trajectory_metrics import DEFINITIONS
 
 THRESHOLDS: tuple[float, ...] = tuple(quantise(k / 100) for k in range(101))
 """F1 thresholds of the sweep: 0.00, 0.01, ..., 1.00 (each the float ``Settings`` stores)."""
+TRAJECTORY_THRESHOLDS: tuple[float, ...] = tuple(quantise(k / 20) for k in range(21))
+"""Trajectory thresholds swept for a partial score: 0.00, 0.05, ..., 1.00."""
+
+
+@dataclass(frozen=True)
+class SweepGrid:
+    """Which settings a sweep crosses (besides combine, deny-list, key fields and F1 threshold).
+
+    ``families``: trajectory families in grid order (``none`` allowed); ``arg_modes``: argument
+    modes crossed with each family that compares arguments; ``arg_free_modes``: those listed for
+    a family that reads none (``none``, ``single_tool_use``); ``trajectory_thresholds``:
+    increasing values in [0, 1] swept for a partial score under ``combine="all"`` (every other
+    row uses 1.0)."""
+
+    families: tuple[str, ...]
+    arg_modes: tuple[str, ...]
+    arg_free_modes: tuple[str, ...]
+    trajectory_thresholds: tuple[float, ...]
+
+    def rows(self, single_tool: str = "") -> list[tuple[str, str, tuple[float, ...], tuple[float, ...]]]:
+        """(family, args, trajectory thresholds under ``all``, under ``mean``) in grid order;
+        ``single_tool_use`` is added after the partial scores when ``single_tool`` is given."""
+        families = list(self.families)
+        if single_tool and "single_tool_use" not in families:
+            at = families.index("none") if "none" in families else len(families)
+            families.insert(at, "single_tool_use")
+        out = []
+        for fam in families:
+            free = fam in ("none", "single_tool_use")
+            partial = fam != "none" and DEFINITIONS[fam].kind == "partial"
+            for args in (self.arg_free_modes if free else self.arg_modes):
+                out.append((fam, args, self.trajectory_thresholds if partial else (1.0,), (1.0,)))
+        return out
+
+
+FULL_GRID = SweepGrid(
+    families=("exact", "in_order", "any_order", "subset", "unordered", "precision", "recall", "f1", "lcs", "none"),
+    arg_modes=ARG_MODES,
+    arg_free_modes=("exact",),
+    trajectory_thresholds=TRAJECTORY_THRESHOLDS,
+)
+"""Every family and argument mode (159,176 settings with the default F1 thresholds)."""
+ADK_GRID = SweepGrid(
+    families=("exact", "in_order", "any_order", "none"),
+    arg_modes=("ignore", "exact"),
+    arg_free_modes=("ignore", "exact"),
+    trajectory_thresholds=(1.0,),
+)
+"""ADK's match types × compare args off/on (issue 4's 6,464 settings)."""
 
 SWEEP_COLUMNS = (
-    "rank", "trajectory", "compare_args", "combine", "deny_check", "key_fields", "f1_threshold",
-    "agree", "labelled", "false_pass", "false_fail", "true_pass", "true_fail",
+    "rank", "trajectory", "args", "compare_args", "combine", "deny_check", "key_fields", "trajectory_threshold",
+    "f1_threshold", "agree", "labelled", "false_pass", "false_fail", "true_pass", "true_fail",
 )
-"""Columns of :func:`sweep`'s table, in order."""
+"""Columns of :func:`sweep`'s table, in order (``compare_args`` is ``args != "ignore"``)."""
 
-SETTING_COLUMNS = ("trajectory", "compare_args", "combine", "deny_check", "key_fields", "f1_threshold")
+SETTING_COLUMNS = ("trajectory", "args", "combine", "deny_check", "key_fields", "trajectory_threshold", "f1_threshold")
 """The columns that together name one setting."""
 
 
@@ -52,31 +118,43 @@ def _f1_base(base: Settings | None) -> Settings:
     return base
 
 
-def n_settings(thresholds: Sequence[float] = THRESHOLDS) -> int:
-    """Size of the grid: 4 modes × 2 × 2 × 2 × 2 × len(thresholds) (6,464 for the default)."""
-    return len(TRAJECTORY_MODES) * 2 * len(COMBINE_RULES) * 2 * 2 * len(thresholds)
+def n_settings(thresholds: Sequence[float] = THRESHOLDS, grid: SweepGrid = FULL_GRID, single_tool: str = "") -> int:
+    """Size of the grid: for each (family, args) row, (trajectory thresholds under ``all`` + 1
+    under ``mean``) × deny × key × len(thresholds). 159,176 for :data:`FULL_GRID` (168,064 with
+    single tool use), 6,464 for :data:`ADK_GRID`."""
+    return sum((len(tt_all) + len(tt_mean)) * 2 * 2 * len(thresholds) for _, _, tt_all, tt_mean in grid.rows(single_tool))
 
 
-def sweep(features: Features, base: Settings | None = None, thresholds: Sequence[float] = THRESHOLDS) -> pd.DataFrame:
-    """Agreement for every setting of the grid, best first.
+def _checked(values: Sequence[float], what: str) -> np.ndarray:
+    arr = quantise(np.asarray([float(t) for t in values], dtype=np.float64))
+    if arr.size == 0 or np.any(np.diff(arr) <= 0) or arr[0] < 0.0 or arr[-1] > 1.0:
+        raise ValueError(f"{what} must be increasing values in [0, 1]")
+    return arr
+
+
+def sweep(
+    features: Features, base: Settings | None = None, thresholds: Sequence[float] = THRESHOLDS, grid: SweepGrid = FULL_GRID,
+) -> pd.DataFrame:
+    """Agreement for every setting of ``grid``, best first.
 
     ``base`` supplies what the grid does not vary: ``deny_tools`` (the tools the deny-list denies
-    when it is on) and ``mean_threshold``. The response check is unigram F1 (the grid varies its
-    threshold), whatever ``base.response_scorer`` says. ``thresholds`` must be increasing values in [0, 1].
+    when it is on), ``mean_threshold`` and ``single_tool`` (single tool use joins the grid when
+    it names a tool). The response check is unigram F1 (the grid varies its threshold), whatever
+    ``base.response_scorer`` says. ``thresholds`` (F1) must be increasing values in [0, 1].
 
-    Returns a DataFrame with ``SWEEP_COLUMNS``, one row per setting (6,464 by default), sorted by
-    most ``agree``, then fewest ``false_pass``, then fewest ``false_fail``, then grid order (mode
-    as in ``TRAJECTORY_MODES``, compare args off before on, combine all before mean, deny off
-    before on, key fields off before on, threshold ascending). ``rank`` is 1 for the best and
-    equal for rows tied on (agree, false_pass, false_fail), so ties stay visible. ``labelled`` is
-    the same in every row (runs the person judged). Counts are ints; ``f1_threshold`` float.
+    Returns a DataFrame with ``SWEEP_COLUMNS``, one row per setting (:func:`n_settings`),
+    sorted by most ``agree``, then fewest ``false_pass``, then fewest ``false_fail``, then grid
+    order (family and args as in ``grid``, combine all before mean, deny off before on, key
+    fields off before on, trajectory threshold then F1 threshold ascending). ``rank`` is 1 for
+    the best and equal for rows tied on (agree, false_pass, false_fail), so ties stay visible.
+    ``labelled`` is the same in every row (runs the person judged). Counts are ints; thresholds
+    float.
 
-    Raises ValueError when ``thresholds`` is empty, not increasing, or outside [0, 1].
+    Raises ValueError when ``thresholds`` or the grid's trajectory thresholds are empty, not
+    increasing, or outside [0, 1].
     """
     base = _f1_base(base)
-    thr = quantise(np.asarray([float(t) for t in thresholds], dtype=np.float64))
-    if thr.size == 0 or np.any(np.diff(thr) <= 0) or thr[0] < 0.0 or thr[-1] > 1.0:
-        raise ValueError("thresholds must be increasing values in [0, 1]")
+    thr = _checked(thresholds, "thresholds")
     n_thr = thr.size
     human = features.human
     acc = human == 1
@@ -85,15 +163,11 @@ def sweep(features: Features, base: Settings | None = None, thresholds: Sequence
     n_unacc = int(np.count_nonzero(unacc))
     labelled_mask = acc | unacc
 
-    # reach[i] = number of thresholds t with t <= f1[i] (both quantised, as evaluate compares
-    # them): run i passes thresholds[:reach[i]]; an empty answer passes none.
-    reach = np.searchsorted(thr, features.f1_q, side="right").astype(np.int64)
+    # f1_reach[i] = number of F1 thresholds t <= f1[i] (both quantised, as evaluate compares
+    # them): run i passes thresholds[:f1_reach[i]]; an empty answer passes none.
+    f1_reach = np.searchsorted(thr, features.f1_q, side="right").astype(np.int64)
     if features.empty_answer.any():  # type: ignore[union-attr]
-        reach[features.empty_answer] = 0
-    # one code per labelled run: 2*reach + (1 if acceptable); bincount per gate gives both counts.
-    code = 2 * reach + acc.astype(np.int64)
-    n_codes = 2 * (n_thr + 1)
-
+        f1_reach[features.empty_answer] = 0
     true = np.ones(features.n, dtype=bool)
     ran = features.has_output  # a turn the agent never ran fails every setting
     deny_fail = features.tool_mask(sorted(base.deny_tools))
@@ -101,48 +175,61 @@ def sweep(features: Features, base: Settings | None = None, thresholds: Sequence
     hard_by = {(d, k): ran & (~deny_fail if d else true) & (key_ok if k else true) for d in (False, True) for k in (False, True)}
 
     blocks: list[dict[str, np.ndarray]] = []
-    for mode in TRAJECTORY_MODES:
-        for compare_args in (False, True):
-            if mode == "none":
-                traj = None
-                traj_pass = true
-            else:
-                traj = features.trajectory[MATCH_MODES.index(mode), int(compare_args)]
-                traj_pass = traj >= 1.0
-            for combine in COMBINE_RULES:
-                if combine == "mean":
-                    mean = features.f1 if traj is None else (traj + features.f1) / 2.0
-                    mean_pass = quantise(mean) >= base.mean_threshold
-                for deny in (False, True):
-                    for key in (False, True):
-                        hard = hard_by[(deny, key)]
-                        if combine == "all":
-                            gate = hard & traj_pass & labelled_mask
-                            # runs outside the gate go to an extra last bin (arithmetic, not a
-                            # masked selection: a random mask costs branch misses)
-                            gated = code + (n_codes - code) * ~gate
-                            counts = np.bincount(gated, minlength=n_codes + 1)[:n_codes].reshape(n_thr + 1, 2)
-                            # passes at threshold j: runs with reach > j -> suffix sums over reach.
-                            suffix = np.cumsum(counts[::-1], axis=0)[::-1]
-                            tp = suffix[1:, 1]
-                            fp = suffix[1:, 0]
-                        else:
-                            passed = hard & mean_pass
-                            tp = np.full(n_thr, np.count_nonzero(passed & acc))
-                            fp = np.full(n_thr, np.count_nonzero(passed & unacc))
-                        blocks.append(
-                            {
-                                "trajectory": np.full(n_thr, mode, dtype=object),
-                                "compare_args": np.full(n_thr, compare_args),
-                                "combine": np.full(n_thr, combine, dtype=object),
-                                "deny_check": np.full(n_thr, deny),
-                                "key_fields": np.full(n_thr, key),
-                                "f1_threshold": thr,
-                                "true_pass": tp.astype(np.int64),
-                                "false_pass": fp.astype(np.int64),
-                            }
-                        )
+    rows = grid.rows(base.single_tool)
+    names = {"trajectory": list(dict.fromkeys(r[0] for r in rows)), "args": list(dict.fromkeys(r[1] for r in rows)),
+             "combine": list(COMBINE_RULES)}
+
+    def add(fam, args, combine, deny, key, tts, tp, fp):
+        # small int codes per block, names looked up once at the end (object arrays per block are slow)
+        n = tp.size
+        blocks.append({
+            "trajectory": np.full(n, names["trajectory"].index(fam), dtype=np.int8),
+            "args": np.full(n, names["args"].index(args), dtype=np.int8),
+            "combine": np.full(n, names["combine"].index(combine), dtype=np.int8),
+            "deny_check": np.full(n, deny), "key_fields": np.full(n, key),
+            "trajectory_threshold": np.repeat(tts, n_thr), "f1_threshold": np.tile(thr, tts.size),
+            "true_pass": tp.astype(np.int64), "false_pass": fp.astype(np.int64),
+        })
+
+    for fam, args, tt_all, tt_mean in rows:
+        score = None if fam == "none" else features.trajectory_scores(fam, args, base.single_tool)
+        tts = _checked(tt_all, "trajectory thresholds")
+        n_tt = tts.size
+        # traj_reach[i] = trajectory thresholds run i reaches; one code per run for (traj, F1,
+        # acceptable), so one bincount per gate gives both counts at every threshold pair.
+        traj_reach = np.full(features.n, n_tt, dtype=np.int64) if score is None else np.searchsorted(tts, quantise(score), side="right")
+        n_codes = (n_tt + 1) * (n_thr + 1) * 2
+        code = (traj_reach * (n_thr + 1) + f1_reach) * 2 + acc
+        if score is None:
+            mean = features.f1
+        else:
+            mean = (score + features.f1) / 2.0
+        mean_pass = quantise(mean) >= base.mean_threshold
+        for combine in COMBINE_RULES:
+            for deny in (False, True):
+                for key in (False, True):
+                    hard = hard_by[(deny, key)]
+                    if combine == "all":
+                        gate = hard & labelled_mask
+                        # runs outside the gate go to an extra last bin (arithmetic, not a masked
+                        # selection: a random mask costs branch misses)
+                        gated = code + (n_codes - code) * ~gate
+                        counts = np.bincount(gated, minlength=n_codes + 1)[:n_codes].reshape(n_tt + 1, n_thr + 1, 2)
+                        # passes at (j, k): runs reaching more than j trajectory and k F1 thresholds
+                        suffix = np.cumsum(np.cumsum(counts[::-1, ::-1], axis=0), axis=1)[::-1, ::-1]
+                        tp = suffix[1:, 1:, 1].reshape(-1)
+                        fp = suffix[1:, 1:, 0].reshape(-1)
+                        add(fam, args, combine, deny, key, tts, tp, fp)
+                    else:
+                        passed = hard & mean_pass
+                        t_mean = np.asarray(tt_mean, dtype=np.float64)
+                        tp = np.full(n_thr * t_mean.size, np.count_nonzero(passed & acc))
+                        fp = np.full(n_thr * t_mean.size, np.count_nonzero(passed & unacc))
+                        add(fam, args, combine, deny, key, t_mean, tp, fp)
     cols = {name: np.concatenate([b[name] for b in blocks]) for name in blocks[0]}
+    blocks.clear()  # the per-block arrays are no longer needed: keep the peak memory down
+    for col, values in names.items():
+        cols[col] = np.asarray(values, dtype=object)[cols[col]]
     tp, fp = cols["true_pass"], cols["false_pass"]
     ff = n_acc - tp
     tf = n_unacc - fp
@@ -151,23 +238,26 @@ def sweep(features: Features, base: Settings | None = None, thresholds: Sequence
     # last key is primary).
     grid_order = np.arange(tp.size)
     order = np.lexsort((grid_order, ff, fp, -agree))
+    args_col = cols["args"]
     table = pd.DataFrame(
         {
-            "trajectory": cols["trajectory"],
-            "compare_args": cols["compare_args"],
-            "combine": cols["combine"],
-            "deny_check": cols["deny_check"],
-            "key_fields": cols["key_fields"],
-            "f1_threshold": cols["f1_threshold"],
-            "agree": agree,
+            "trajectory": cols["trajectory"][order],
+            "args": args_col[order],
+            "compare_args": (args_col != "ignore")[order],
+            "combine": cols["combine"][order],
+            "deny_check": cols["deny_check"][order],
+            "key_fields": cols["key_fields"][order],
+            "trajectory_threshold": cols["trajectory_threshold"][order],
+            "f1_threshold": cols["f1_threshold"][order],
+            "agree": agree[order],
             "labelled": np.full(tp.size, n_acc + n_unacc, dtype=np.int64),
-            "false_pass": fp,
-            "false_fail": ff,
-            "true_pass": tp,
-            "true_fail": tf,
+            "false_pass": fp[order],
+            "false_fail": ff[order],
+            "true_pass": tp[order],
+            "true_fail": tf[order],
         }
-    ).iloc[order].reset_index(drop=True)
-    key = table[["agree", "false_pass", "false_fail"]].to_numpy()
+    )
+    key = np.stack([agree[order], fp[order], ff[order]], axis=1)
     new_group = np.ones(len(table), dtype=bool)
     new_group[1:] = np.any(key[1:] != key[:-1], axis=1)
     positions = np.arange(1, len(table) + 1)
@@ -180,65 +270,80 @@ def best(table: pd.DataFrame) -> pd.DataFrame:
     return table[table["rank"] == 1]
 
 
+_FAMILY_ORDER = {f: k for k, f in enumerate((*FULL_GRID.families[:-1], "single_tool_use", "none"))}
+_ARGS_ORDER = {a: k for k, a in enumerate(ARG_MODES)}
+
+
 def heatmap_frame(table: pd.DataFrame, value: str = "agree", **fixed) -> pd.DataFrame:
-    """A :func:`sweep` table as a grid for a heatmap: one row per remaining (non-threshold)
+    """A :func:`sweep` table as a grid for a heatmap: one row per remaining (non-F1-threshold)
     setting combination, one column per F1 threshold, cells ``value`` (``agree``,
     ``false_pass``, ``false_fail``...). ``fixed`` keeps only rows with those values, e.g.
-    ``heatmap_frame(t, combine="all", deny_check=True)``. Rows in grid order; raises KeyError
-    for an unknown column."""
+    ``heatmap_frame(t, combine="all", deny_check=True)``. Rows in family order
+    (:data:`FULL_GRID`'s), then argument mode (``ARG_MODES``), then the other settings; raises
+    KeyError for an unknown column."""
     rows = table
     for col, want in fixed.items():
         rows = rows[rows[col] == want]
     keys = [c for c in SETTING_COLUMNS[:-1] if c not in fixed]
     grid = rows.pivot_table(index=keys, columns="f1_threshold", values=value, aggfunc="first", sort=False)
-    order = {m: k for k, m in enumerate(TRAJECTORY_MODES)}
-    return grid.sort_index(key=lambda idx: idx.map(order) if idx.name == "trajectory" else idx)
+    rank = {"trajectory": _FAMILY_ORDER, "args": _ARGS_ORDER}
+    return grid.sort_index(key=lambda idx: idx.map(lambda v: rank[idx.name].get(v, len(rank[idx.name]))) if idx.name in rank else idx)
 
 
 def row_settings(row: pd.Series | dict, base: Settings | None = None) -> Settings:
-    """The :class:`Settings` one sweep row stands for, with ``deny_tools`` and ``mean_threshold``
-    from ``base``; ``evaluate(features, row_settings(row))`` reproduces the row's counts."""
+    """The :class:`Settings` one sweep row stands for, with ``deny_tools``, ``mean_threshold``
+    and ``single_tool`` from ``base``; ``evaluate(features, row_settings(row))`` reproduces the
+    row's counts."""
     base = _f1_base(base)
     return base.with_(
         trajectory=str(row["trajectory"]),
-        compare_args=bool(row["compare_args"]),
+        args=str(row["args"]),
         combine=str(row["combine"]),
         deny_check=bool(row["deny_check"]),
         key_fields=bool(row["key_fields"]),
+        trajectory_threshold=float(row["trajectory_threshold"]),
         f1_threshold=float(row["f1_threshold"]),
     )
 
 
-def sweep_plain(features: Features, base: Settings | None = None, thresholds: Sequence[float] = THRESHOLDS) -> pd.DataFrame:
+def sweep_plain(
+    features: Features, base: Settings | None = None, thresholds: Sequence[float] = THRESHOLDS, grid: SweepGrid = FULL_GRID,
+) -> pd.DataFrame:
     """The same table as :func:`sweep` made the slow way, one :func:`evaluate` per setting.
 
     For tests and the benchmark only (O(N · settings)).
     """
     base = _f1_base(base)
     rows = []
-    for mode in TRAJECTORY_MODES:
-        for compare_args in (False, True):
-            for combine in COMBINE_RULES:
-                for deny in (False, True):
-                    for key in (False, True):
+    for fam, args, tt_all, tt_mean in grid.rows(base.single_tool):
+        for combine in COMBINE_RULES:
+            for deny in (False, True):
+                for key in (False, True):
+                    for tt in (tt_all if combine == "all" else tt_mean):
                         for t in thresholds:
                             s = base.with_(
-                                trajectory=mode, compare_args=compare_args, combine=combine,
-                                deny_check=deny, key_fields=key, f1_threshold=t,
+                                trajectory=fam, args=args, combine=combine, deny_check=deny, key_fields=key,
+                                trajectory_threshold=tt, f1_threshold=t,
                             )
                             a = evaluate(features, s).summary
-                            rows.append((mode, compare_args, combine, deny, key, s.f1_threshold, a.agree, a.labelled,
-                                         a.false_pass, a.false_fail, a.true_pass, a.true_fail))
+                            rows.append((fam, args, args != "ignore", combine, deny, key, s.trajectory_threshold, s.f1_threshold,
+                                         a.agree, a.labelled, a.false_pass, a.false_fail, a.true_pass, a.true_fail))
     return pd.DataFrame(rows, columns=list(SWEEP_COLUMNS[1:]))
+
+
+GROUP_KEYS = ("trajectory", "args", "compare_args", "combine", "deny_check", "key_fields", "trajectory_threshold")
+"""The settings a best group shares (all but the F1 threshold); :func:`threshold_ranges` uses those
+the table has."""
 
 
 def threshold_ranges(table: pd.DataFrame) -> list[dict]:
     """Rows of a sweep table (``SWEEP_COLUMNS``, e.g. :func:`best`'s) grouped by the settings other
-    than the F1 threshold, in the order the groups first appear; each group is a dict of those five
-    settings plus ``f1_thresholds``, the thresholds it holds as text: runs of consecutive 0.01 steps
-    joined as ``"0.00-0.41"``, single ones as ``"0.55"``, separated by ``", "``. Raises KeyError
-    when a setting column is missing. Used by ``metric-explorer sweep`` and the app's sweep tab."""
-    keys = list(SETTING_COLUMNS[:-1])
+    than the F1 threshold (the :data:`GROUP_KEYS` columns the table has), in the order the groups
+    first appear; each group is a dict of those settings plus ``f1_thresholds``, the thresholds it
+    holds as text: runs of consecutive 0.01 steps joined as ``"0.00-0.41"``, single ones as
+    ``"0.55"``, separated by ``", "``. Raises KeyError without an ``f1_threshold`` column. Used by
+    ``metric-explorer sweep`` and the app's sweep tab."""
+    keys = [k for k in GROUP_KEYS if k in table]
     out = []
     for values, group in table.groupby(keys, sort=False):
         steps = sorted(int(round(t * 100)) for t in group["f1_threshold"])

@@ -30,9 +30,11 @@ from .metrics import Agreement, agreement
 from .response_features import ResponseCheck, ResponseFeatures
 from ..scoring.normalise import is_empty_answer
 from .settings import Settings
+from ..scoring.arg_match import ArgMatcher
 from ..scoring.cascade import EMPTY_REASON, WINDOW_NOTE
 from ..scoring.passmark import quantise, show_pair
-from ..scoring.trajectory import MATCH_MODES, NO_OUTPUT_REASON, explain_trajectory
+from ..scoring.trajectory import NO_OUTPUT_REASON, explain_trajectory, family_label, rule_notes
+from ..scoring.trajectory_metrics import DEFINITIONS, canonical
 
 DECIDED_BY = (
     "deny-list", "key fields", "trajectory", "F1", "mean", "all checks",
@@ -149,8 +151,11 @@ def evaluate(
     """Verdict per run for ``settings``; O(N) numpy work, no loop over runs.
 
     ``combine="all"``: pass iff deny-list and key fields pass (when enabled), trajectory score
-    >= 1.0 (unless ``none``) and F1 >= ``f1_threshold``. ``combine="mean"``: deny-list and key
-    fields first, then mean(trajectory score, F1) >= ``mean_threshold`` (F1 alone with ``none``).
+    >= ``trajectory_threshold`` (unless ``none``; 1.0 by default: every invocation matches) and
+    F1 >= ``f1_threshold``. ``combine="mean"``: deny-list and key fields first, then
+    mean(trajectory score, F1) >= ``mean_threshold`` (F1 alone with ``none``). The trajectory
+    score is the family's (a match family's mean of 1/0, or a partial score) under
+    ``settings.args`` and the features' argument rules.
 
     ``response``: the case set's cached response columns, needed when ``settings.response_scorer``
     is not ``f1``; its check replaces F1 (``ResponseCheck.value`` in the mean). ``decisions``:
@@ -164,8 +169,8 @@ def evaluate(
         traj = _constant(n, "nan")
         traj_pass = true
     else:
-        traj = features.trajectory[MATCH_MODES.index(settings.trajectory), int(settings.compare_args)]
-        traj_pass = traj >= 1.0
+        traj = features.trajectory_scores(settings.trajectory, settings.args, settings.single_tool)
+        traj_pass = quantise(traj) >= settings.trajectory_threshold  # both quantised: equal passes
     f1 = features.f1
     f1_pass = features.f1_q >= settings.f1_threshold  # both quantised: equal passes
     answered = features.has_answer if features.empty_answer.any() else None  # type: ignore[union-attr]
@@ -270,11 +275,7 @@ def reason(features: Features, ev: Evaluation, i: int) -> str:
     if code == _KEY:
         return str(features.key_columns(s.day_first)[1][i])
     if code == _TRAJ:
-        why = explain_trajectory(run.invocations, s.trajectory, s.compare_args)  # type: ignore[arg-type]
-        score = ev.trajectory_score[i]
-        if features.n_invocations[i] > 1:
-            return f"trajectory {score:.2f} < 1.00: {why}"
-        return why
+        return trajectory_reason(features, s, i, float(ev.trajectory_score[i]))
     if code == _F1:
         return "F1 {} < {}".format(*show_pair(ev.f1[i], s.f1_threshold))
     rc = ev.response
@@ -283,19 +284,57 @@ def reason(features: Features, ev: Evaluation, i: int) -> str:
     if rc is not None and code > _ALL:
         return "{} {} < {}".format(rc.name, *show_pair(rc.score[i], s.f1_threshold)) + _score_note(rc, i)
     resp = "F1" if rc is None else ("cascade" if rc.cascade is not None else rc.name)
+    notes = _rule_notes(features, s, i)
     if code == _MEAN:
         value = ev.f1[i] if rc is None else rc.value[i]
-        parts = f"{resp} {value:.2f}" if s.trajectory == "none" else f"trajectory {ev.trajectory_score[i]:.2f}, {resp} {value:.2f}"
+        parts = f"{resp} {value:.2f}" if s.trajectory == "none" else f"{_traj_words(s, ev.trajectory_score[i])}, {resp} {value:.2f}"
         sign = ">=" if ev.passed[i] else "<"
         mean, limit = show_pair(ev.mean_score[i], s.mean_threshold)
-        return f"mean {mean} {sign} {limit} ({parts}){_score_note(rc, i)}"
+        return f"mean {mean} {sign} {limit} ({parts}{notes}){_score_note(rc, i)}"
     if rc is not None and rc.cascade is not None:
         why = rc.cascade.reason(rc.cascade_features, i, s.pass_above, s.fail_below)  # type: ignore[arg-type]
-        return f"all checks pass (cascade {rc.cascade.stage[i]}: {why})"
+        return f"all checks pass (cascade {rc.cascade.stage[i]}: {why}{notes})"
     score, limit = show_pair(ev.f1[i] if rc is None else rc.score[i], s.f1_threshold)
     if s.trajectory == "none":
         return f"all checks pass ({resp} {score} >= {limit}){_score_note(rc, i)}"
-    return f"all checks pass (trajectory {ev.trajectory_score[i]:.2f}, {resp} {score} >= {limit}){_score_note(rc, i)}"
+    return f"all checks pass ({_traj_words(s, ev.trajectory_score[i])}, {resp} {score} >= {limit}{notes}){_score_note(rc, i)}"
+
+def matcher_for(features: Features, settings: Settings) -> ArgMatcher:
+    """How calls are compared under ``settings``: its argument mode with the features' rules and
+    date reading."""
+    return ArgMatcher(settings.args, features.arg_rules, features.day_first)
+
+
+def _is_partial(family: str) -> bool:
+    return DEFINITIONS[canonical(family)].kind == "partial"
+
+
+def _traj_words(s: Settings, score: float) -> str:
+    """``trajectory 1.00`` (a match family), ``trajectory recall 0.67`` (a partial score)."""
+    return f"trajectory {family_label(s.trajectory)} {score:.2f}" if _is_partial(s.trajectory) else f"trajectory {score:.2f}"
+
+
+def _rule_notes(features: Features, s: Settings, i: int) -> str:
+    """``"; web_search.query ignored by rule"`` when an argument rule let a paired call through."""
+    if s.trajectory == "none" or not features.arg_rules or canonical(s.trajectory) == "single_tool_use":
+        return ""
+    notes = rule_notes(features.runs[i].invocations, matcher_for(features, s))
+    return f"; {notes}" if notes else ""
+
+
+def trajectory_reason(features: Features, s: Settings, i: int, score: float) -> str:
+    """Why run ``i`` fails the trajectory check: ``"missing call confirm_booking"`` (one
+    invocation, a match family at threshold 1), ``"trajectory 0.50 < 1.00: invocation 2: ..."``
+    (several invocations or another threshold), ``"trajectory recall 0.50 < 0.67: missing call
+    confirm_booking"`` (a partial score); a key judged by a rule names it (``book_table at
+    position 1: people 2 ≠ 3 (number rule ±0.5)``)."""
+    run = features.runs[i]
+    why = explain_trajectory(run.invocations, s.trajectory, matcher_for(features, s), s.single_tool)
+    if _is_partial(s.trajectory):
+        return "trajectory {} {} < {}: {}".format(family_label(s.trajectory), *show_pair(score, s.trajectory_threshold), why)
+    if features.n_invocations[i] > 1 or s.trajectory_threshold < 1.0:
+        return "trajectory {} < {}: {}".format(*show_pair(score, s.trajectory_threshold), why)
+    return why
 
 
 def reasons(features: Features, ev: Evaluation, rows: Iterable[int] | None = None) -> list[str]:

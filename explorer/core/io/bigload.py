@@ -30,7 +30,10 @@ import numpy as np
 import orjson
 
 from .errors import LoadError
-from ..evaluation.features import build_features, features_from_rows, run_row
+from ..evaluation.features import build_features, features_from_rows, run_row, tool_counts
+from ..scoring.arg_rules import NO_RULES, ArgRules
+from ..scoring.arg_match import ARG_MODES
+from ..scoring.trajectory_metrics import N_SCORES, SCORE_ROWS
 from ..scoring.fields import DEFAULT_ID_PATTERN
 from .loaders._common import Problem, json_type
 from .loaders.flat import run_from_record
@@ -77,16 +80,18 @@ def parse_record(line: bytes) -> Run:
     return run_from_record(record)
 
 
-def _chunk_features(chunk: bytes, first_line: int, name: str, day_first: bool, id_pattern: str) -> dict[str, Any]:
-    """Parse and featurise the lines of ``chunk`` (line numbers from ``first_line``); LoadError
-    for the first bad line."""
+def _chunk_features(
+    chunk: bytes, first_line: int, name: str, day_first: bool, id_pattern: str, arg_rules: ArgRules = NO_RULES
+) -> dict[str, Any]:
+    """Parse and featurise the lines of ``chunk`` (line numbers from ``first_line``; trajectory
+    scores under ``arg_rules``); LoadError for the first bad line."""
     id_rx = re.compile(id_pattern)
     kept: list[bytes] = []
     ids: list[str] = []
     line_nos: list[int] = []
     traj: list[tuple] = []
     f1: list[float] = []
-    called: list[set[str]] = []
+    called: list[dict[str, int]] = []
     reasons: dict[int, str] = {}
     reasons_other: dict[int, str] = {}
     human: list[int] = []
@@ -106,7 +111,7 @@ def _chunk_features(chunk: bytes, first_line: int, name: str, day_first: bool, i
             run = run_from_record(record)
         except Problem as p:
             raise LoadError(name, f"line {n}, {p.path}" if p.path else f"line {n}", p.message) from None
-        t, f, c, r_day, r_month, h, k, b = run_row(run, id_rx)
+        t, f, c, r_day, r_month, h, k, b = run_row(run, id_rx, arg_rules, day_first)
         r, r_other = (r_day, r_month) if day_first else (r_month, r_day)
         if r:
             reasons[len(ids)] = r
@@ -121,17 +126,12 @@ def _chunk_features(chunk: bytes, first_line: int, name: str, day_first: bool, i
         human.append(h)
         n_inv.append(k)
         flags.append(b)
-    tool_names = tuple(sorted(set().union(*called))) if called else ()
-    index = {t: j for j, t in enumerate(tool_names)}
-    tools = np.zeros((len(ids), len(tool_names)), dtype=bool)
-    rows = [i for i, names in enumerate(called) for _ in names]
-    cols = [index[t] for names in called for t in names]
-    tools[rows, cols] = True
+    tool_names, tools = tool_counts(called)
     blocks = [zlib.compress(b"\n".join(kept[s : s + BLOCK_RUNS]), 1) for s in range(0, len(kept), BLOCK_RUNS)]
     return {
         "ids": ids,
         "line_nos": np.asarray(line_nos, dtype=np.int64),
-        "traj": np.asarray(traj, dtype=np.float64).reshape(len(ids), 6),
+        "traj": np.asarray(traj, dtype=np.float64).reshape(len(ids), N_SCORES),
         "f1": np.asarray(f1, dtype=np.float64),
         "tool_names": tool_names,
         "tools": tools,
@@ -198,8 +198,10 @@ def load_jsonl_features(
     workers: int | None = None,
     day_first: bool = True,
     id_pattern: str = DEFAULT_ID_PATTERN,
+    arg_rules: ArgRules | None = None,
 ) -> CaseSet:
-    """Load a flat JSONL file (``docs/formats.md``) and compute its features, in parallel.
+    """Load a flat JSONL file (``docs/formats.md``) and compute its features, in parallel
+    (trajectory scores under ``arg_rules``, default none; a flat file carries no rules).
 
     Returns the CaseSet the flat loader returns for the file (same runs, name, description and
     source), except that ``runs`` is a :class:`RunStore` carrying the features, so
@@ -209,6 +211,7 @@ def load_jsonl_features(
     :func:`explorer.core.io.loaders.flat.load_jsonl`.
     """
     name = str(path)
+    rules = arg_rules or NO_RULES
     p = Path(path)
     try:
         size = p.stat().st_size
@@ -227,7 +230,7 @@ def load_jsonl_features(
     done = 0
     if workers <= 1 or size < PARALLEL_MIN_BYTES:
         for chunk, first in _chunks(p, CHUNK_BYTES):
-            parts.append(_chunk_features(chunk, first, name, day_first, id_pattern))
+            parts.append(_chunk_features(chunk, first, name, day_first, id_pattern, rules))
             done += parts[-1]["bytes"] + 1
             if progress:
                 progress(min(done, size), size)
@@ -236,7 +239,7 @@ def load_jsonl_features(
             pending: deque = deque()
             try:
                 for chunk, first in _chunks(p, CHUNK_BYTES):
-                    pending.append(pool.submit(_chunk_features, chunk, first, name, day_first, id_pattern))
+                    pending.append(pool.submit(_chunk_features, chunk, first, name, day_first, id_pattern, rules))
                     while len(pending) > 2 * workers:
                         parts.append(pending.popleft().result())
                         done += parts[-1]["bytes"] + 1
@@ -251,10 +254,10 @@ def load_jsonl_features(
                 for fut in pending:
                     fut.cancel()
                 raise
-    return _assemble(parts, name, day_first, id_pattern)
+    return _assemble(parts, name, day_first, id_pattern, rules)
 
 
-def _assemble(parts: list[dict[str, Any]], name: str, day_first: bool, id_pattern: str) -> CaseSet:
+def _assemble(parts: list[dict[str, Any]], name: str, day_first: bool, id_pattern: str, rules: ArgRules = NO_RULES) -> CaseSet:
     ids = [i for part in parts for i in part["ids"]]
     if not ids:  # every line that is not blank gives a run or an error
         raise LoadError(name, "", "file is empty")
@@ -268,7 +271,7 @@ def _assemble(parts: list[dict[str, Any]], name: str, day_first: bool, id_patter
     n = len(ids)
     tool_names = tuple(sorted({t for part in parts for t in part["tool_names"]}))
     index = {t: j for j, t in enumerate(tool_names)}
-    tools = np.zeros((n, len(tool_names)), dtype=bool)
+    tools = np.zeros((n, len(tool_names)), dtype=np.uint16)
     key_reason = np.full(n, "", dtype=object)
     other_at: dict[int, str] = {}  # the other date reading, where it differs
     start = 0
@@ -286,11 +289,19 @@ def _assemble(parts: list[dict[str, Any]], name: str, day_first: bool, id_patter
         key_reason_other = key_reason.copy()
         for i, r in other_at.items():
             key_reason_other[i] = r
+    # the trajectory scores straight into their (S, A, N) layout, each part's rows freed once
+    # copied: one copy in memory at a time (288 bytes a run), not three
+    traj = np.empty((len(SCORE_ROWS), len(ARG_MODES), n), dtype=np.float64)
+    start = 0
+    for part in parts:
+        m = len(part["ids"])
+        traj[:, :, start : start + m] = part.pop("traj").reshape(m, len(SCORE_ROWS), len(ARG_MODES)).transpose(1, 2, 0)
+        start += m
     store = RunStore([b for part in parts for b in part["blocks"]], [s for part in parts for s in part["block_sizes"]], parse_record)
     features = features_from_rows(
         store,
         ids,
-        np.concatenate([part["traj"] for part in parts]),
+        traj,
         np.concatenate([part["f1"] for part in parts]),
         (tool_names, tools),
         key_reason,
@@ -299,12 +310,13 @@ def _assemble(parts: list[dict[str, Any]], name: str, day_first: bool, id_patter
         key_reason_other=key_reason_other,
         flags=np.concatenate([part["flags"] for part in parts]),
         day_first=day_first,
+        arg_rules=rules,
     )
     store.features = features
     title = name.replace("\\", "/").rsplit("/", 1)[-1] or name
     return CaseSet(
         name=title, description=f"runs from {title} (JSONL)", runs=store,  # type: ignore[arg-type]
-        source=name, day_first=day_first, id_pattern=id_pattern,
+        source=name, day_first=day_first, id_pattern=id_pattern, arg_rules=rules or None,
     )
 
 

@@ -7,6 +7,7 @@
       "name": "Booking agent",
       "description": "...",
       "key_fields": {"day_first": true, "id_pattern": "\\\\b[A-Z]{2,3}-\\\\d{3,6}\\\\b"},   # optional
+      "arg_rules": [{"tool": "web_search", "key": "query", "rule": "ignore"}],   # optional, see arg_rules.py
       "runs": [
         {
           "id": "E1", "title": "...", "user_input": "...",
@@ -42,6 +43,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from .errors import LoadError
+from ..scoring.arg_rules import arg_rules_from_data
 from ..scoring.fields import DEFAULT_ID_PATTERN
 from .model import AnnotatorLabel, CaseSet, ExpectedField, Invocation, Run, ToolCall, majority_verdict
 from .reading import parse_json, read_bytes, text_of
@@ -101,6 +103,7 @@ class _CaseSetSchema(_Strict):
     name: str
     description: str = ""
     key_fields: _KeyFieldsSchema = Field(default_factory=_KeyFieldsSchema)
+    arg_rules: list[Any] = Field(default_factory=list)
     runs: list[_RunSchema]
 
 
@@ -189,6 +192,7 @@ def case_set_from_data(data: Any, name: str) -> CaseSet:
         re.compile(parsed.key_fields.id_pattern)
     except re.error as exc:
         raise LoadError(name, "key_fields.id_pattern", f"invalid regex: {exc}") from None
+    arg_rules = arg_rules_from_data(parsed.arg_rules, name, "arg_rules") if parsed.arg_rules else None
     runs = tuple(
         Run(
             id=r.id,
@@ -219,6 +223,7 @@ def case_set_from_data(data: Any, name: str) -> CaseSet:
         source=name,
         day_first=parsed.key_fields.day_first,
         id_pattern=parsed.key_fields.id_pattern,
+        arg_rules=arg_rules,
     )
 
 
@@ -275,13 +280,16 @@ def case_set_to_data(case_set: CaseSet) -> dict[str, Any]:
                 for f in r.expected_fields
             ]
         runs.append(item)
-    return {
+    out: dict[str, Any] = {
         "format": FORMAT,
         "name": case_set.name,
         "description": case_set.description,
         "key_fields": {"day_first": case_set.day_first, "id_pattern": case_set.id_pattern},
-        "runs": runs,
     }
+    if case_set.arg_rules:
+        out["arg_rules"] = case_set.arg_rules.to_data()
+    out["runs"] = runs
+    return out
 
 
 def dumps_case_set(case_set: CaseSet) -> str:

@@ -11,14 +11,19 @@ Settings JSON (``metric-explorer/settings@1``)::
                   "key_fields": true, "mean_threshold": 0.75}}
 
 ``settings`` may hold any subset of :class:`~explorer.core.evaluation.settings.Settings` fields; the rest
-take their defaults.
+take their defaults. An optional top-level ``"arg_rules"`` list holds per-tool and per-key
+argument rules (:mod:`explorer.core.scoring.arg_rules`); they are not settings (they change the
+features, see :func:`explorer.core.evaluation.features.with_arg_rules`) and are read with
+:func:`explorer.core.scoring.arg_rules.load_arg_rules`.
 
 ADK ``test_config.json``: google-adk ``evaluation/eval_config.py`` (``EvalConfig.criteria``: a
 metric name -> a threshold or a criterion object) and ``eval_metrics.py``
 (``ToolTrajectoryCriterion``: ``threshold``, ``match_type`` EXACT / IN_ORDER / ANY_ORDER,
 ``ignore_args`` in the versions whose ``trajectory_evaluator.py`` reads it). What ADK cannot
-express is listed in ``"_metric_explorer_notes"``, a top-level key ADK's ``EvalConfig`` ignores
-(pydantic's default ``extra="ignore"``).
+express (the agentevals and Vertex families, partial credit, argument modes other than exact /
+ignore, argument rules, deny-list, key fields, the mean rule, other response scorers) is listed in
+``"_metric_explorer_notes"``, a top-level key ADK's ``EvalConfig`` ignores (pydantic's default
+``extra="ignore"``).
 """
 
 from __future__ import annotations
@@ -39,24 +44,31 @@ from .loaders._common import show
 from .loaders.labels import Label, dumps_labels
 from .reading import parse_json, read_bytes, text_of
 from ..evaluation.settings import Settings
+from ..scoring.arg_rules import ArgRules, arg_rules_from_data
+from ..scoring.trajectory_metrics import DEFINITIONS, canonical
 
 SETTINGS_FORMAT = "metric-explorer/settings@1"
-ADK_MATCH_TYPES = {"exact": "EXACT", "in_order": "IN_ORDER", "any_order": "ANY_ORDER"}
-"""Our trajectory modes -> ADK ``ToolTrajectoryCriterion.MatchType`` names."""
+ADK_MATCH_TYPES = {"exact": "EXACT", "in_order": "IN_ORDER", "any_order": "ANY_ORDER", "superset": "ANY_ORDER"}
+"""Our trajectory families ADK expresses -> ADK ``ToolTrajectoryCriterion.MatchType`` names
+(``strict`` is ``exact``; agentevals' ``superset`` is ANY_ORDER)."""
 ADK_NOTES_KEY = "_metric_explorer_notes"
 
 
 # --- settings JSON ---------------------------------------------------------------------------
 
 
-def settings_to_data(settings: Settings) -> dict[str, Any]:
-    """``{"format": "metric-explorer/settings@1", "settings": Settings.to_dict()}``."""
-    return {"format": SETTINGS_FORMAT, "settings": settings.to_dict()}
+def settings_to_data(settings: Settings, arg_rules: ArgRules | None = None) -> dict[str, Any]:
+    """``{"format": "metric-explorer/settings@1", "settings": Settings.to_dict()}``, with
+    ``"arg_rules"`` when ``arg_rules`` holds any."""
+    out: dict[str, Any] = {"format": SETTINGS_FORMAT, "settings": settings.to_dict()}
+    if arg_rules:
+        out["arg_rules"] = arg_rules.to_data()
+    return out
 
 
-def dumps_settings(settings: Settings) -> str:
-    """Settings JSON text (pretty, trailing newline)."""
-    return json.dumps(settings_to_data(settings), indent=2) + "\n"
+def dumps_settings(settings: Settings, arg_rules: ArgRules | None = None) -> str:
+    """Settings JSON text (pretty, trailing newline), with the argument rules when given."""
+    return json.dumps(settings_to_data(settings, arg_rules), indent=2) + "\n"
 
 
 def settings_from_data(data: Any, name: str) -> Settings:
@@ -67,9 +79,11 @@ def settings_from_data(data: Any, name: str) -> Settings:
     if data.get("format") != SETTINGS_FORMAT:
         got = "missing" if "format" not in data else f"got {data['format']!r}"
         raise LoadError(name, "format", f'expected "{SETTINGS_FORMAT}", {got}')
-    unknown = sorted(set(data) - {"format", "settings"})
+    unknown = sorted(set(data) - {"format", "settings", "arg_rules"})
     if unknown:
         raise LoadError(name, show(unknown[0]), f'unknown field "{show(unknown[0])}"')
+    if "arg_rules" in data:
+        arg_rules_from_data(data["arg_rules"], name, "arg_rules")  # a bad rule is named here too
     if "settings" not in data:
         raise LoadError(name, "(top level)", 'missing "settings"')
     values = data["settings"]
@@ -111,11 +125,31 @@ def load_settings(path: str | os.PathLike[str]) -> Settings:
 # --- ADK test_config.json --------------------------------------------------------------------
 
 
-def adk_unsupported(settings: Settings) -> list[str]:
-    """One sentence per part of ``settings`` an ADK ``test_config.json`` cannot express."""
+def adk_unsupported(settings: Settings, arg_rules: ArgRules | None = None) -> list[str]:
+    """One sentence per part of ``settings`` (and ``arg_rules``) an ADK ``test_config.json``
+    cannot express."""
     notes = []
+    family = canonical(settings.trajectory)
+    adk_family = family in ADK_MATCH_TYPES
     if settings.trajectory == "none":
         notes.append("Trajectory not scored: tool_trajectory_avg_score is left out of the criteria.")
+    elif not adk_family:
+        d = DEFINITIONS[family]
+        what = "partial score" if d.kind == "partial" else "match family"
+        thr = f" >= {settings.trajectory_threshold:.2f}" if d.kind == "partial" else ""
+        notes.append(
+            f"Trajectory {d.label}{thr} ({what}, {d.source}) has no ADK criterion: tool_trajectory_avg_score "
+            f"is left out; ADK's match types are EXACT, IN_ORDER and ANY_ORDER, scored 1/0 per invocation."
+        )
+    if settings.trajectory != "none" and adk_family and settings.args in ("subset", "superset"):
+        notes.append(
+            f"Argument mode {settings.args} has no ADK counterpart: exported with args compared exactly "
+            f"(ignore_args false), which is stricter."
+        )
+    if settings.trajectory != "none" and adk_family and arg_rules and settings.args != "ignore":
+        kinds = ", ".join(f"{r.tool}.{r.key} {r.kind}" for r in arg_rules.rules[:3]) + (
+            f" and {len(arg_rules.rules) - 3} more" if len(arg_rules.rules) > 3 else "")
+        notes.append(f"ADK compares args with ==: the argument rules ({kinds}) are not applied.")
     if settings.deny_check and settings.deny_tools:
         notes.append(f"ADK has no deny-list: runs calling {', '.join(settings.deny_tools)} are not failed by ADK.")
     if settings.key_fields:
@@ -131,7 +165,7 @@ def adk_unsupported(settings: Settings) -> list[str]:
             f"Response scorer {scorer} has no ADK counterpart here: response_match_score (ROUGE-1) is "
             f"exported at the same threshold instead."
         )
-    if not settings.compare_args and settings.trajectory != "none":
+    if settings.args == "ignore" and adk_family:
         notes.append("ignore_args is read only by google-adk versions whose ToolTrajectoryCriterion has it; older ones compare args.")
     if scorer == "f1":
         notes.append(
@@ -141,29 +175,32 @@ def adk_unsupported(settings: Settings) -> list[str]:
     return notes
 
 
-def adk_test_config(settings: Settings, with_notes: bool = True) -> dict[str, Any]:
+def adk_test_config(settings: Settings, with_notes: bool = True, arg_rules: ArgRules | None = None) -> dict[str, Any]:
     """ADK ``test_config.json`` content for ``settings``: ``criteria`` with
-    ``tool_trajectory_avg_score`` ``{"threshold": 1.0, "match_type": ..., "ignore_args": ...}``
-    (left out for trajectory ``none``; threshold 1.0 because our trajectory check passes only at
-    1.0) and ``response_match_score`` = the F1 threshold; plus the notes of
-    :func:`adk_unsupported` under ``_metric_explorer_notes`` when ``with_notes``."""
+    ``tool_trajectory_avg_score`` ``{"threshold": ..., "match_type": ..., "ignore_args": ...}``
+    (for the families ADK has: exact / strict -> EXACT, in_order -> IN_ORDER, any_order /
+    superset -> ANY_ORDER; ``threshold`` is our trajectory threshold, 1.0 by default: ADK's
+    threshold on the mean of per-invocation 1/0 results is the same rule; left out for the
+    other families and ``none``) and ``response_match_score`` = the F1 threshold; plus the
+    notes of :func:`adk_unsupported` under ``_metric_explorer_notes`` when ``with_notes``."""
     criteria: dict[str, Any] = {}
-    if settings.trajectory != "none":
+    family = canonical(settings.trajectory)
+    if family in ADK_MATCH_TYPES:
         criteria["tool_trajectory_avg_score"] = {
-            "threshold": 1.0,
-            "match_type": ADK_MATCH_TYPES[settings.trajectory],
-            "ignore_args": not settings.compare_args,
+            "threshold": settings.trajectory_threshold,
+            "match_type": ADK_MATCH_TYPES[family],
+            "ignore_args": settings.args == "ignore",
         }
     criteria["response_match_score"] = settings.f1_threshold
     out: dict[str, Any] = {"criteria": criteria}
     if with_notes:
-        out[ADK_NOTES_KEY] = adk_unsupported(settings)
+        out[ADK_NOTES_KEY] = adk_unsupported(settings, arg_rules)
     return out
 
 
-def dumps_adk_test_config(settings: Settings, with_notes: bool = True) -> str:
+def dumps_adk_test_config(settings: Settings, with_notes: bool = True, arg_rules: ArgRules | None = None) -> str:
     """:func:`adk_test_config` as pretty JSON text."""
-    return json.dumps(adk_test_config(settings, with_notes), indent=2) + "\n"
+    return json.dumps(adk_test_config(settings, with_notes, arg_rules), indent=2) + "\n"
 
 
 # --- tables ----------------------------------------------------------------------------------

@@ -12,7 +12,10 @@ Vocabulary follows Google ADK's eval schema (``Invocation``, ``intermediate_data
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal, Mapping
+from typing import TYPE_CHECKING, Any, Literal, Mapping
+
+if TYPE_CHECKING:
+    from ..scoring.arg_rules import ArgRules
 
 Verdict = Literal["acceptable", "unacceptable"]
 EXAMPLE_ID = "example_id"
@@ -130,7 +133,9 @@ class CaseSet:
     ``day_first`` and ``id_pattern`` configure the key-field check for this set: how numeric
     dates such as ``03/04/2026`` read, and the regex that finds booking ids. ``notes`` are lines
     the loader reports about the load (e.g. ``"2 of 10 traces have no tool spans: read as runs
-    with no calls"``); the CLI prints them on stderr.
+    with no calls"``); the CLI prints them on stderr. ``arg_rules``: the set's per-tool and per-key
+    argument rules (:class:`~explorer.core.scoring.arg_rules.ArgRules`, None = none), applied when
+    its features are built.
     """
 
     name: str
@@ -140,6 +145,7 @@ class CaseSet:
     day_first: bool = True
     id_pattern: str = r"\b[A-Z]{2,3}-\d{3,6}\b"
     notes: tuple[str, ...] = ()
+    arg_rules: "ArgRules | None" = None
 
     def tool_names(self) -> list[str]:
         """Every tool name seen in expected or actual calls, sorted."""

@@ -23,13 +23,15 @@ MAX_KEYS = 2
 @dataclass(frozen=True)
 class ArgDifference:
     """One key whose value differs: ``actual`` / ``expected`` are the JSON values, or None with
-    ``in_actual`` / ``in_expected`` False when that call lacks the key."""
+    ``in_actual`` / ``in_expected`` False when that call lacks the key; ``rule`` names the
+    argument rule that judged the values (e.g. ``number rule ±0.5``), empty for JSON equality."""
 
     key: str
     actual: Any
     expected: Any
     in_actual: bool
     in_expected: bool
+    rule: str = ""
 
 
 def arg_differences(actual: Mapping[str, Any], expected: Mapping[str, Any]) -> list[ArgDifference]:
@@ -80,11 +82,16 @@ def describe_arg_differences(actual: Mapping[str, Any], expected: Mapping[str, A
     """One phrase naming the differing keys and both values, actual first:
     ``query "AI news 2025" ≠ "AI news"``; ``key_sep=": "`` gives ``query: "AI news 2025" ≠ ...``.
     At most ``MAX_KEYS`` keys are named, then ``+k more keys``; ``""`` when nothing differs."""
-    diffs = arg_differences(actual, expected)
+    return describe_differences(arg_differences(actual, expected), key_sep)
+
+
+def describe_differences(diffs: list[ArgDifference], key_sep: str = " ") -> str:
+    """:func:`describe_arg_differences` for differences already found (e.g. by an argument
+    matcher with rules); a difference judged by a rule names it: ``people 2 ≠ 3 (number rule ±0.5)``."""
     parts = []
     for d in diffs[:MAX_KEYS]:
         a, e = value_pair(d)
-        parts.append(f"{d.key}{key_sep}{a} ≠ {e}")
+        parts.append(f"{d.key}{key_sep}{a} ≠ {e}" + (f" ({d.rule})" if d.rule else ""))
     rest = len(diffs) - MAX_KEYS
     if rest > 0:
         parts.append(f"+{rest} more key{'s' if rest > 1 else ''}")

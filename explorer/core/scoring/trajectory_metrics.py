@@ -1,0 +1,252 @@
+"""Every trajectory metric side by side: match families (1/0) and partial credit (0..1), in one
+vocabulary, per invocation (a run scores the mean over its invocations).
+
+Calls are compared by an :class:`~explorer.core.scoring.arg_match.ArgMatcher` (argument mode and
+per-key rules); where calls are paired one to one, the pairing is a maximum matching
+(:func:`~explorer.core.scoring.matching.max_matching`), so no score depends on the order of the
+lists beyond what a definition asks. With E expected calls, A actual calls, m the size of a
+maximum matching and L the length of a longest common subsequence (both under the matcher):
+
+=============  ===========================================================  =======================================
+family         passes / scores                                              source
+=============  ===========================================================  =======================================
+exact          E = A and call k matches call k for every k                  ADK EXACT; agentevals ``strict``
+in_order       L = E (expected calls appear in order, extras allowed)       ADK IN_ORDER
+any_order      m = E (each expected call made by a distinct call)           ADK ANY_ORDER
+superset       m = E (the same definition)                                  agentevals ``superset``
+subset         m = A (no unexpected call, missing ones allowed)             agentevals ``subset``
+unordered      m = E = A (the same calls as multisets)                      agentevals ``unordered``
+precision      m / A; A = 0: 1 if E = 0 else 0                              Vertex AI ``trajectory_precision``
+recall         m / E; E = 0: 1                                              Vertex AI ``trajectory_recall``
+f1             2m / (A + E); A = E = 0: 1 (harmonic mean of the two)        F1 of Vertex precision and recall
+lcs            L / E; E = 0: 1                                              in-order partial score
+single_tool    1 if a call to the named tool was made, else 0               Vertex AI ``trajectory_single_tool_use``
+=============  ===========================================================  =======================================
+
+Edge cases: an empty expected list passes in_order, any_order/superset and scores recall and lcs
+1; EXACT passes it only with no actual call (ADK). An empty actual list passes subset vacuously
+(agentevals loops over the actual calls) but scores precision 0 unless nothing was expected
+(Vertex). A repeated call is one more call: an expected call listed twice must be made twice
+(any_order, recall); an extra repeat is an unmatched actual call (fails exact, subset, unordered;
+lowers precision and F1; passes in_order and any_order). An invocation the agent never ran
+(:attr:`~explorer.core.io.model.Invocation.no_output`: no call and an empty answer) scores 0 in
+every family, whatever was expected.
+
+Where the explorer differs from its sources: ``strict`` in agentevals compares messages (the
+same number of messages with the same roles, each message's parallel calls in any order); a run
+here holds one flat call list per invocation, so ``strict`` is EXACT on that list (agentevals
+would pass parallel calls of one message listed in another order, and fail the same calls split
+into messages differently). agentevals pairs greedily and ``unordered`` checks superset both
+ways with two separate pairings; here one maximum matching decides (equal for ``exact`` and
+``ignore`` arguments, an equivalence; greedy pairing can fail where a pairing exists under a
+tolerance rule or the subset/superset argument modes). Vertex pairs greedily too, and its
+``trajectory_any_order_match`` is what is called ``unordered`` here (same length, all matched),
+not ADK's ANY_ORDER.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from itertools import chain
+from typing import Sequence
+
+from ..io.model import Invocation, ToolCall
+from .arg_match import ARG_MODES, EXACT, IGNORE, SUBSET, SUPERSET, ArgMatcher, relation
+from .arg_rules import NO_RULES, ArgRules
+from .matching import lcs_length, matching_size
+
+MATCH_FAMILIES: tuple[str, ...] = ("exact", "in_order", "any_order", "subset", "superset", "unordered")
+"""The 1/0 families."""
+PARTIAL_SCORES: tuple[str, ...] = ("precision", "recall", "f1", "lcs", "single_tool_use")
+"""The partial-credit scores (0..1), thresholded by ``Settings.trajectory_threshold``."""
+FAMILIES: tuple[str, ...] = MATCH_FAMILIES + PARTIAL_SCORES
+"""Every trajectory metric."""
+ALIASES: dict[str, str] = {"strict": "exact"}
+"""agentevals names accepted for ours where the definitions coincide on a flat call list."""
+TRAJECTORY_CHOICES: tuple[str, ...] = (*FAMILIES, *ALIASES, "none")
+"""What ``Settings.trajectory`` accepts (``none`` = trajectory not scored)."""
+SCORE_ROWS: tuple[str, ...] = ("exact", "in_order", "any_order", "subset", "unordered", "precision", "recall", "f1", "lcs")
+"""The families stored per run and argument mode (``Features.trajectory``'s first axis);
+``superset`` reads ``any_order``'s row and ``strict`` ``exact``'s (the same definitions);
+``single_tool_use`` is computed from the tools each invocation called."""
+ROW_OF: dict[str, int] = {**{f: k for k, f in enumerate(SCORE_ROWS)}, "superset": 2, "strict": 0}
+"""Family name -> row of ``Features.trajectory``."""
+
+
+@dataclass(frozen=True)
+class Definition:
+    """How a family is shown: ``label`` (the field's name), ``kind`` (``match`` or ``partial``),
+    ``text`` (one line), ``source``."""
+
+    label: str
+    kind: str
+    text: str
+    source: str
+
+
+DEFINITIONS: dict[str, Definition] = {
+    "exact": Definition("EXACT", "match", "the same calls in the same order, nothing extra or missing",
+                        "ADK trajectory_evaluator EXACT (agentevals: strict)"),
+    "in_order": Definition("IN_ORDER", "match", "the expected calls happen in their order; other calls may come between",
+                           "ADK trajectory_evaluator IN_ORDER"),
+    "any_order": Definition("ANY_ORDER", "match", "every expected call happens, in any order; extra calls allowed",
+                            "ADK trajectory_evaluator ANY_ORDER (agentevals: superset)"),
+    "subset": Definition("subset", "match", "every call made was expected; expected calls may be missing",
+                         "LangChain agentevals trajectory_match_mode='subset'"),
+    "superset": Definition("superset", "match", "every expected call happens; extra calls allowed (= ANY_ORDER)",
+                           "LangChain agentevals trajectory_match_mode='superset'"),
+    "unordered": Definition("unordered", "match", "the same calls as expected, in any order, nothing extra or missing",
+                            "LangChain agentevals trajectory_match_mode='unordered'"),
+    "precision": Definition("precision", "partial", "share of the calls made that were expected",
+                            "Vertex AI trajectory_precision"),
+    "recall": Definition("recall", "partial", "share of the expected calls that were made",
+                         "Vertex AI trajectory_recall"),
+    "f1": Definition("F1", "partial", "harmonic mean of trajectory precision and recall",
+                     "F1 of Vertex AI trajectory_precision and trajectory_recall"),
+    "lcs": Definition("LCS", "partial", "share of the expected calls made in the expected order (longest common subsequence)",
+                      "in-order partial score: LCS / expected calls"),
+    "single_tool_use": Definition("single tool use", "partial", "the named tool was called",
+                                  "Vertex AI trajectory_single_tool_use"),
+    "strict": Definition("strict", "match", "agentevals' name for EXACT on a flat call list",
+                         "LangChain agentevals trajectory_match_mode='strict'"),
+}
+
+
+def canonical(family: str) -> str:
+    """``family`` with an alias resolved (``strict`` -> ``exact``)."""
+    return ALIASES.get(family, family)
+
+
+@dataclass(frozen=True, slots=True)
+class CallCounts:
+    """What every family reads from one invocation under one matcher: ``n_expected`` E,
+    ``n_actual`` A, ``matched`` m (maximum one-to-one matching), ``lcs`` L, ``exact`` (E = A and
+    pairwise matching), ``no_output`` (the turn was never run)."""
+
+    n_expected: int
+    n_actual: int
+    matched: int
+    lcs: int
+    exact: bool
+    no_output: bool = False
+
+
+def compat_matrix(expected: Sequence[ToolCall], actual: Sequence[ToolCall], matcher: ArgMatcher) -> list[list[bool]]:
+    """``compat[i][j]``: actual call j matches expected call i under ``matcher``."""
+    return [[matcher.match(a, e) for a in actual] for e in expected]
+
+
+def _counts(compat, n_expected: int, n_actual: int) -> CallCounts:
+    exact = n_expected == n_actual and all(compat[k][k] for k in range(n_expected))
+    return CallCounts(n_expected, n_actual, matching_size(compat, n_actual), lcs_length(compat, n_actual), exact)
+
+
+def call_counts(inv: Invocation, matcher: ArgMatcher) -> CallCounts:
+    """The :class:`CallCounts` of ``inv`` under ``matcher``."""
+    e, a = inv.expected_calls, inv.actual_calls
+    if inv.no_output:
+        return CallCounts(len(e), 0, 0, 0, False, True)
+    return _counts(compat_matrix(e, a, matcher), len(e), len(a))
+
+
+def family_score(c: CallCounts, family: str) -> float:
+    """The score of one invocation in ``family`` (one of ``FAMILIES`` but ``single_tool_use``,
+    or an alias), from its counts; see the module docstring for each definition and edge case.
+    Raises ValueError for an unknown family."""
+    if c.no_output:
+        return 0.0
+    family = canonical(family)
+    n_e, n_a, m, lcs = c.n_expected, c.n_actual, c.matched, c.lcs
+    if family == "exact":
+        return float(c.exact)
+    if family == "in_order":
+        return float(lcs == n_e)
+    if family in ("any_order", "superset"):
+        return float(m == n_e)
+    if family == "subset":
+        return float(m == n_a)
+    if family == "unordered":
+        return float(m == n_e == n_a)
+    if family == "precision":
+        return (1.0 if n_e == 0 else 0.0) if n_a == 0 else m / n_a
+    if family == "recall":
+        return 1.0 if n_e == 0 else m / n_e
+    if family == "f1":
+        return 1.0 if n_a + n_e == 0 else 2.0 * m / (n_a + n_e)
+    if family == "lcs":
+        return 1.0 if n_e == 0 else lcs / n_e
+    raise ValueError(f"unknown trajectory family {family!r}; expected one of {', '.join(FAMILIES)}")
+
+
+def invocation_score(inv: Invocation, family: str, matcher: ArgMatcher | None = None, single_tool: str = "") -> float:
+    """One invocation's score in ``family`` under ``matcher`` (default: ADK's ``args ==``);
+    ``single_tool`` names the tool ``single_tool_use`` looks for. A turn never run scores 0."""
+    if inv.no_output:
+        return 0.0
+    if canonical(family) == "single_tool_use":
+        return float(any(c.name == single_tool for c in inv.actual_calls))
+    return family_score(call_counts(inv, matcher or ArgMatcher()), family)
+
+
+def run_score(invocations: Sequence[Invocation], family: str, matcher: ArgMatcher | None = None, single_tool: str = "") -> float:
+    """A run's score: the mean of :func:`invocation_score` over its invocations. Raises
+    ValueError for an empty list."""
+    if not invocations:
+        raise ValueError("a run needs at least one invocation")
+    return sum(invocation_score(inv, family, matcher, single_tool) for inv in invocations) / len(invocations)
+
+
+# --- every family under every argument mode at once (the per-run features) --------------------
+
+_MODE_BITS = tuple({"exact": EXACT, "ignore": IGNORE, "subset": SUBSET, "superset": SUPERSET}[m] for m in ARG_MODES)
+N_SCORES = len(SCORE_ROWS) * len(ARG_MODES)
+"""Length of :func:`invocation_scores`' tuple."""
+_ZEROS = (0.0,) * N_SCORES
+_ONES = (1.0,) * N_SCORES
+_ALL = EXACT | IGNORE | SUBSET | SUPERSET
+_SAME_KEYS = {0, IGNORE, _ALL}
+"""Relations under which exact, subset and superset agree (no pair differs in its key set)."""
+
+
+def _row_scores(compat: list[list[bool]], n_e: int, n_a: int) -> tuple[float, ...]:
+    """``SCORE_ROWS`` for one compatibility matrix: :func:`family_score` of its counts, inline."""
+    m = matching_size(compat, n_a)
+    lcs = lcs_length(compat, n_a)
+    exact = n_e == n_a and all(compat[k][k] for k in range(n_e))
+    return (
+        float(exact), float(lcs == n_e), float(m == n_e), float(m == n_a), float(m == n_e == n_a),
+        (1.0 if n_e == 0 else 0.0) if n_a == 0 else m / n_a,
+        1.0 if n_e == 0 else m / n_e,
+        1.0 if n_a + n_e == 0 else 2.0 * m / (n_a + n_e),
+        1.0 if n_e == 0 else lcs / n_e,
+    )
+
+
+def invocation_scores(inv: Invocation, rules: ArgRules = NO_RULES, day_first: bool = True) -> tuple[float, ...]:
+    """Every stored family (``SCORE_ROWS``) under every argument mode (``ARG_MODES``) for one
+    invocation, flattened row-major: index ``row * len(ARG_MODES) + mode``.
+
+    Equal to :func:`family_score` of :func:`call_counts` for each (the property tests check it);
+    faster because each pair of calls is compared once for all four modes
+    (:func:`~explorer.core.scoring.arg_match.relation`), modes with the same matches share their
+    counts (when no pair differs in its key set, exact, subset and superset are one matrix), and
+    an identical trajectory scores 1 everywhere (every mode and rule accepts equal args).
+    """
+    if inv.no_output:
+        return _ZEROS
+    expected, actual = inv.expected_calls, inv.actual_calls
+    n_e, n_a = len(expected), len(actual)
+    if n_e == n_a and all(a.name == e.name and (a.args is e.args or a.args == e.args) for a, e in zip(actual, expected)):
+        return _ONES
+    rel = [[relation(a, e, rules, day_first) for a in actual] for e in expected]
+    values = {r for row in rel for r in row}
+    if values <= {0, _ALL}:  # every pair all or nothing: one matrix for every mode
+        same = _row_scores([[r != 0 for r in row] for row in rel], n_e, n_a)
+        per_mode = (same,) * len(_MODE_BITS)
+    elif values <= _SAME_KEYS:
+        keyed = _row_scores([[r == _ALL for r in row] for row in rel], n_e, n_a)
+        names = _row_scores([[r != 0 for r in row] for row in rel], n_e, n_a)
+        per_mode = tuple(names if bit == IGNORE else keyed for bit in _MODE_BITS)
+    else:
+        per_mode = tuple(_row_scores([[(r & bit) != 0 for r in row] for row in rel], n_e, n_a) for bit in _MODE_BITS)
+    return tuple(chain.from_iterable(zip(*per_mode)))
