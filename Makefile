@@ -1,8 +1,11 @@
 # Two commands a newcomer needs: `make run` and `make test`. Both create .venv when missing.
+# `make run` installs what serving needs (the runtime and the similarity extra, quietly);
+# `make test` installs the test extra as well (pytest, Playwright, ...).
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
+RUN_STAMP := $(VENV)/.run-installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
 CASES ?= cases/booking_agent.json
 PORT ?= 5006
 CHROMIUM ?= /usr/bin/chromium
@@ -13,13 +16,24 @@ $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[test]'
-	rm -f $(VENV)/.installed-*
+	rm -f $(VENV)/.installed-* $(VENV)/.run-installed-*
 	touch $(STAMP)
 
 install: $(STAMP)
 
-run: $(STAMP)
-	BOKEH_RESOURCES=server $(BIN)/metric-explorer serve --cases $(CASES) --port $(PORT)
+# the runtime and the similarity extra only (the test extra's install, when present, has both)
+$(RUN_STAMP): pyproject.toml
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	@if [ ! -f $(STAMP) ]; then \
+	  echo "Installing the explorer into $(VENV) (first time only, about a minute)..."; \
+	  $(BIN)/python -m pip install -q -q --disable-pip-version-check -e '.[similarity]' || exit 1; \
+	fi
+	@rm -f $(VENV)/.run-installed-*
+	@touch $(RUN_STAMP)
+
+run: $(RUN_STAMP)
+	@echo "Serving $(CASES) on http://127.0.0.1:$(PORT)/ (open it in a browser; stop with Ctrl-C)"
+	@BOKEH_RESOURCES=server $(BIN)/metric-explorer serve --cases $(CASES) --port $(PORT)
 
 # Browser tests need Debian's Chromium: installed here when missing and running as root.
 chromium:

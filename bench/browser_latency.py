@@ -1,13 +1,15 @@
-"""Input change -> updated whole-set agreement in the browser: median latency over 10 changes.
+"""Input change -> updated whole-set agreement in the browser: the first change after load and the
+median over 10 changes.
 
-Issue 3's quality bar: "Input change -> updated metrics in the browser in under 300 ms on the
-bundled set". This script serves the app as a user would (``metric-explorer serve`` subprocess,
-``BOKEH_RESOURCES=server``), opens it in Debian's headless Chromium (same flags as the browser
-tests), then clicks Trajectory match buttons in a cycle (ANY_ORDER, EXACT, IN_ORDER, ...). Each
-change is timed in the page itself: from the click event (capture listener on ``document``) to
-the DOM mutation that makes ``me-whole-agreement`` read the expected ``All runs: n/N agree``
-(the figure computed by ``explorer.core`` for that setting). It prints every change, then the
-median, min and max in ms, plus the median seen from Python (click call to text seen, which adds
+The quality bar (issues 3 and 9): input change -> summary updated in <= 250 ms median in the browser
+on the bundled set, and the first change after the page loads no slower than the rest. This script
+serves the app as a user would (``metric-explorer serve`` subprocess, ``BOKEH_RESOURCES=server``),
+opens it at 1440x900 in Debian's headless Chromium (same flags as the browser tests), then clicks
+Trajectory match buttons in a cycle (ANY_ORDER, EXACT, IN_ORDER, ...). Each change is timed in the
+page itself: from the click event (capture listener on ``document``) to the DOM mutation that makes
+the summary's ``me-whole-agreement`` read the expected ``All runs: n/N agree`` (the figure computed
+by ``explorer.core`` for that setting). It prints every change, then the first change, the median,
+min and max in ms, plus the median seen from Python (click call to text seen, which adds
 Playwright's round trips).
 
 Usage::
@@ -72,15 +74,18 @@ INSTRUMENT = """() => {
     }
     return s;
   };
-  const host = deepFind(document, '.me-whole-agreement');
+  // the summary pane re-renders its markup on every change: watch the pane, read the figure inside it
+  const host = deepFind(document, '.me-summary-pane');
   const probe = {t0: null, t1: null, want: null, host};
   window.__meLatency = probe;
   document.addEventListener('click', () => { if (probe.want !== null && probe.t0 === null) probe.t0 = performance.now(); }, true);
   const seen = () => {
     if (probe.want === null || probe.t1 !== null) return;
-    const text = deepText(host).replace(/\\s+/g, ' ');
+    const figure = deepFind(host.shadowRoot || host, '.me-whole-agreement');
+    if (!figure) return;
+    const text = deepText(figure).replace(/\s+/g, ' ');
     const hit = probe.from !== undefined && probe.from !== null
-      ? text !== probe.from && /All runs: \\d+\/\\d+ agree/.test(text)  // --no-check: any new agreement
+      ? text !== probe.from && /All runs: \d+\/\d+ agree/.test(text)  // --no-check: any new agreement
       : text.includes(probe.want);
     if (hit) probe.t1 = performance.now();
   };
@@ -101,7 +106,9 @@ def expected_texts(cases: Path) -> dict[str, str]:
     return out
 
 
-TARGETS = {"bundled": (0.250, "<= 0.250 s median (bundled set)"), "big": (0.500, "<= 0.500 s median (1M runs)")}
+TARGETS = {"bundled": (0.250, "<= 0.250 s median and first change (bundled set)"), "big": (0.500, "<= 0.500 s median (1M runs)")}
+VIEWPORT = {"width": 1440, "height": 900}
+"""The page size of issue 9's one-screen layout."""
 
 
 def record_result(path: Path, n_runs: int, in_page_ms: list[float], python_ms: list[float], cases: Path, checked: bool) -> None:
@@ -116,11 +123,16 @@ def record_result(path: Path, n_runs: int, in_page_ms: list[float], python_ms: l
     bundled = cases.resolve() == (REPO / "cases" / "booking_agent.json").resolve()
     limit, text = TARGETS["bundled"] if bundled else TARGETS["big"] if n_runs >= 1_000_000 else (None, None)
     median_s = statistics.median(in_page_ms) / 1000
+    first_s = in_page_ms[0] / 1000
+    met = None
+    if limit is not None:
+        met = median_s <= limit and (first_s <= limit if bundled else True)
     records.append({
         "figure": "browser_latency", "n_runs": n_runs, "median_s": median_s, "baseline_median_s": None, "ratio": None,
-        "target": text, "met": (median_s <= limit) if limit is not None else None,
-        "detail": {"what": "trajectory-mode click -> 'All runs: n/N agree' updated, timed in the page (headless Chromium)",
-                   "changes": len(in_page_ms), "min_s": min(in_page_ms) / 1000, "max_s": max(in_page_ms) / 1000,
+        "target": text, "met": met,
+        "detail": {"what": "trajectory-mode click -> 'All runs: n/N agree' updated, timed in the page (headless Chromium, 1440x900)",
+                   "changes": len(in_page_ms), "first_change_s": first_s,
+                   "min_s": min(in_page_ms) / 1000, "max_s": max(in_page_ms) / 1000,
                    "python_median_s": statistics.median(python_ms) / 1000, "cases": str(cases.name),
                    "expected_text_checked": checked, "load_average": list(os.getloadavg()), "python": platform.python_version()},
     })
@@ -150,7 +162,7 @@ def main(argv: list[str] | None = None) -> int:
     python_ms: list[float] = []
     with ServedApp(args.cases, cwd=REPO) as served, sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        page = browser.new_page(viewport={"width": 1280, "height": 720})
+        page = browser.new_page(viewport=VIEWPORT)
         t_wait = time.perf_counter()
         page.goto(served.url, wait_until="domcontentloaded")  # a big file: the loading page first
         expect(page.locator(".me-whole-agreement").first).to_contain_text("All runs", timeout=1000 * args.load_timeout)
@@ -158,9 +170,9 @@ def main(argv: list[str] | None = None) -> int:
         t_open = time.perf_counter()
         app = App(page, served.url).open()
         print(f"cases: {args.cases}  page ready in {1000 * (time.perf_counter() - t_open):.0f} ms")
-        n_runs = int(re.search(r"of (\d+) runs revealed", app.text("me-revealed"))[1])
+        n_runs = int(re.search(r"of ([\d,]+) runs revealed", app.text("me-revealed"))[1].replace(",", ""))
         if not page.evaluate(INSTRUMENT):
-            raise SystemExit("no .me-whole-agreement element found")
+            raise SystemExit("no .me-summary-pane element found")
         current = app.text("me-whole-agreement")
         i = 0
         while len(in_page_ms) < args.changes:
@@ -196,10 +208,15 @@ def main(argv: list[str] | None = None) -> int:
         browser.close()
     if args.record is not None:
         record_result(args.record, n_runs, in_page_ms, python_ms, args.cases, checked=want is not None)
+    rest = in_page_ms[1:] or in_page_ms
     print(
         f"input change -> whole agreement updated, {len(in_page_ms)} changes: "
         f"median {statistics.median(in_page_ms):.1f} ms (min {min(in_page_ms):.1f}, max {max(in_page_ms):.1f}) in page; "
         f"median {statistics.median(python_ms):.1f} ms seen from Python"
+    )
+    print(
+        f"first change after load: {in_page_ms[0]:.1f} ms in page "
+        f"(the other {len(rest)}: median {statistics.median(rest):.1f} ms)"
     )
     return 0
 

@@ -20,6 +20,7 @@ from explorer.app.views.detail import detail_html
 from explorer.app.views.table import table_frame
 from explorer.core.evaluation.verdicts import evaluate
 from explorer.core.evaluation.settings import Settings
+from html_text import shown
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -99,9 +100,10 @@ def test_seven_steps_tell_the_seed_story(shared):
 def test_opening_session_starts_at_zero_with_nothing_revealed(shared):
     session = ExplorerSession(shared)
     assert session.clock.time == 0.0 and not session.clock.playing
-    assert "Agreement 0/0" in session.metrics.agreement.object
-    assert "0 of 10 runs revealed" in session.metrics.revealed.object
-    assert "All runs: 4/10 agree" in session.metrics.whole.object
+    # issue 9: the replay's figure says what it is; the all-runs figure heads the summary bar
+    assert "Revealed so far: 0/0 agree" in shown(session.metrics.replay.object)
+    assert "0 of 10 runs revealed" in shown(session.metrics.replay.object)
+    assert "All runs: 4/10 agree" in shown(session.metrics.summary.object)
     assert session.inputs.deny_tools == ["delete_booking"] and session.inputs.deny_check is False
     assert len(session.table.table.value) == 0
 
@@ -109,8 +111,11 @@ def test_opening_session_starts_at_zero_with_nothing_revealed(shared):
 def test_time_moves_the_views(shared):
     session = ExplorerSession(shared)
     session.clock.time = 25.0
-    assert "Agreement 1/4" in session.metrics.agreement.object
-    assert "False fails: E1, E2, E3" in session.metrics.false_fail.object
+    assert "Revealed so far: 1/4 agree" in shown(session.metrics.replay.object)
+    assert "False fails: E1, E2, E3" in shown(session.metrics.replay.object)
+    # the summary bar keeps the whole set's figures whatever the replay time (seed 002's opening)
+    assert "All runs: 4/10 agree" in shown(session.metrics.summary.object)
+    assert "False fails: E1, E2, E3, E7, E8" in shown(session.metrics.summary.object)
     assert session.table.ids == ["E1", "E2", "E3", "E4"]
     assert "t = 25.0 s" in session.controls.label.object
     session.next_event()
@@ -125,8 +130,8 @@ def test_input_change_pauses_and_rewinds(shared):
     session.clock.playing = False
     session.inputs.trajectory = "in_order"
     assert session.clock.time == 0.0 and not session.clock.playing
-    assert "Agreement 0/0" in session.metrics.agreement.object
-    assert "All runs: 5/10 agree" in session.metrics.whole.object
+    assert "Revealed so far: 0/0 agree" in shown(session.metrics.replay.object)
+    assert "All runs: 5/10 agree" in shown(session.metrics.summary.object)
 
 
 def test_sessions_do_not_share_inputs(shared):
@@ -134,8 +139,8 @@ def test_sessions_do_not_share_inputs(shared):
     a.choose_step(STEPS[6])
     assert a.inputs.settings().f1_threshold == 0.4
     assert b.inputs.settings() == shared.defaults
-    assert "All runs: 10/10 agree" in a.metrics.whole.object
-    assert "All runs: 4/10 agree" in b.metrics.whole.object
+    assert "All runs: 10/10 agree" in shown(a.metrics.summary.object)
+    assert "All runs: 4/10 agree" in shown(b.metrics.summary.object)
 
 
 def test_query_opens_on_its_settings_and_names_bad_values(shared):
@@ -158,11 +163,11 @@ def test_run_text_reaches_html_escaped(xss):
 
 def test_the_lesson_marks_the_step_the_inputs_are_on(shared):
     session = ExplorerSession(shared)
-    kinds = lambda: [b.button_type for b in session.lesson.buttons]  # noqa: E731
+    kinds = lambda: [b.color for b in session.lesson.buttons]  # noqa: E731
     assert kinds() == ["primary"] + ["light"] * 6  # the opening run is step 1
     session.lesson.choose(STEPS[4])
     assert kinds() == ["light"] * 4 + ["primary"] + ["light"] * 2
-    assert "5. Deny-list catches E6" in session.lesson.text.object
+    assert "Step 5 of 7: Deny-list catches E6" in shown(session.lesson.head.object)
     session.inputs.key_fields = True  # step 6's settings, reached by hand
     assert kinds() == ["light"] * 5 + ["primary", "light"]
     session.inputs.f1_threshold = 0.55  # no step has this

@@ -30,6 +30,7 @@ from explorer.core.io.errors import LoadError  # noqa: E402
 from explorer.core.evaluation.verdicts import evaluate  # noqa: E402
 from explorer.core.io.loaders.labels import loads_labels  # noqa: E402
 from explorer.core.evaluation.settings import Settings  # noqa: E402
+from html_text import shown  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 BOOKING = ROOT / "cases" / "booking_agent.json"
@@ -185,7 +186,7 @@ def test_page_failed_upload_keeps_set_labels_and_settings(process):
     page.session.clock.time = 60.0
     page.session.table.table.selection = [0]
     page._on_key(type("E", (), {"new": "u:1"})())  # the key listener reports 'u'
-    assert page.session.metrics.whole.object.endswith("All runs: 5/10 agree</div>")
+    assert "All runs: 5/10 agree" in shown(page.session.metrics.summary.object)
     page.session.inputs.f1_threshold = 0.5
     session, settings = page.session, page.session.inputs.settings()
     page.received("broken.json", b'{"format": "metric-explorer/cases@1", "name": "x", "runs": [{"id": 3}]}')
@@ -205,7 +206,7 @@ def test_page_upload_then_switch_back_keeps_labels_and_settings(process):
     assert page.session.features.n == 3 and page.picker.value == "upload:1"
     assert page.session.inputs.f1_threshold == 0.5  # settings carried over
     # both runs match exactly: pass and acceptable
-    assert "All runs: 3/3 agree" in page.session.metrics.whole.object
+    assert "All runs: 3/3 agree" in shown(page.session.metrics.summary.object)
     page.picker.value = "served"
     assert page.session.labels.human[0] == 0  # the label made before the upload is kept
     assert page.session.inputs.f1_threshold == 0.5

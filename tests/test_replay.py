@@ -15,6 +15,7 @@ from explorer.core.evaluation.replay import (
     advance,
     event_times,
     next_event_time,
+    play_start_time,
     reveal_batch,
     reveal_times,
     revealed_count,
@@ -127,3 +128,13 @@ def test_trace_keeps_only_the_last_runs(features):
     events = trace_events(features, ev, reveal_times(features.n), 60.0, max_runs=2)
     assert events[0].line() == "48.0 s  8 earlier runs not shown"
     assert {e.run_id for e in events[1:]} == {"E9", "E10", ""}
+
+
+def test_play_starts_at_the_first_reveal_when_nothing_is_revealed():
+    # issue 9: Play showed nothing for 12 s; the first batch (E1-E2 at 12 s) now comes at once
+    assert play_start_time(TEN, 0.0) == 12.0
+    assert play_start_time(TEN, 5.0) == 12.0  # scrubbed to before the first reveal
+    assert play_start_time(TEN, 12.0) == 12.0
+    assert play_start_time(TEN, 30.0) == 30.0  # E1-E4 revealed: go on from here
+    assert play_start_time(TEN, 60.0) == 12.0  # at the end: again from the start
+    assert play_start_time(np.zeros(0), 60.0) == 0.0 and play_start_time(np.zeros(0), 7.0) == 7.0

@@ -18,7 +18,7 @@ from typing import Callable, Generic, TypeVar
 import panel as pn
 
 from ..core.io.errors import LoadError
-from .views.style import styled
+from .views.style import LiveHTML, styled
 
 T = TypeVar("T")
 POLL_MS = 500
@@ -87,10 +87,10 @@ def waiting_page(job: BackgroundLoad[T], make_app: Callable[[T], pn.viewable.Vie
     ``me-loading``) that replaces itself with ``make_app(job.result)`` when the load ends."""
     if job.result is not None:
         return make_app(job.result)
-    text = pn.pane.HTML("", css_classes=["me-loading"], **styled(sizing_mode="stretch_width"))
+    text = LiveHTML("", css_classes=["me-loading"], **styled(sizing_mode="stretch_width"))
     bar = pn.indicators.Progress(value=job.percent(), max=100, width=480, css_classes=["me-loading-bar"])
     root = pn.Column(
-        pn.pane.HTML('<div class="me-header"><div class="me-title">Metric Trade-off Explorer</div></div>', **styled()),
+        LiveHTML('<div class="me-header"><div class="me-title">Metric Trade-off Explorer</div></div>', **styled()),
         text, bar, sizing_mode="stretch_width",
     )
 

@@ -7,13 +7,18 @@ session alone.
 Flow: an input change evaluates the settings once (:func:`explorer.core.evaluation.verdicts.evaluate`),
 pauses and rewinds the replay to t = 0 and refreshes every view; a clock change refreshes the
 time-dependent views only when the number of revealed runs changes (the time label always).
+
+The page (:meth:`ExplorerSession.layout`): the lesson stepper, the summary bar (sticky: it stays
+on screen while the page scrolls), then tabs; the Explorer tab holds the settings beside the replay
+strip, the trade-off chart and the runs (table with the selected run's side panel, event trace),
+sized so the whole loop fits one 1440×900 screen.
 """
 
 from __future__ import annotations
 
 import html
 import time
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 import panel as pn
 
@@ -21,46 +26,52 @@ from ..core.scoring.embedding import SimilarityUnavailable
 from ..core.evaluation.verdicts import Evaluation, evaluate
 from ..core.evaluation.features import load_warnings
 from ..core.evaluation.response_features import response_features_for
-from ..core.evaluation.replay import DURATION, advance, next_event_time, reveal_times, revealed_count, state_at, trace_events
+from ..core.evaluation.replay import (
+    advance, next_event_time, play_start_time, reveal_times, revealed_count, state_at, trace_events,
+)
 from ..core.evaluation.settings import Settings
 from .labels import SessionLabels
 from .lesson import LessonStep
 from .shared import SharedData
-from .state import INPUT_NAMES, Clock, Inputs
+from .state import INPUT_NAMES, Clock, Inputs, PageState
 from .tradeoff import sweep
-from .url import query_from_settings, settings_from_query
+from .url import page_query, settings_from_query
 from .views.chart import ChartView
 from .views.detail import DetailView
-from .views.inputs import inputs_panel
+from .views.inputs import InputsView
 from .views.lesson import LessonView
 from .views.metrics import MetricsView
 from .views.calibration import CalibrationView
 from .views.replay_controls import ReplayControls
 from .views.response_inputs import ResponseInputs
 from .views.review_queue import ReviewDecisions, ReviewQueueView
-from .views.style import styled
+from .views.style import WRAP, LiveHTML, styled
 from .views.table import TableView
 from .views.trace import TraceView
 
 FOOTER = (
     '<div class="me-footer">Trajectory match follows the ADK definitions (EXACT, IN_ORDER, ANY_ORDER). '
-    "The person's verdict is treated as ground truth; a person's label can be wrong too. No agent, model or "
+    "The person's verdict is treated as ground truth, though a person's label can be wrong too. No agent, model or "
     "judge runs here: the runs are scored from the file. A handful of runs cannot calibrate a threshold: "
     "calibrate every threshold against labelled runs from your own agent before using it as a gate.</div>"
 )
 TICK_MS = 100
 """Period of the replay's periodic callback while playing (ms)."""
+SETTINGS_WIDTH = 330
+"""Width of the settings column (px)."""
 
 
 class ExplorerSession:
     """A session's state and views. ``query``: the page's URL query (name -> value or list of
     values, str or bytes), applied over the shared defaults; bad values become notices.
     ``labels``: the session's labels of this case set when it already has some (the workspace
-    keeps them across case-set switches and failed loads); new ones from the file otherwise."""
+    keeps them across case-set switches and failed loads); new ones from the file otherwise.
+    ``page``: the page's own state (presenter mode), written into the URL with the settings."""
 
     def __init__(self, shared: SharedData, query: Mapping[str, Any] | None = None,
-                 labels: SessionLabels | None = None) -> None:
+                 labels: SessionLabels | None = None, page: PageState | None = None) -> None:
         self.shared = shared
+        self.page = page if page is not None else PageState()
         # the session's own labels (labelling, review decisions) over the shared features
         self.labels = labels if labels is not None else SessionLabels.from_features(shared.features)
         self.features = self.labels.apply_to(shared.features)
@@ -81,13 +92,15 @@ class ExplorerSession:
         self.metrics = MetricsView()
         self.trace = TraceView()
         self.table = TableView(self.features.n)
-        self.detail = DetailView()
+        self.detail = DetailView(self.unselect)
         self.chart = ChartView(self.features.n)
         self.lesson = LessonView(self.choose_step)
+        self.inputs_view = InputsView(self.inputs)
         self.response_inputs = ResponseInputs(self.inputs)
         self.review_view = ReviewQueueView(self.decide)
+        self.review_card = self.review_view.panel()
         self.calibration = CalibrationView(self.response, self.use_bands)
-        self.notice = pn.pane.HTML("", css_classes=["me-notice"], visible=False, **styled(sizing_mode="stretch_width"))
+        self.notice = LiveHTML("", css_classes=["me-notice"], visible=False, **styled(sizing_mode="stretch_width"))
         self.show_notices(self.notices)
 
         self.inputs.param.watch(self._on_inputs, list(INPUT_NAMES))
@@ -115,7 +128,7 @@ class ExplorerSession:
         with pn.io.hold():  # one message to the browser for the whole update
             self.clock.param.update(playing=False, time=0.0)
             self._refresh_all()
-        self._write_url(settings)
+        self.write_url()
 
     def _evaluate(self, settings: Settings) -> Evaluation:
         """Evaluate ``settings`` over this session's labelled features, the case set's response
@@ -176,13 +189,14 @@ class ExplorerSession:
     # --- commands ----------------------------------------------------------------------------
 
     def toggle_play(self) -> None:
-        """Play from the current time (from 0 when at the end), or pause."""
+        """Play, or pause. Play starts at the first reveal when nothing is revealed yet (the first
+        runs show at once) and from the start again at the end (``replay.play_start_time``)."""
         if self.clock.playing:
             self.clock.playing = False
             return
-        if self.clock.time >= DURATION - 1e-6:
-            self.clock.time = 0.0
-        self.clock.playing = True
+        start = play_start_time(self.times, self.clock.time)
+        with pn.io.hold():
+            self.clock.param.update(time=start, playing=True)
 
     def next_event(self) -> None:
         """Pause and jump to the next reveal time."""
@@ -191,6 +205,21 @@ class ExplorerSession:
     def restart(self) -> None:
         """Pause at t = 0."""
         self.clock.param.update(playing=False, time=0.0)
+
+    def reset(self) -> None:
+        """Back to the opening: the default settings (one recompute, which rewinds), the replay at
+        t = 0 and no run selected."""
+        self.unselect()
+        with pn.io.hold():
+            self.inputs.apply(self.shared.defaults)  # no change, no recompute: the rewind below still holds
+            self.restart()
+
+    def unselect(self) -> None:
+        """Close the selected run's side panel (no run selected)."""
+        self.selected_id = None
+        if self.table.table.selection:
+            self.table.table.selection = []
+        self._show_detail()
 
     def choose_step(self, step: LessonStep) -> None:
         """Set the inputs to a lesson step's settings (one recompute)."""
@@ -217,10 +246,14 @@ class ExplorerSession:
         self.notice.visible = bool(notices)
 
     def _refresh_all(self) -> None:
-        self.metrics.show_whole(self.ev.summary)
-        self.lesson.mark_current(self.ev.settings, self.shared.defaults)
-        self.chart.show(sweep(self.features, self.ev.settings.with_(response_scorer="f1")), self.ev.settings.f1_threshold)
+        settings = self.ev.settings
+        self.metrics.show_whole(self.features, self.ev)
+        self.lesson.mark_current(settings, self.shared.defaults, self.ev.summary)
+        self.chart.show(sweep(self.features, settings.with_(response_scorer="f1")), settings.f1_threshold)
         self.response_inputs.show_model(self.response.embedding_identity())
+        cascade = settings.response_scorer == "cascade"
+        if self.review_card.visible != cascade:
+            self.review_card.visible = cascade
         self.review_view.show(self.features, self.ev, self.review.decisions)
         self._shown_revealed = -1
         self._refresh_time()
@@ -249,20 +282,24 @@ class ExplorerSession:
         else:
             self.detail.show(self.features, self.ev, None)
 
-    def _write_url(self, settings: Settings) -> None:
+    def write_url(self) -> None:
+        """Put the settings (and presenter mode) into the page's URL query."""
         loc = pn.state.location
         if loc is not None:
-            query = query_from_settings(settings)
-            # the reading in effect, always: a link keeps it even when it is the case set's own
-            query["day_first"] = "true" if (settings.day_first if settings.day_first is not None else self.features.day_first) else "false"
-            loc.update_query(**query)
+            settings = self.ev.settings
+            # the date reading in effect, always: a link keeps it even when it is the case set's own
+            reading = settings.day_first if settings.day_first is not None else self.features.day_first
+            loc.search = page_query(settings, self.page.present, bool(reading))
 
     # --- layout ------------------------------------------------------------------------------
 
-    def _tabs(self, explorer: pn.viewable.Viewable) -> pn.Tabs:
-        """The explorer and the Calibration page as tabs; the calibration is computed when its
-        tab is first opened (cosine scores need the embedder)."""
-        tabs = pn.Tabs(("Explorer", explorer), ("Calibration", self.calibration.panel()), css_classes=["me-tabs"], sizing_mode="stretch_width")
+    def _tabs(self, explorer: pn.viewable.Viewable, extra_tabs: Sequence[tuple[str, Any]]) -> pn.Tabs:
+        """The explorer, the Calibration page and ``extra_tabs`` as tabs; the calibration is
+        computed when its tab is first opened (cosine scores need the embedder)."""
+        # dynamic: only the open tab is in the page (the others are built when opened, and a tall
+        # tab, the sweep's heatmap, does not make the Explorer tab as tall as itself)
+        tabs = pn.Tabs(("Explorer", explorer), ("Calibration", self.calibration.panel()), *extra_tabs,
+                       css_classes=["me-tabs"], sizing_mode="stretch_width", dynamic=True)
 
         def opened(event: Any) -> None:
             if event.new == 1:
@@ -271,48 +308,65 @@ class ExplorerSession:
         tabs.param.watch(opened, ["active"])
         return tabs
 
-    def layout(self) -> pn.viewable.Viewable:
-        """The page: header, notice, then the inputs and lesson beside replay, metrics, chart,
-        table, detail and trace."""
-        cs = self.shared.case_set
-        header = pn.pane.HTML(
-            '<div class="me-header"><div class="me-title">Metric Trade-off Explorer</div>'
-            f'<div class="me-subtitle">{html.escape(cs.name)}: how often does the evaluator agree with the '
-            "person, and why?</div></div>",
-            **styled(sizing_mode="stretch_width", margin=(0, 0, 8, 0)),
+    def runs_card(self, toolbar: Sequence[pn.viewable.Viewable] = (), label_bar: pn.viewable.Viewable | None = None) -> pn.Tabs:
+        """The runs: the table with the selected run's side panel (``label_bar`` at its foot) and,
+        above it, ``toolbar`` (filters, label counts); the event trace in the next tab."""
+        runs = pn.Column(
+            pn.Row(*toolbar, sizing_mode="stretch_width", css_classes=["me-runs-toolbar"], styles=WRAP),
+            pn.Row(self.table.panel(), self.detail.panel(*([label_bar] if label_bar is not None else [])),
+                   sizing_mode="stretch_width", styles=WRAP),
+            sizing_mode="stretch_width",
         )
-        sidebar = pn.Column(
-            inputs_panel(self.inputs),
-            self.response_inputs.panel(),
-            self.review_view.panel(),
-            self.lesson.panel(),
-            width=370,
+        return pn.Tabs(("Runs", runs), ("Event trace", self.trace.panel()), css_classes=["me-card", "me-runs-card"],
+                       sizing_mode="stretch_width")
+
+    def explorer_tab(self, toolbar: Sequence[pn.viewable.Viewable] = (), label_bar: pn.viewable.Viewable | None = None) -> pn.Column:
+        """The Explorer tab: settings beside the replay strip, the chart and the runs."""
+        settings = pn.Column(
+            self.inputs_view.panel(self.response_inputs.panel()),
+            self.review_card,
+            width=SETTINGS_WIDTH,
             css_classes=["me-sidebar"],
+            margin=0,
         )
         main = pn.Column(
-            self.controls.panel(),
-            # a Row, not a FlexBox: a Bokeh figure inside a FlexBox nested in another column lays out to 0x0
-            pn.Row(self.metrics.panel(), self.chart.panel(), sizing_mode="stretch_width", styles={"flex-wrap": "wrap"}),
-            self.trace.panel(),
+            self.controls.panel(self.metrics.replay),
+            self.chart.panel(),
+            self.runs_card(toolbar, label_bar),
             sizing_mode="stretch_width",
             css_classes=["me-main"],
+            margin=0,
+            styles={"min-width": "0"},
         )
         return pn.Column(
-            pn.Row(header, pn.Column(self.metrics.whole, css_classes=["me-card", "me-whole-card"], width=300)),
+            pn.Row(settings, main, sizing_mode="stretch_width", margin=0),
+            LiveHTML(FOOTER, **styled(sizing_mode="stretch_width", margin=(4, 12))),
+            sizing_mode="stretch_width",
+            margin=0,
+        )
+
+    def layout(self, toolbar: Sequence[pn.viewable.Viewable] = (), label_bar: pn.viewable.Viewable | None = None,
+               extra_tabs: Sequence[tuple[str, Any]] = (), header: pn.viewable.Viewable | None = None) -> pn.Column:
+        """The page of this case set: ``header`` (default: the title), the notice, the lesson
+        stepper, the summary bar and the tabs (Explorer, Calibration, then ``extra_tabs``).
+        ``toolbar`` and ``label_bar`` go above the table and into the selected run's panel."""
+        if header is None:
+            from .views.header import title_html
+            header = LiveHTML(title_html(self.shared.case_set.name), **styled(sizing_mode="stretch_width", margin=(4, 6)))
+        return pn.Column(
+            header,
             self.notice,
-            self._tabs(pn.Column(
-                pn.Row(sidebar, main, sizing_mode="stretch_width"), self.table.panel(), self.detail.panel(),
-                pn.pane.HTML(FOOTER, **styled(sizing_mode="stretch_width", margin=(4, 12))),
-                sizing_mode="stretch_width",
-            )),
+            self.lesson.panel(),
+            self.metrics.summary_panel(),
+            self._tabs(self.explorer_tab(toolbar, label_bar), extra_tabs),
             sizing_mode="stretch_width",
             css_classes=["me-page"],
         )
 
 
 def create_app(shared: SharedData) -> pn.viewable.Viewable:
-    """Build one session's layout over ``shared``, reading the URL query of the current request
-    and stopping the replay timer when the session is destroyed."""
+    """Build one session's layout over ``shared`` (a single case set, no workspace), reading the
+    URL query of the current request and stopping the replay timer when the session is destroyed."""
     query = dict(pn.state.session_args) if pn.state.curdoc and pn.state.curdoc.session_context else {}
     session = ExplorerSession(shared, query)
     pn.state.on_session_destroyed(lambda _ctx: session.stop_timer())

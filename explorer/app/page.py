@@ -1,16 +1,20 @@
-"""The page of one browser session with a workspace (issue 4): upload, case-set picker, downloads
-and the label keys above the explorer of the active case set.
+"""The page of one browser session with a workspace (issue 4): the header with the page's tools
+(presenter mode, reset, copy link), the explorer of the active case set, and a "Your data" tab with
+the case-set picker, the upload and the downloads.
 
 The explorer (:class:`explorer.app.main.ExplorerSession`) is built for the active case set with
 the session's labels of that set; picking or uploading a set builds a new one (settings carried
 over) and swaps it in. A failed load only shows ``me-load-error``: the explorer, its labels and
-settings are untouched. This module adds to each explorer the labelling card and filters above
-its table and a "Settings sweep" tab.
+settings are untouched. This module adds to each explorer the label buttons (in the selected run's
+panel), the filters and label counts above its table, a "Settings sweep" tab and "Your data".
+
+Presenter mode (:class:`~explorer.app.state.PageState`) belongs to the page, so it survives a
+case-set switch: larger type and high contrast through CSS variables on the page's root, and the
+data tools hidden (the "Your data" tab, the filters, the label buttons).
 """
 
 from __future__ import annotations
 
-import html
 from typing import Any
 
 import numpy as np
@@ -19,15 +23,19 @@ import panel as pn
 from ..core.io.errors import LoadError
 from ..core.evaluation.settings import Settings
 from .main import ExplorerSession
+from .state import PageState
+from .url import split_page_query
 from .views.downloads import Downloads
 from .views.filters import FilterBar, frame_filter, search_text
+from .views.header import PageHeader
 from .views.labelling import KeyListener, LabelBar, verdict_for_key
-from .views.style import styled
+from .views.style import WRAP, LiveHTML, flex_item, styled
 from .views.sweep import SweepView
-from .views.upload import UploadView
+from .views.upload import UploadView, labels_message, loaded_message
 from .workspace import ProcessSets, Workspace, label_codes_from_upload, looks_like_labels_csv
 
 SWEEP_TAB = "Settings sweep"
+DATA_TAB = "Your data"
 
 
 class Attached:
@@ -99,43 +107,68 @@ class Attached:
         self._sweep_open = True
         self.sweep.show(self.session.features, self.session.ev.settings)
 
-    def layout(self) -> pn.viewable.Viewable:
-        """The session's layout with the label card and filters above the table and the sweep tab."""
-        page = self.session.layout()
-        table = self.session.table.table
-        for tabs in page.select(pn.Tabs):
-            explorer = tabs[0]
-            for k, obj in enumerate(explorer.objects):
-                if table in getattr(obj, "objects", []):
-                    explorer.insert(k, pn.Column(self.label_bar.panel(), self.filters.panel(), sizing_mode="stretch_width"))
-                    break
-            tabs.append((SWEEP_TAB, self.sweep.panel()))
-            at = len(tabs) - 1
+    def layout(self, header: pn.viewable.Viewable, data_tab: pn.viewable.Viewable) -> pn.Column:
+        """The session's page with the label buttons, the filters and label counts, the sweep tab
+        and ``data_tab`` (last, so presenter mode can take it out without moving the others)."""
+        self.filter_row = self.filters.panel()
+        self.label_panel = self.label_bar.panel()
+        self.data_tab = data_tab
+        page = self.session.layout(
+            toolbar=(self.filter_row, self.label_bar.unlabelled),
+            label_bar=self.label_panel,
+            extra_tabs=((SWEEP_TAB, self.sweep.panel()), (DATA_TAB, data_tab)),
+            header=header,
+        )
+        self.tabs: pn.Tabs = next(iter(page.select(pn.Tabs)))
+        sweep_at = len(self.tabs) - 2
 
-            def opened(event: Any, at: int = at) -> None:
-                if event.new == at:
-                    self.open_sweep()
+        def opened(event: Any) -> None:
+            if event.new == sweep_at:
+                self.open_sweep()
 
-            tabs.param.watch(opened, ["active"])
-            break
+        self.tabs.param.watch(opened, ["active"])
         return page
+
+    def present(self, on: bool) -> None:
+        """Presenter mode on or off: the data tools (the "Your data" tab, the filters, the label
+        buttons) hidden or shown again."""
+        self.filter_row.visible = self.label_panel.visible = not on
+        has_data_tab = self.tabs[-1] is self.data_tab
+        if on and has_data_tab:
+            if self.tabs.active == len(self.tabs) - 1:
+                self.tabs.active = 0
+            self.tabs.pop(-1)
+        elif not on and not has_data_tab:
+            self.tabs.append((DATA_TAB, self.data_tab))
 
 
 class WorkspacePage:
-    """One session: the workspace, the toolbar and the current explorer."""
+    """One browser page: the workspace, the header with its tools, the current explorer and the
+    "Your data" tab (picker, upload, downloads), presenter mode."""
 
     def __init__(self, process: ProcessSets, query: dict | None = None) -> None:
+        present, query, notices = split_page_query(query or {})
+        self.state = PageState(present=present)
         self.workspace = Workspace(process)
+        self.header = PageHeader(self.state, self.reset)
         self.upload = UploadView(self.received)
-        self.picker = pn.widgets.Select(name="Case set", options=self.workspace.options(), value="served",
-                                        css_classes=["me-case-picker"], width=330)
+        self.picker = pn.widgets.Select(label="Case set", options=self.workspace.options(), value="served",
+                                        css_classes=["me-case-picker"], width=360)
         self.picker.param.watch(self._on_pick, ["value"])
         self.keys = KeyListener()
         self.keys.param.watch(self._on_key, ["press"])
         self.downloads = Downloads(self._current)
-        self.body = pn.Column(sizing_mode="stretch_width")
+        self.header_band = self.header.panel(self.upload.status)
+        self.data_tab = self._data_tab()
+        self.body = pn.Column(sizing_mode="stretch_width", margin=0)
+        self.root = pn.Column(self.body, self.keys, sizing_mode="stretch_width", margin=0,
+                              css_classes=self._root_classes())
         self.attached: Attached | None = None
-        self._show(ExplorerSession(self.workspace.shared(), query, self.workspace.labels_for()))
+        session = ExplorerSession(self.workspace.shared(), query, self.workspace.labels_for(), page=self.state)
+        if notices:
+            session.show_notices(session.notices + notices)
+        self._show(session)
+        self.state.param.watch(self._on_present, ["present"])
 
     # --- the explorer ------------------------------------------------------------------------
     def _show(self, session: ExplorerSession) -> None:
@@ -143,7 +176,10 @@ class WorkspacePage:
             self.attached.session.close()
         self.attached = Attached(session)
         self.downloads.name_files(session.shared.case_set.name)
-        self.body.objects = [self.attached.layout()]
+        self.header.show_set(session.shared.case_set.name)
+        page = self.attached.layout(self.header_band, self.data_tab)
+        self.attached.present(self.state.present)
+        self.body.objects = [page]
 
     @property
     def session(self) -> ExplorerSession:
@@ -159,9 +195,24 @@ class WorkspacePage:
         """Show case set ``key`` with this session's labels of it and the current settings."""
         settings = self.session.inputs.settings()
         shared = self.workspace.select(key)
-        session = ExplorerSession(shared, None, self.workspace.labels_for(key))
+        session = ExplorerSession(shared, None, self.workspace.labels_for(key), page=self.state)
         session.inputs.apply(settings.with_(deny_tools=tuple(t for t in settings.deny_tools if t in shared.tools)))
         self._show(session)
+
+    # --- the page's tools --------------------------------------------------------------------
+    def reset(self) -> None:
+        """Reset to opening: the opening settings, the replay at t = 0, no run selected."""
+        self.session.reset()
+
+    def _root_classes(self) -> list[str]:
+        return ["me-root", "me-present"] if self.state.present else ["me-root"]
+
+    def _on_present(self, *_events: Any) -> None:
+        with pn.io.hold():
+            self.root.css_classes = self._root_classes()
+            if self.attached is not None:
+                self.attached.present(self.state.present)
+        self.session.write_url()
 
     # --- reactions ---------------------------------------------------------------------------
     def _on_pick(self, event: Any) -> None:
@@ -184,8 +235,8 @@ class WorkspacePage:
                 labels = self.session.labels
                 codes, notes, unknown = label_codes_from_upload(data, name, self.session.shared.features.run_ids, labels.human)
                 labels.param.update(human=codes, notes={**labels.notes, **notes}, version=labels.version + 1)
-                extra = f"; {unknown} ids name no run here" if unknown else ""
-                self.upload.show_status(f"{name}: labels applied{extra}")
+                self.upload.show_status(labels_message(name, unknown))
+                self.attached.tabs.active = 0  # show what the labels changed
             else:
                 key = self.workspace.add_upload(data, name)
                 before = self.workspace.active
@@ -196,7 +247,7 @@ class WorkspacePage:
                     raise
                 self.picker.options = self.workspace.options()
                 self.picker.param.update(value=key)
-                self.upload.show_status(f"{name}: {self.session.features.n} runs loaded")
+                self.upload.show_status(loaded_message(name, self.session.features.n))
         except LoadError as exc:
             self.upload.show_error(str(exc))
             return
@@ -208,25 +259,27 @@ class WorkspacePage:
             self.attached.label_selected(verdict)
 
     # --- layout ------------------------------------------------------------------------------
-    def layout(self) -> pn.viewable.Viewable:
-        """Toolbar (picker, upload, load error, downloads) above the explorer."""
-        toolbar = pn.Column(
-            pn.Row(
-                pn.Column(self.picker, self.upload.status),
-                pn.Column(
-                    pn.pane.HTML('<div class="me-hint">Drop a run file (ADK eval result, JSONL, CSV, messages, '
-                                 "case set) or a labels CSV</div>", **styled(margin=(0, 10))),
-                    self.upload.dropper,
-                ),
-                self.downloads.panel(),
-                sizing_mode="stretch_width",
-            ),
-            self.upload.error,
-            self.keys,
-            css_classes=["me-card", "me-workspace"],
-            sizing_mode="stretch_width",
+    def _data_tab(self) -> pn.Row:
+        """"Your data": the case-set picker, the upload and the downloads (hidden in presenter mode)."""
+        picker = pn.Column(
+            LiveHTML('<h2>Case set</h2><div class="me-hint">The runs shown: the one served, the bundled sets, or '
+                         "one you uploaded in this browser tab (nobody else sees it). Your labels of each set are kept "
+                         "while you switch.</div>", **styled(margin=(0, 10), sizing_mode="stretch_width")),
+            self.picker,
+            css_classes=["me-card", "me-workspace"], sizing_mode="stretch_width", styles=flex_item(360),
         )
-        return pn.Column(toolbar, self.body, sizing_mode="stretch_width")
+        upload = pn.Column(self.upload.panel(), css_classes=["me-card", "me-upload-card"], sizing_mode="stretch_width",
+                           styles=flex_item(380))
+        downloads = pn.Column(
+            LiveHTML("<h2>Download</h2>", **styled(margin=(0, 10))),
+            self.downloads.panel(),
+            css_classes=["me-card", "me-downloads-card"], sizing_mode="stretch_width", styles=flex_item(380),
+        )
+        return pn.Row(picker, upload, downloads, sizing_mode="stretch_width", styles=WRAP, css_classes=["me-data-tab"])
+
+    def layout(self) -> pn.viewable.Viewable:
+        """The page's root (header, explorer and tabs inside the body; the a/u/c key listener)."""
+        return self.root
 
 
 def create_workspace_app(process: ProcessSets) -> pn.viewable.Viewable:

@@ -15,11 +15,11 @@ from ..core.evaluation.replay import DURATION
 from ..core.evaluation.settings import Settings
 
 TRAJECTORY_OPTIONS = {"EXACT": "exact", "IN_ORDER": "in_order", "ANY_ORDER": "any_order", "Not scored": "none"}
-"""Trajectory match label (seed 002 wording) -> ``Settings.trajectory``."""
+"""Trajectory match label (the lesson's wording) -> ``Settings.trajectory``."""
 COMBINE_OPTIONS = {"Every scorer must pass": "all", "Mean of trajectory and F1 ≥ 0.75": "mean"}
 """Combine scores label -> ``Settings.combine``."""
 RESPONSE_OPTIONS = {
-    "Unigram F1": "f1", "ROUGE-1 (ADK)": "rouge1", "Normalised exact at rung N": "exact",
+    "Unigram F1": "f1", "ROUGE-1 (ADK)": "rouge1", "Normalised exact match": "exact",
     "Embedding cosine": "cosine", "Cascade": "cascade",
 }
 """Response scorer label -> ``Settings.response_scorer`` (issue 5)."""
@@ -46,7 +46,7 @@ class Inputs(param.Parameterized):
     deny_tools = param.ListSelector(default=[], objects=[], doc="Denied tools")
     key_fields = param.Boolean(default=False, doc="Exact check on dates and booking ids")
     response_scorer = param.Selector(objects=RESPONSE_OPTIONS, default="f1", doc="Response scorer")
-    rung = param.Integer(default=3, bounds=(1, 4), doc="Normalisation rung")
+    rung = param.Integer(default=3, bounds=(1, 4), doc="Normalisation level (rung of the ladder)")
     pass_above = param.Number(default=0.85, bounds=(0.0, 1.0), step=0.01, doc="Cascade: pass above")
     fail_below = param.Number(default=0.6, bounds=(0.0, 1.0), step=0.01, doc="Cascade: fail below")
     day_first = param.Selector(objects=DATE_OPTIONS, default=True, doc="How numeric dates read, for every check")
@@ -98,8 +98,15 @@ class Inputs(param.Parameterized):
 
 
 class Clock(param.Parameterized):
-    """The replay clock: inspection time ``time`` in [0, 60] s, ``playing`` and ``speed``."""
+    """The replay clock: replay (inspection) time ``time`` in [0, 60] s, ``playing`` and ``speed``."""
 
-    time = param.Number(default=0.0, bounds=(0.0, DURATION), doc="Inspection time (s)")
+    time = param.Number(default=0.0, bounds=(0.0, DURATION), doc="Replay time (s)")
     playing = param.Boolean(default=False)
     speed = param.Selector(objects=SPEED_OPTIONS, default=1.0, doc="Speed")
+
+
+class PageState(param.Parameterized):
+    """What one browser page shows besides the scorer settings: ``present`` is presenter mode
+    (larger type, high contrast, data tools hidden; ``?present=true``)."""
+
+    present = param.Boolean(default=False, doc="Presenter mode")

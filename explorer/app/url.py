@@ -16,7 +16,8 @@ applies, and a notice names what was ignored and why.
 from __future__ import annotations
 
 import math
-from typing import Iterable, Mapping, Sequence
+from typing import Any, Iterable, Mapping, Sequence
+from urllib.parse import urlencode
 
 from ..core.evaluation.settings import COMBINE_RULES, RESPONSE_SCORERS, Settings
 from ..core.scoring.passmark import show_threshold
@@ -27,6 +28,8 @@ QUERY_NAMES = (
     "response_scorer", "rung", "pass_above", "fail_below", "day_first",
 )
 """The query names the app reads and writes, in the order it writes them."""
+PRESENT = "present"
+"""The page's own query name: ``?present=true`` opens presenter mode (not a scorer setting)."""
 
 _TRUE = {"true", "1", "yes", "on"}
 _FALSE = {"false", "0", "no", "off"}
@@ -166,3 +169,32 @@ def query_from_settings(settings: Settings) -> dict[str, str]:
             fail_below=format_threshold(settings.fail_below),
         )
     return query
+
+
+def split_page_query(query: Mapping[str, Any]) -> tuple[bool, dict[str, Any], list[str]]:
+    """(presenter mode, the rest of ``query``, notices): takes ``present`` out of a page's query
+    (true/false and the other flag spellings; a bad value is ignored with a notice, as for the
+    settings) and leaves the settings for :func:`settings_from_query`."""
+    rest = dict(query)
+    if PRESENT not in rest:
+        return False, rest, []
+    raw = _last(rest.pop(PRESENT))
+    low = raw.strip().lower()
+    if low in _TRUE or low == "":
+        return True, rest, []
+    if low in _FALSE:
+        return False, rest, []
+    return False, rest, [f"Ignored {PRESENT}={_show(raw)} from the link: expected true or false."]
+
+
+def page_query(settings: Settings, present: bool = False, day_first: bool | None = None) -> str:
+    """The page's whole URL query for ``settings`` (``"?trajectory=exact&..."``), with the date
+    reading in effect when ``day_first`` is given (a link keeps it even when it is the case set's
+    own) and ``present=true`` last when presenter mode is on. Written whole, so names that no
+    longer apply (a response scorer's bands after going back to F1) do not linger."""
+    query = query_from_settings(settings)
+    if day_first is not None:
+        query["day_first"] = "true" if day_first else "false"
+    if present:
+        query[PRESENT] = "true"
+    return "?" + urlencode(query)

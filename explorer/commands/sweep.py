@@ -15,10 +15,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-import pandas as pd
-
 from ..core.evaluation.features import build_features
-from ..core.evaluation.sweep import ADK_GRID, FULL_GRID, best, sweep
+from ..core.evaluation.sweep import ADK_GRID, FULL_GRID, best, sweep, threshold_ranges
 from ..core.evaluation.sweep_intervals import sweep_reading, with_intervals
 from ..core.io.exports import dumps_csv_frame
 from ..core.scoring.passmark import show_threshold
@@ -49,29 +47,6 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="list only the N best settings (default: table 20, json and csv every setting)",
     )
     p.set_defaults(func=run)
-
-
-GROUP_KEYS = ["trajectory", "args", "compare_args", "combine", "deny_check", "key_fields", "trajectory_threshold"]
-"""The settings a best group shares (all but the F1 threshold)."""
-
-
-def threshold_ranges(table: pd.DataFrame) -> list[dict]:
-    """Rows of a sweep table grouped by setting other than the F1 threshold, each with the
-    thresholds it holds as ``"0.00-0.41"`` ranges of consecutive 0.01 steps (grid order)."""
-    keys = [k for k in GROUP_KEYS if k in table]
-    out = []
-    for values, group in table.groupby(keys, sort=False):
-        steps = sorted(int(round(t * 100)) for t in group["f1_threshold"])
-        spans, start, prev = [], steps[0], steps[0]
-        for s in steps[1:] + [None]:
-            if s is not None and s == prev + 1:
-                prev = s
-                continue
-            spans.append(f"{start / 100:.2f}" if start == prev else f"{start / 100:.2f}-{prev / 100:.2f}")
-            if s is not None:
-                start = prev = s
-        out.append({**dict(zip(keys, values)), "f1_thresholds": ", ".join(spans)})
-    return out
 
 
 def run(args: argparse.Namespace) -> int:

@@ -2,8 +2,9 @@
 
 * ``booking_app`` / ``xss_app``: session-scoped ``metric-explorer serve`` subprocesses (see
   :mod:`served_app`) on the bundled booking set and on the XSS fixture set, launched side by side.
-* ``new_offline_context()``: a browser context (1280×720) whose every request not to
-  127.0.0.1/localhost is aborted and recorded in the list returned with it.
+* ``new_offline_context()``: a browser context (1280×720, or the ``viewport`` and
+  ``device_scale_factor`` given) whose every request not to 127.0.0.1/localhost is aborted and
+  recorded in the list returned with it.
 * ``app_page``: the session's shared page, freshly navigated for each test (a reload gives a new
   Panel session, so no state leaks between tests); the test fails at teardown when any external
   request was attempted while it ran (the offline check).
@@ -28,7 +29,9 @@ REPO = Path(__file__).resolve().parents[2]
 BOOKING_CASES = REPO / "cases" / "booking_agent.json"
 XSS_CASES = REPO / "tests" / "fixtures" / "xss_cases.json"
 VIEWPORT = {"width": 1280, "height": 720}
-"""The projector size the issue names."""
+"""The projector size issue 3 names."""
+GLANCE = {"width": 1440, "height": 900}
+"""The laptop screen issue 9's one-screen layout is measured on."""
 
 EXPECT_TIMEOUT_MS = 15_000
 """Default wait of every ``expect``: updates take ~0.1 s, but CI machines can be very loaded."""
@@ -92,11 +95,12 @@ def _route_offline(context, record: list) -> None:
 
 @pytest.fixture(scope="session")
 def new_offline_context(browser):
-    """Factory: a new browser context (1280×720) routed offline; returns (context, external list)."""
+    """Factory: a new browser context (default 1280×720) routed offline; returns (context,
+    external list). ``make(viewport=..., device_scale_factor=..., permissions=[...])``."""
     made = []
 
-    def make():
-        context = browser.new_context(viewport=VIEWPORT)
+    def make(viewport: dict | None = None, **options):
+        context = browser.new_context(viewport=viewport or VIEWPORT, **options)
         record = _ExternalRequests()
         _route_offline(context, record)
         made.append(context)
@@ -114,16 +118,11 @@ def _shared(new_offline_context):
     return page, record
 
 
-@pytest.fixture
-def app_page(_shared, booking_app):
-    """The shared page opened on the booking app's start URL; yields a :class:`explorer_page.App`.
-
-    Dialogs (alert/confirm) are recorded in ``App.dialogs`` and dismissed. Fails the test when
-    a request to a non-local host was attempted during it.
-    """
-    page, record = _shared
+def _opened_app(page, record: list, url: str):
+    """Open ``url`` on ``page`` and yield its :class:`explorer_page.App`; afterwards stop recording
+    dialogs and fail the test when a request to a non-local host was attempted during it."""
     seen_before = len(record)
-    app = App(page, booking_app.url)
+    app = App(page, url)
     app.open()
     yield app
     app.detach()
@@ -133,15 +132,33 @@ def app_page(_shared, booking_app):
 
 
 @pytest.fixture
+def app_page(_shared, booking_app):
+    """The shared page opened on the booking app's start URL; yields a :class:`explorer_page.App`.
+
+    Dialogs (alert/confirm) are recorded in ``App.dialogs`` and dismissed. Fails the test when
+    a request to a non-local host was attempted during it.
+    """
+    page, record = _shared
+    yield from _opened_app(page, record, booking_app.url)
+
+
+@pytest.fixture
 def xss_page(_shared, xss_app):
     """A page (in the shared offline context) on the XSS fixture app; yields a :class:`explorer_page.App`."""
     shared_page, record = _shared
-    seen_before = len(record)
     page = shared_page.context.new_page()
-    app = App(page, xss_app.url)
-    app.open()
-    yield app
+    yield from _opened_app(page, record, xss_app.url)
     page.close()
-    external = record[seen_before:]
-    if external:
-        pytest.fail(f"the page tried to reach the network (offline check): {external[:5]}", pytrace=False)
+
+
+@pytest.fixture(scope="session")
+def _glance(new_offline_context):
+    context, record = new_offline_context(GLANCE, permissions=["clipboard-read", "clipboard-write"])
+    return context.new_page(), record
+
+
+@pytest.fixture
+def glance_page(_glance, booking_app):
+    """Like ``app_page`` at 1440×900 (its own context, clipboard allowed): issue 9's one screen."""
+    page, record = _glance
+    yield from _opened_app(page, record, booking_app.url)

@@ -109,21 +109,35 @@ class App:
 
     # -- outcome checks --------------------------------------------------------------------------
     def expect_outcome(self, agree: str, false_pass: list[str], false_fail: list[str]) -> None:
-        """Headline ``Agreement <agree>`` and the false-pass / false-fail id lists, at the current time."""
-        self.expect_text("me-agreement", f"Agreement {agree}")
+        """The replay's figures at the current time: ``Revealed so far: <agree> agree`` and the
+        false-pass / false-fail id lists of the revealed runs."""
+        self.expect_text("me-agreement", f"Revealed so far: {agree} agree")
         self.expect_text("me-false-pass", f"False passes: {ids_text(false_pass)}")
         self.expect_text("me-false-fail", f"False fails: {ids_text(false_fail)}")
 
     def expect_whole(self, agree: str) -> None:
-        """``All runs: <agree> agree`` (the whole set for the current inputs)."""
+        """``All runs: <agree> agree`` (the summary bar: the whole set for the current inputs)."""
         self.expect_text("me-whole-agreement", f"All runs: {agree} agree")
+
+    def expect_whole_lists(self, false_pass: list[str], false_fail: list[str]) -> None:
+        """The summary bar's false passes and false fails of the whole set."""
+        self.expect_text("me-whole-false-pass", f"False passes: {ids_text(false_pass)}")
+        self.expect_text("me-whole-false-fail", f"False fails: {ids_text(false_fail)}")
+
+    def open_tab(self, name: str) -> None:
+        """Open the page's tab ``name`` (``Explorer``, ``Calibration``, ``Settings sweep``, ``Your
+        data``); only the open tab's content is in the page."""
+        tab = self.page.locator(".me-tabs .bk-tab", has_text=re.compile(rf"^\s*{re.escape(name)}\s*$")).first
+        tab.click()
+        expect(tab).to_have_class(re.compile(r"\bbk-active\b"))
 
     def expect_time(self, seconds: float, timeout: float | None = None) -> None:
         """The time label reads ``t = <seconds> s`` with one decimal."""
         self.expect_text("me-time-label", f"t = {seconds:.1f} s", timeout=timeout)
 
-    def expect_revealed(self, n: int, total: int) -> None:
-        self.expect_text("me-revealed", f"{n} of {total} runs revealed")
+    def expect_revealed(self, n: int, total: int, timeout: float | None = None) -> None:
+        """``<n> of <total> runs revealed`` (the replay line); ``timeout`` in ms."""
+        self.expect_text("me-revealed", f"{n:,} of {total:,} runs revealed", timeout=timeout)
 
     # -- inputs ------------------------------------------------------------------------------------
     def choose(self, name: str, label: str) -> None:
@@ -136,6 +150,12 @@ class App:
         """The button ``label`` of group ``name`` is the active one."""
         button = self.el(name).get_by_role("button", name=label, exact=True)
         expect(button).to_have_class(re.compile(r"\bbk-active\b"))
+
+    def pick(self, name: str, label: str) -> None:
+        """Choose option ``label`` of the Select with contract class ``name``."""
+        select = self.el(name).locator("select")
+        select.select_option(label=label)
+        expect(select.locator("option:checked")).to_have_text(label)
 
     def tick(self, name: str, on: bool = True) -> None:
         """Set the checkbox ``name`` to ``on`` by clicking it (no click when already so)."""
@@ -229,13 +249,26 @@ class App:
     def time_handle(self) -> Locator:
         return self.el("me-time").get_by_role("slider")
 
+    def row_of(self, run_id: str) -> Locator:
+        """Run ``run_id``'s table row. The table scrolls inside its card and Tabulator keeps only
+        the rows near its view in the page (in no fixed order), so its body is scrolled down until
+        the row is there."""
+        row = self.el("me-table").locator(".tabulator-row", has=self.page.locator(
+            ".tabulator-cell", has_text=re.compile(rf"^\s*{re.escape(run_id)}\s*$")
+        )).first
+        holder = self.el("me-table").locator(".tabulator-tableholder").first
+        for _ in range(80):
+            if row.count():
+                break
+            holder.evaluate("h => { h.scrollTop = h.scrollTop + Math.max(40, h.clientHeight * 0.7); }")
+            self.page.wait_for_timeout(80)
+        return row
+
     def select_run(self, run_id: str) -> None:
         """Click run ``run_id``'s row in the table until the detail shows that run. A click that
         lands while Tabulator redraws its rows (after a reveal) selects nothing, so retry; a row
         already selected is not clicked again (that would unselect it)."""
-        row = self.el("me-table").locator(".tabulator-row", has=self.page.locator(
-            ".tabulator-cell", has_text=re.compile(rf"^\s*{re.escape(run_id)}\s*$")
-        )).first
+        row = self.row_of(run_id)
         head = self.el("me-detail").locator(".me-detail-head", has_text=run_id)
         for _attempt in range(5):
             if "tabulator-selected" not in (row.get_attribute("class") or ""):
@@ -248,12 +281,12 @@ class App:
         expect(head).to_have_count(1)
 
     def scrub_to(self, seconds: float) -> None:
-        """Move the Inspection time slider to ``seconds`` as a person would: click the track at
+        """Move the replay time slider to ``seconds`` as a person would: click the track at
         that fraction of 60 s, then nudge with the arrow keys until the handle reads ``seconds``."""
         track = self.el("me-time").locator(".noUi-base")
         track.scroll_into_view_if_needed()
         box = track.bounding_box()
-        assert box is not None, "the Inspection time slider is not visible"
+        assert box is not None, "the replay time slider is not visible"
         x = box["x"] + min(max(box["width"] * seconds / 60.0, 1.0), box["width"] - 1.0)
         self.page.mouse.click(x, box["y"] + box["height"] / 2)
         self._keys_to("me-time", seconds)

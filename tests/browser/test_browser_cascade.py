@@ -43,7 +43,7 @@ def slider_keys_to(app, name: str, target: float) -> None:
 def test_cascade_review_queue_changes_agreement(app_page):
     app = app_page
     app.expect_whole("4/10")
-    app.choose("me-response-scorer", "Cascade")
+    app.pick("me-response-scorer", "Cascade")
     app.expect_text("me-review-status", "2 runs wait for review")
     app.expect_whole("5/10")
     app.expect_text("me-embedding-model", re.compile(r"all-MiniLM-L6-v2 · backend onnx-int8 · weights sha256 8199be6f699a"))
@@ -68,7 +68,7 @@ def test_cascade_review_queue_changes_agreement(app_page):
 
 def test_calibration_tab_shows_bands_for_the_bundled_pairs(app_page):
     app = app_page
-    app.page.locator(".me-tabs .bk-tab", has_text="Calibration").first.click()
+    app.open_tab("Calibration")
     app.choose("me-calibration-source", "Bundled labelled pairs")
     app.choose("me-calibration-score", "Stored scores")
     # the stored scores (seed 000's illustration): from 0.89 up, 5 acceptable and 1 not (precision

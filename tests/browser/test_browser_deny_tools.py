@@ -20,6 +20,7 @@ TOOLS_IN_DATA = {"search_flights", "book_flight", "confirm_booking", "get_weathe
 def test_deny_tools_offered_from_the_data(app_page):
     app = app_page
     assert app.deny_tools() == ["delete_booking"]
+    app.tick("me-deny-check")  # the tools are disabled while the check is off (issue 9)
     widget = app.el("me-deny-tools")
     widget.locator("input[type=search]").click()
     options = widget.get_by_role("option")
@@ -33,9 +34,12 @@ def test_choosing_deny_tools_changes_the_verdicts(app_page):
     app = app_page
     app.choose("me-trajectory", "ANY_ORDER")
     app.expect_whole("6/10")
-    app.choose_deny_tools(["get_weather"])
-    app.expect_whole("6/10")  # check still unticked: the list alone does nothing
+    # check unticked: the list does nothing, so it is disabled and says why (issue 9)
+    expect(app.el("me-deny-tools").locator("input[type=search]")).to_be_disabled()
+    app.expect_text("me-deny-reason", "Tick Deny-list check to use these tools.")
     app.tick("me-deny-check")
+    app.expect_whole("7/10")  # delete_booking, chosen by default, fails E6 (seed 002)
+    app.choose_deny_tools(["get_weather"])
     app.expect_whole("5/10")
     app.next_events(5, then_time=60.0)
     app.expect_outcome("5/10", ["E5", "E6"], ["E1", "E2", "E7"])

@@ -54,7 +54,9 @@ that can be lost by the client (seen with Bokeh 3.9 / Panel 1.9), so uploads wai
 
 
 def upload(app, name: str, data: bytes, mime: str) -> None:
-    """Give the file to the drop zone's file input (once the page is idle)."""
+    """Open the "Your data" tab and give the file to the drop zone's file input (once the page is idle)."""
+    app.page.wait_for_function(IDLE)
+    app.open_tab("Your data")
     app.page.wait_for_function(IDLE)
     app.page.locator(".me-upload input[type=file]").first.set_input_files(
         files=[{"name": name, "mimeType": mime, "buffer": data}]
@@ -62,9 +64,10 @@ def upload(app, name: str, data: bytes, mime: str) -> None:
 
 
 def select_row(app, k: int, run_id: str) -> None:
-    """Click row ``k`` of the table's page until the label card names ``run_id`` as selected
-    (a click that lands while Tabulator redraws its rows after a reveal selects nothing)."""
-    row = app.page.locator(".me-table .tabulator-row").nth(k)
+    """Click run ``run_id`` (row ``k`` of the table's page) until the label card names it as
+    selected (a click that lands while Tabulator redraws its rows after a reveal selects nothing)."""
+    del k  # the row is found by its id: Tabulator keeps only the rows near its view, in no fixed order
+    row = app.row_of(run_id)
     for _attempt in range(4):
         if "tabulator-selected" not in (row.get_attribute("class") or ""):  # a second click would unselect
             row.click()
@@ -90,6 +93,7 @@ def test_broken_upload_keeps_agreement_and_labels(app_page):
     upload(app, "broken_runs.json", b'{"format": "metric-explorer/cases@1", "name": "x", "runs": [{"id": 3}]}', "application/json")
     app.expect_text("me-load-error", re.compile(re.escape("broken_runs.json: runs[0].id: expected a string")))
     app.expect_whole("5/10")
+    app.open_tab("Explorer")
     app.expect_outcome("5/10", ["E5"], ["E2", "E3", "E7", "E8"])
     app.expect_text("me-unlabelled", "· 4 acceptable · 6 unacceptable")
 
@@ -105,8 +109,8 @@ def test_1000_run_export_labels_round_trip(app_page, tmp_path, fmt, mime):
     name = f"runs_1000.{fmt}"
     data = export_1000(fmt)
     upload(app, name, data, mime)
-    app.expect_text("me-load-status", f"{name}: 1000 runs loaded", timeout=30_000)
-    app.expect_whole("0/0")
+    app.expect_text("me-load-status", f"Loaded 1,000 runs from {name}.", timeout=30_000)
+    app.expect_whole("0/0")  # the new set is shown at once, in the Explorer tab
     app.expect_text("me-unlabelled", "Unlabelled: 1000 of 1000 runs")
 
     app.scrub_to(60.0)
@@ -121,6 +125,7 @@ def test_1000_run_export_labels_round_trip(app_page, tmp_path, fmt, mime):
     whole = app.text("me-whole-agreement")
     assert whole.startswith("All runs: ") and whole.endswith("/10 agree (990 unlabelled)"), whole
 
+    app.open_tab("Your data")
     with app.page.expect_download() as info:
         app.el("me-download-labels").locator("button, a").first.click()
     saved = tmp_path / "labels.csv"
@@ -139,17 +144,17 @@ def test_1000_run_export_labels_round_trip(app_page, tmp_path, fmt, mime):
 
     app.open()  # a new session: nothing of the old one
     upload(app, name, data, mime)
-    app.expect_text("me-load-status", f"{name}: 1000 runs loaded", timeout=30_000)
+    app.expect_text("me-load-status", f"Loaded 1,000 runs from {name}.", timeout=30_000)
     app.expect_whole("0/0")
     upload(app, "labels.csv", saved.read_bytes(), "text/csv")
-    app.expect_text("me-load-status", "labels.csv: labels applied")
+    app.expect_text("me-load-status", "Applied the labels in labels.csv.")
     expect(app.el("me-whole-agreement")).to_contain_text(whole)
     app.expect_text("me-unlabelled", "· 6 acceptable · 4 unacceptable")
 
 
 def test_sweep_tab_finds_ten_of_ten_and_applies_it(app_page):
     app = app_page
-    app.page.locator(".me-tabs .bk-tab", has_text="Settings sweep").click()
+    app.open_tab("Settings sweep")
     app.expect_text("me-sweep-best", "Best agreement 10/10 (false passes 0, false fails 0)")
     # seed 002's last lesson step (ANY_ORDER, deny-list, key fields, F1 0.40) is among them
     app.expect_text("me-sweep-best", re.compile(re.escape(

@@ -31,7 +31,7 @@ from ...core.evaluation.response_features import ResponseFeatures
 from ...core.scoring.passmark import show_threshold
 from ...core.scoring.response_scorers import CosineScorer, make_scorer
 from .response_inputs import model_html
-from .style import styled
+from .style import LiveHTML, styled
 
 BUNDLED_PAIRS = Path(__file__).resolve().parents[3] / "cases" / "labelled_pairs.json"
 """The 20 labelled pairs bundled with the explorer (12 acceptable, 8 not)."""
@@ -161,21 +161,21 @@ class CalibrationView:
         self.chart = pn.Column(pn.pane.Bokeh(fig, sizing_mode="stretch_width"), css_classes=["me-calibration-chart"], sizing_mode="stretch_width")
         p = self.state.param
         self.source_choice = pn.widgets.RadioButtonGroup.from_param(
-            p.source, name="Pairs", css_classes=["me-calibration-source"], button_type="primary", button_style="outline",
+            p.source, label="Pairs", css_classes=["me-calibration-source"], color="primary", variant="outline",
         )
         self.score_choice = pn.widgets.RadioButtonGroup.from_param(
-            p.score, name="Score", css_classes=["me-calibration-score"], button_type="primary", button_style="outline",
+            p.score, label="Score", css_classes=["me-calibration-score"], color="primary", variant="outline",
         )
         self.target = pn.widgets.FloatSlider.from_param(
-            p.target_precision, name="Target precision", start=0.05, end=1.0, step=0.05, format="0.00",
+            p.target_precision, label="Target precision", start=0.05, end=1.0, step=0.05, format="0.00",
             css_classes=["me-target-precision"], width=320,
         )
-        self.use = pn.widgets.Button(name="Use these bands in the cascade", css_classes=["me-calibration-use"], button_type="primary")
+        self.use = pn.widgets.Button(label="Use these bands in the cascade", css_classes=["me-calibration-use"], color="primary")
         self.use.on_click(self._use)
-        self.info = pn.pane.HTML("", css_classes=["me-calibration-info"], **styled(margin=(4, 10), sizing_mode="stretch_width"))
-        self.model = pn.pane.HTML("", css_classes=["me-embedding-model"], **styled(margin=(4, 10), sizing_mode="stretch_width"))
-        self.bands_pane = pn.pane.HTML("", css_classes=["me-calibration-bands"], **styled(margin=(4, 10), sizing_mode="stretch_width"))
-        self.table = pn.pane.HTML("", css_classes=["me-calibration-table"], **styled(margin=(4, 10), sizing_mode="stretch_width"))
+        self.info = LiveHTML("", css_classes=["me-calibration-info"], **styled(margin=(4, 10), sizing_mode="stretch_width"))
+        self.model = LiveHTML("", css_classes=["me-embedding-model"], **styled(margin=(4, 10), sizing_mode="stretch_width"))
+        self.bands_pane = LiveHTML("", css_classes=["me-calibration-bands"], **styled(margin=(4, 10), sizing_mode="stretch_width"))
+        self.table = LiveHTML("", css_classes=["me-calibration-table"], **styled(margin=(4, 10), sizing_mode="stretch_width"))
         self.state.param.watch(lambda *_: self.refresh(), ["source", "score", "target_precision"])
 
     def _use(self, _event=None) -> None:
@@ -262,7 +262,7 @@ class CalibrationView:
     def panel(self) -> pn.Column:
         """The page."""
         return pn.Column(
-            pn.pane.HTML(
+            LiveHTML(
                 "<h2>Calibration</h2><div class=\"me-hint\">A pair passes at a threshold when its score is at least the "
                 "threshold. Pass-above: the lowest threshold whose precision reaches the target; fail-below: the highest "
                 "threshold below which at least that share is unacceptable; between them the judge decides.</div>",

@@ -8,9 +8,11 @@ from bokeh.models import ColumnDataSource, HoverTool, Legend, LegendItem, Span
 from bokeh.plotting import figure
 
 from ..tradeoff import Sweep
-from .style import styled
+from .style import LiveHTML, styled
 
 COLOURS = {"agree": "#0f766e", "false_pass": "#c0392b", "false_fail": "#c77c02"}
+CHART_HEIGHT = 165
+"""Figure height in px (the chart shares the first screen with the settings and the runs table)."""
 
 
 class ChartView:
@@ -19,7 +21,7 @@ class ChartView:
     def __init__(self, n_runs: int) -> None:
         self.source = ColumnDataSource(data={"threshold": [], "agree": [], "false_pass": [], "false_fail": []})
         fig = figure(
-            height=280, sizing_mode="stretch_width", x_range=(0, 1), y_range=(-0.3, max(n_runs, 1) + 0.5),
+            height=CHART_HEIGHT, sizing_mode="stretch_width", x_range=(0, 1), y_range=(-0.3, max(n_runs, 1) + 0.5),
             toolbar_location=None, tools="", x_axis_label="Response F1 threshold", y_axis_label="runs",
         )
         items = []
@@ -30,7 +32,8 @@ class ChartView:
             items.append(LegendItem(label=label, renderers=[r]))
         self.marker = Span(location=0.8, dimension="height", line_color="#334155", line_width=1.5, line_dash="dotted")
         fig.add_layout(self.marker)
-        fig.add_layout(Legend(items=items, orientation="horizontal", location="top_left"), "above")
+        fig.add_layout(Legend(items=items, orientation="horizontal", location="top_left", background_fill_alpha=0.85,
+                              label_text_font_size="8.5pt", padding=2, spacing=10, margin=4))
         fig.add_tools(HoverTool(
             tooltips=[("F1 ≥", "@threshold{0.00}"), ("agree", "@agree"), ("false passes", "@false_pass"),
                       ("false fails", "@false_fail")],
@@ -58,14 +61,12 @@ class ChartView:
     def panel(self) -> pn.Column:
         """The card."""
         return pn.Column(
-            pn.pane.HTML(
-                "<h2>Trade-off</h2><div class=\"me-hint\">Whole set, other settings as chosen; the dotted line is the "
-                "current threshold.</div>",
-                **styled(margin=(0, 10)),
+            LiveHTML(
+                "<h2>Trade-off <span class=\"me-hint\">agreement, false passes and false fails of all runs at every "
+                "Response F1 threshold, the other settings as chosen; the dotted line is the current threshold</span></h2>",
+                **styled(margin=(0, 10), sizing_mode="stretch_width"),
             ),
             self.pane,
             css_classes=["me-card", "me-chart-card"],
             sizing_mode="stretch_width",
-            min_width=380,
-            styles={"flex": "1 1 380px"},
         )

@@ -1,4 +1,6 @@
-"""The selected run: its answer against the reference(s), the person's note, differing words marked."""
+"""The selected run, in a side panel beside the table that opens on selection: its answer against
+the reference(s), the person's note, the evaluator's reason, differing words marked; the label
+buttons go underneath (given by the page)."""
 
 from __future__ import annotations
 
@@ -6,11 +8,13 @@ import html
 
 import panel as pn
 
+from typing import Callable
+
 from ...core.evaluation.verdicts import OUTCOMES, Evaluation, reason
 from ...core.evaluation.features import Features
 from ...core.scoring.overlap import unigram_f1
 from ..highlight import mark_differences
-from .style import styled
+from .style import LiveHTML, flex_item, styled
 
 HINT = '<div class="me-empty">Select a revealed run in the table to see its answer, reference and the person\'s note.</div>'
 
@@ -54,24 +58,39 @@ def detail_html(features: Features, ev: Evaluation, i: int) -> str:
 
 
 class DetailView:
-    """The detail card."""
+    """The side panel: hidden until a run is selected; ``on_close`` is the session's "unselect"."""
 
-    def __init__(self) -> None:
-        self.pane = pn.pane.HTML(HINT, css_classes=["me-detail"], **styled(sizing_mode="stretch_width"))
+    def __init__(self, on_close: Callable[[], None] | None = None) -> None:
+        self.pane = LiveHTML(HINT, css_classes=["me-detail"], **styled(sizing_mode="stretch_width"))
+        self.close = pn.widgets.Button(label="✕ Close", css_classes=["me-detail-close"], width=80, margin=(0, 6),
+                                       stylesheets=[":host .bk-btn { padding: 2px 6px; font-size: 12.5px; }"])
+        if on_close is not None:
+            self.close.on_click(lambda _e: on_close())
+        self.card: pn.Column | None = None
 
     def show(self, features: Features, ev: Evaluation, i: int | None) -> None:
-        """Show run ``i`` (None: the hint)."""
+        """Show run ``i`` and open the panel (None: the hint, panel closed)."""
         self.pane.object = HINT if i is None else detail_html(features, ev, i)
+        if self.card is not None and self.card.visible != (i is not None):
+            self.card.visible = i is not None
 
-    def panel(self) -> pn.Column:
-        """The card."""
-        return pn.Column(
-            pn.pane.HTML(
-                '<h2>Selected run</h2><div class="me-hint">Words that differ between answer and reference are '
-                "<mark>marked</mark>.</div>",
-                **styled(margin=(0, 10)),
+    def panel(self, *below: pn.viewable.Viewable) -> pn.Column:
+        """The side panel (``below``: e.g. the label buttons), hidden until a run is selected."""
+        self.card = pn.Column(
+            pn.Row(
+                LiveHTML(
+                    '<h2>Selected run</h2><div class="me-hint">Words that differ between answer and reference are '
+                    "<mark>marked</mark>.</div>",
+                    **styled(margin=(0, 10), sizing_mode="stretch_width"),
+                ),
+                self.close,
+                sizing_mode="stretch_width",
             ),
             self.pane,
-            css_classes=["me-card"],
+            *below,
+            css_classes=["me-card", "me-detail-panel"],
             sizing_mode="stretch_width",
+            styles=flex_item(340, max_width=460),
+            visible=False,
         )
+        return self.card

@@ -15,6 +15,7 @@ from ...core.io.exports import dumps_adk_test_config, dumps_scored_table, dumps_
 from ...core.evaluation.features import Features
 from ...core.io.loaders.labels import Label, dumps_labels
 from ..labels import SessionLabels
+from .style import LiveHTML
 
 
 def session_labels_csv(features: Features, labels: SessionLabels) -> str:
@@ -48,7 +49,7 @@ class Downloads:
             def callback() -> io.BytesIO:
                 return io.BytesIO(make().encode("utf-8"))
             return pn.widgets.FileDownload(callback=callback, filename=filename, label=label, css_classes=[css],
-                                           button_type="light", embed=False, width=160)
+                                           color="light", embed=False, width=170)
 
         self.labels = button("Labels CSV", "me-download-labels", self._labels, "labels.csv")
         self.table = button("Scored table CSV", "me-download-table", self._table, "scored_table.csv")
@@ -79,7 +80,7 @@ class Downloads:
         """The downloads row with a note on what the ADK file cannot hold."""
         return pn.Column(
             pn.FlexBox(self.labels, self.table, self.settings, self.adk, flex_wrap="wrap", sizing_mode="stretch_width"),
-            pn.pane.HTML(
+            LiveHTML(
                 '<div class="me-hint">Settings JSON is read back by <code>metric-explorer score --settings</code> and '
                 "<code>serve --settings</code>. The ADK file holds the criteria ADK has (tool_trajectory_avg_score with "
                 "match_type and ignore_args, response_match_score); what ADK cannot express (deny-list, key fields, "

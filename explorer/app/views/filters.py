@@ -16,6 +16,8 @@ import numpy as np
 import pandas as pd
 import panel as pn
 
+from .style import WRAP
+
 from ...core.evaluation.verdicts import DECIDED_BY, OUTCOMES, Evaluation
 from ...core.evaluation.features import Features
 
@@ -74,14 +76,14 @@ class FilterBar:
 
     def __init__(self, changed: Callable[[], None]) -> None:
         self.outcome = pn.widgets.CheckButtonGroup(
-            name="Outcome", options={v: k for k, v in OUTCOME_LABELS.items()}, value=[],
-            css_classes=["me-filter-outcome"], button_type="default",
+            options={v: k for k, v in OUTCOME_LABELS.items()}, value=[],
+            css_classes=["me-filter-outcome"], color="default",
         )
         self.decided = pn.widgets.MultiChoice(
-            name="Decided by", options=list(DECIDED_BY), value=[], css_classes=["me-filter-decided"], width=260,
+            options=list(DECIDED_BY), value=[], css_classes=["me-filter-decided"], width=210, placeholder="Decided by…",
         )
         self.search = pn.widgets.TextInput(
-            name="Search id or title", placeholder="type to filter", css_classes=["me-search"], width=220,
+            placeholder="Search id or title", css_classes=["me-search"], width=170,
         )
         for w in (self.outcome, self.decided):
             w.param.watch(lambda _e: changed(), ["value"])
@@ -97,7 +99,7 @@ class FilterBar:
 
     def panel(self) -> pn.Row:
         """The filter row (shown above the table)."""
-        return pn.Row(self.outcome, self.decided, self.search, css_classes=["me-filters"], sizing_mode="stretch_width")
+        return pn.Row(self.outcome, self.decided, self.search, css_classes=["me-filters"], styles=WRAP, margin=0)
 
 
 def frame_filter(mask_of: Callable[[], np.ndarray | None]) -> Callable[[pd.DataFrame], pd.DataFrame]:

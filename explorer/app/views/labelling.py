@@ -1,4 +1,4 @@
-"""Labelling runs in the table: buttons (mouse) and the a / u / c keys.
+"""Labelling runs in the table: buttons (mouse, in the selected run's side panel) and the a / u / c keys.
 
 Select a row in the table, then press **a** (acceptable), **u** (unacceptable) or **c** (clear),
 or click the buttons. The label goes into the session's
@@ -16,7 +16,7 @@ import panel as pn
 import param
 from panel.reactive import ReactiveHTML
 
-from .style import styled
+from .style import LiveHTML, flex_item, styled
 
 KEY_VERDICTS: dict[str, str | None] = {"a": "acceptable", "u": "unacceptable", "c": None}
 """Key pressed (lower case) -> the verdict it records (None clears the label)."""
@@ -75,7 +75,7 @@ class LabelBar:
         self._label = label
 
         def button(text: str, css: str, key: str, verdict: str | None, kind: str) -> pn.widgets.Button:
-            b = pn.widgets.Button(name=text, button_type=kind, css_classes=[css], width=150,
+            b = pn.widgets.Button(label=text, color=kind, css_classes=[css], width=118,
                                   description=f"Label the selected run (key {key})")
             b.on_click(lambda _e: self._label(verdict))
             return b
@@ -83,8 +83,9 @@ class LabelBar:
         self.accept = button("Acceptable (a)", "me-label-accept", "a", "acceptable", "success")
         self.reject = button("Unacceptable (u)", "me-label-reject", "u", "unacceptable", "danger")
         self.clear = button("Clear (c)", "me-label-clear", "c", None, "default")
-        self.selected = pn.pane.HTML("", css_classes=["me-label-selected"], **styled(margin=(4, 10)))
-        self.unlabelled = pn.pane.HTML("", css_classes=["me-unlabelled"], **styled(margin=(4, 10)))
+        self.selected = LiveHTML("", css_classes=["me-label-selected"], **styled(margin=(4, 10)))
+        self.unlabelled = LiveHTML("", css_classes=["me-unlabelled"],
+                                       **styled(margin=(6, 10), sizing_mode="stretch_width", styles=flex_item(260)))
 
     def show(self, selected: str | None, human: np.ndarray) -> None:
         """Name the selected run (``selected`` id, escaped) and count the labels."""
@@ -92,19 +93,22 @@ class LabelBar:
             self.selected.object = '<div class="me-hint">Select a row in the table, then press a / u / c.</div>'
         else:
             self.selected.object = f'<div>Selected run: <b>{html.escape(selected)}</b></div>'
-        self.unlabelled.object = f'<div class="me-sub">{html.escape(unlabelled_text(human))}</div>'
+        self.unlabelled.object = (f'<div class="me-sub">Select a run to read and label it. '
+                                  f"{html.escape(unlabelled_text(human))}</div>")
 
     def panel(self) -> pn.Column:
-        """The labelling card."""
+        """The label buttons for the selected run (in the run's side panel); the unlabelled count
+        (:attr:`unlabelled`) is placed by the page above the table."""
         return pn.Column(
-            pn.pane.HTML(
-                "<h2>Label runs</h2><div class=\"me-hint\">Select a row, then press <kbd>a</kbd> acceptable, "
-                "<kbd>u</kbd> unacceptable or <kbd>c</kbd> clear (or click). Agreement updates as you label; "
-                "unlabelled runs count as neither verdict.</div>",
+            LiveHTML(
+                "<h2>Label this run</h2><div class=\"me-hint\">Or press <kbd>a</kbd> acceptable, <kbd>u</kbd> "
+                "unacceptable, <kbd>c</kbd> clear. Agreement updates as you label; unlabelled runs count as neither "
+                "verdict.</div>",
                 **styled(margin=(0, 10)),
             ),
-            pn.Row(self.accept, self.reject, self.clear, self.selected),
-            self.unlabelled,
-            css_classes=["me-card", "me-labelling"],
+            pn.Row(self.accept, self.reject, self.clear),
+            self.selected,
+            css_classes=["me-labelling"],
             sizing_mode="stretch_width",
+            margin=(6, 0, 0, 0),
         )

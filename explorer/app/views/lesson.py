@@ -1,4 +1,11 @@
-"""The guided lesson: seven step buttons (``me-lesson-1`` ... ``me-lesson-7``) and the chosen step's text."""
+"""The booking-agent lesson as a stepper at the top of the page: Prev / Next, a chip per step with
+the figure the story gives (``me-lesson-1`` ... ``me-lesson-7``), and the shown step's text.
+
+The shown step follows the inputs: whenever the settings equal a step's (chosen here, opened from
+a link, or set by hand) that step is highlighted and its text shown, so text and highlight never
+disagree. Each step's text ends with every setting it sets, in words, and with the figure the
+lesson expects next to the figure the current settings give.
+"""
 
 from __future__ import annotations
 
@@ -7,55 +14,115 @@ from typing import Callable
 
 import panel as pn
 
+from ...core.evaluation.metrics import Agreement
 from ...core.evaluation.settings import Settings
 from ..lesson import STEPS, LessonStep
-from .style import styled
+from ..words import figure, settings_words
+from .style import WRAP, LiveHTML, flex_item, styled
 
-INTRO = (
-    "Seed 002's story in seven steps. Choosing a step sets the inputs; change them freely afterwards."
-)
+STEP_CHIP = ":host .bk-btn { padding: 3px 7px; font-size: 12.5px; white-space: nowrap; }"
+NAV_BUTTON = ":host .bk-btn { padding: 3px 8px; font-size: 13px; }"
+
+
+def short_title(step: LessonStep) -> str:
+    """The title without its number: ``"ANY_ORDER accepts the reordered profile read"``."""
+    head, _, rest = step.title.partition(". ")
+    return rest if head.isdigit() and rest else step.title
+
+
+def step_head_html(step: LessonStep, now: Agreement, on_step: bool) -> str:
+    """The shown step's head line: ``Step 3 of 7: <title>``, the lesson's figure and the one the
+    current settings give (or, off the lesson path, that no step matches), escaped."""
+    e = html.escape
+    got = figure(now.agree, now.labelled)
+    if on_step:
+        same = got == step.expected
+        mark = (' <span class="me-step-same">✓</span>' if same else
+                ' <span class="me-step-differs">differs: these runs or labels are not the lesson\'s</span>')
+        figures = (f'<span class="me-step-figures">lesson <b>{e(step.expected)}</b> · '
+                   f"yours <b>{e(got)}</b>{mark}</span>")
+        head = f'<span class="me-step-count">Step {step.number} of {len(STEPS)}:</span> <b>{e(short_title(step))}</b>'
+    else:
+        figures = (f'<span class="me-step-figures">Your settings: <b>{e(got)}</b> agree · '
+                   f"step {step.number} gives <b>{e(step.expected)}</b></span>")
+        head = '<span class="me-step-count">Your own settings</span> (not one of the lesson\'s steps)'
+    return f'<div class="me-step-head">{head} {figures}</div>'
+
+
+def step_html(step: LessonStep, opening: Settings, on_step: bool = True) -> str:
+    """The shown step's text: its explanation and every setting it sets, in words (escaped). Off
+    the lesson path (``on_step`` False): that no step is shown, and where Prev / Next lead."""
+    e = html.escape
+    if not on_step:
+        return (
+            '<p class="me-step-text">The settings were changed away from the lesson. Choose a step to follow '
+            f"the story again; Prev and Next go on from step {step.number} ({e(short_title(step))}).</p>"
+        )
+    return (
+        f'<p class="me-step-text">{e(step.explanation)} <span class="me-step-settings"><b>Step {step.number} sets:</b> '
+        f"{e(settings_words(step.settings(opening)))}.</span></p>"
+    )
 
 
 class LessonView:
-    """Buttons for :data:`STEPS`; ``on_step`` receives the chosen :class:`LessonStep`."""
+    """The stepper; ``on_step`` receives the chosen :class:`LessonStep` (it applies its settings)."""
 
     def __init__(self, on_step: Callable[[LessonStep], None]) -> None:
         self.on_step = on_step
-        self.buttons = []
+        self.buttons: list[pn.widgets.Button] = []
         for step in STEPS:
             b = pn.widgets.Button(
-                name=step.title, css_classes=["me-lesson-step", f"me-lesson-{step.number}"],
-                button_type="light", sizing_mode="stretch_width", margin=(2, 10),
-                stylesheets=[":host .bk-btn { text-align: left; white-space: normal; font-size: 14px; padding: 5px 10px; }"],
+                label=f"{step.number} · {step.expected}", css_classes=["me-lesson-step", f"me-lesson-{step.number}"],
+                color="light", margin=(2, 2), stylesheets=[STEP_CHIP], description=step.title,
             )
             b.on_click(lambda _e, s=step: self.choose(s))
             self.buttons.append(b)
-        self.text = pn.pane.HTML(
-            '<div class="me-empty">No step chosen yet.</div>', css_classes=["me-lesson-text"],
-            **styled(sizing_mode="stretch_width", margin=(8, 10)),
-        )
+        self.prev = pn.widgets.Button(label="◀ Prev", css_classes=["me-lesson-prev"], margin=(2, 4, 2, 2), stylesheets=[NAV_BUTTON])
+        self.next = pn.widgets.Button(label="Next ▶", css_classes=["me-lesson-next"], margin=(2, 2, 2, 4), stylesheets=[NAV_BUTTON])
+        self.prev.on_click(lambda _e: self.step_by(-1))
+        self.next.on_click(lambda _e: self.step_by(+1))
+        self.head = LiveHTML("", css_classes=["me-lesson-head"], **styled(sizing_mode="stretch_width", margin=(6, 8, 0, 8),
+                                                                             styles=flex_item(380)))
+        self.text = LiveHTML("", css_classes=["me-lesson-text"], **styled(sizing_mode="stretch_width", margin=(0, 8)))
+        self.shown = STEPS[0]
+        """The step whose text is shown (the one the inputs are on, else the last one shown)."""
+        self.current: LessonStep | None = None
+        """The step whose settings the inputs are on, or None."""
 
-    def mark_current(self, settings: Settings, opening: Settings) -> None:
-        """Highlight the step whose settings are ``settings`` (none when the inputs left every step)."""
+    def mark_current(self, settings: Settings, opening: Settings, now: Agreement) -> None:
+        """Highlight and show the step whose settings are ``settings`` (none highlighted when the
+        inputs left every step; the text then says so); ``now``: the current all-runs figures."""
+        self.current = next((s for s in STEPS if s.settings(opening) == settings), None)
+        if self.current is not None:
+            self.shown = self.current
         for b, s in zip(self.buttons, STEPS):
-            kind = "primary" if s.settings(opening) == settings else "light"
-            if b.button_type != kind:
-                b.button_type = kind
+            color = "primary" if s is self.current else "light"
+            if b.color != color:
+                b.color = color
+        self.prev.disabled = self.current is not None and self.current.number == 1
+        self.next.disabled = self.current is not None and self.current.number == len(STEPS)
+        self.head.object = step_head_html(self.shown, now, self.current is not None)
+        self.text.object = step_html(self.shown, opening, self.current is not None)
 
     def choose(self, step: LessonStep) -> None:
-        """Show ``step``'s explanation and apply its settings (what a click on its button does)."""
-        self.text.object = (
-            f'<div class="me-lesson-title">{html.escape(step.title)}</div>'
-            f"<p>{html.escape(step.explanation)}</p>"
-        )
+        """Apply ``step``'s settings (what a click on its chip does); the text follows through
+        :meth:`mark_current`."""
+        self.shown = step
         self.on_step(step)
 
+    def step_by(self, delta: int) -> None:
+        """Prev (-1) / Next (+1) from the shown step; off the lesson path, Next re-applies the
+        shown step's neighbour and Prev/Next never leave 1..7."""
+        k = min(max(self.shown.number - 1 + delta, 0), len(STEPS) - 1)
+        self.choose(STEPS[k])
+
     def panel(self) -> pn.Column:
-        """The lesson card."""
+        """The stepper band: the lesson's name, Prev, the step chips, Next and the head line, then
+        the step's text."""
+        label = LiveHTML('<div class="me-lesson-label" title="Each chip is a step of the lesson and the agreement '
+                             'it gives">The booking-agent lesson</div>', **styled(margin=(9, 4, 0, 8)))
         return pn.Column(
-            pn.pane.HTML(f'<h2>Guided lesson</h2><div class="me-hint">{html.escape(INTRO)}</div>', **styled(margin=(0, 10))),
-            *self.buttons,
+            pn.Row(label, self.prev, *self.buttons, self.next, self.head, sizing_mode="stretch_width", styles=WRAP),
             self.text,
-            css_classes=["me-card", "me-lesson"],
-            sizing_mode="stretch_width",
+            css_classes=["me-card", "me-lesson"], sizing_mode="stretch_width",
         )

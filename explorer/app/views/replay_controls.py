@@ -1,4 +1,5 @@
-"""Replay controls: Play/Pause, Next event, Restart, Speed and the Inspection time slider."""
+"""Replay controls in one strip: Play/Pause, Next event, Restart, Speed, the replay-time slider and
+``t = 25.0 s``; the revealed-so-far line goes underneath (given by the session)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,12 @@ from typing import Callable
 import panel as pn
 
 from ..state import Clock
-from .style import styled
+from .style import WRAP, LiveHTML, flex_item, styled
+
+REPLAY_TIME_HELP = (
+    "The replay's clock: over 60 seconds the runs are revealed two at a time, each with its checks and "
+    "verdict, as if you were inspecting them one after another. Drag to jump to a moment."
+)
 
 
 def time_label(t: float) -> str:
@@ -26,50 +32,43 @@ class ReplayControls:
     on_restart: Callable[[], None]
 
     def __post_init__(self) -> None:
-        self.play = pn.widgets.Button(name="Play", css_classes=["me-play"], button_type="primary", width=90)
-        self.next = pn.widgets.Button(name="Next event", css_classes=["me-next"], width=110)
-        self.restart = pn.widgets.Button(name="Restart", css_classes=["me-restart"], width=90)
+        self.play = pn.widgets.Button(label="Play", css_classes=["me-play"], color="primary", width=84,
+                                      description="Reveal the runs: the first ones at once, then two every 12 s (at 1x)")
+        self.next = pn.widgets.Button(label="Next event", css_classes=["me-next"], width=100)
+        self.restart = pn.widgets.Button(label="Restart", css_classes=["me-restart"], width=84)
         self.play.on_click(lambda _e: self.on_play())
         self.next.on_click(lambda _e: self.on_next())
         self.restart.on_click(lambda _e: self.on_restart())
         self.speed = pn.widgets.RadioButtonGroup.from_param(
-            self.clock.param.speed, name="Speed", css_classes=["me-speed"], button_type="primary",
-            button_style="outline", width=200,
+            self.clock.param.speed, label="Speed", css_classes=["me-speed"], color="primary",
+            variant="outline", width=176,
         )
         self.time = pn.widgets.FloatSlider.from_param(
-            self.clock.param.time, name="Inspection time", start=0.0, end=60.0, step=0.1, format="0.0",
-            css_classes=["me-time"], sizing_mode="stretch_width",
+            self.clock.param.time, label="Replay time (s), drag to jump", start=0.0, end=60.0, step=0.1, format="0.0",
+            css_classes=["me-time"], sizing_mode="stretch_width", styles=flex_item(200),
         )
-        self.label = pn.pane.HTML(
-            f'<span class="me-time-text">{time_label(0.0)}</span>', css_classes=["me-time-label"],
-            **styled(width=90, margin=(24, 10, 0, 10)),
+        self.label = LiveHTML(
+            f'<span class="me-time-text" title="{REPLAY_TIME_HELP}">{time_label(0.0)}</span>', css_classes=["me-time-label"],
+            **styled(width=74, margin=(22, 6, 0, 4)),
         )
 
     def show(self, t: float, playing: bool) -> None:
         """Reflect the clock: the time label and the Play/Pause label."""
-        self.label.object = f'<span class="me-time-text">{time_label(t)}</span>'
-        name = "Pause" if playing else "Play"
-        if self.play.name != name:
-            self.play.name = name
+        self.label.object = f'<span class="me-time-text" title="{REPLAY_TIME_HELP}">{time_label(t)}</span>'
+        label = "Pause" if playing else "Play"
+        if self.play.label != label:
+            self.play.label = label
 
-    def panel(self) -> pn.Column:
-        """The controls card."""
+    def panel(self, state_line: pn.viewable.Viewable) -> pn.Column:
+        """The controls card with ``state_line`` (the revealed-so-far figures) underneath."""
         return pn.Column(
-            pn.FlexBox(
+            pn.Row(
                 self.play, self.next, self.restart,
-                pn.Row(
-                    pn.pane.HTML('<div class="me-label me-inline">Speed</div>', **styled(margin=(12, 4, 0, 16))),
-                    self.speed,
-                ),
-                flex_wrap="wrap",
-                sizing_mode="stretch_width",
+                LiveHTML('<div class="me-label me-inline">Speed</div>', **styled(margin=(14, 2, 0, 10))),
+                self.speed, self.time, self.label,
+                sizing_mode="stretch_width", css_classes=["me-replay-row"], styles=WRAP,
             ),
-            pn.Row(self.time, self.label, sizing_mode="stretch_width"),
-            pn.pane.HTML(
-                '<div class="me-hint">Play reveals the runs two at a time over 60 inspection seconds. '
-                "Any change to the settings recomputes the runs and rewinds to 0.</div>",
-                **styled(margin=(0, 10), sizing_mode="stretch_width"),
-            ),
+            state_line,
             css_classes=["me-card", "me-replay"],
             sizing_mode="stretch_width",
         )

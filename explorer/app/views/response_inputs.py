@@ -14,9 +14,13 @@ import panel as pn
 
 from ...core.scoring.embedding import EmbedderIdentity
 from ..state import Inputs
-from .style import styled
+from .style import LiveHTML, styled
 
 USES_RUNG = ("exact", "cascade")
+RUNG_HELP = (
+    "How much both texts are tidied before they are compared (each level adds to the one before): "
+    "1 spaces, 2 letter case, 3 punctuation at the ends, 4 dates and numbers written one way."
+)
 USES_EMBEDDING = ("cosine", "cascade")
 
 
@@ -39,23 +43,26 @@ class ResponseInputs:
     def __init__(self, inputs: Inputs) -> None:
         self.inputs = inputs
         p = inputs.param
-        self.scorer = pn.widgets.RadioButtonGroup.from_param(
-            p.response_scorer, name="Response scorer", css_classes=["me-response-scorer"], button_type="primary",
-            button_style="outline", orientation="vertical", sizing_mode="stretch_width",
+        self.scorer = pn.widgets.Select.from_param(
+            p.response_scorer, label="Response scorer", css_classes=["me-response-scorer"], sizing_mode="stretch_width",
+            description="What judges the answer text against the reference(s)",
         )
         self.rung = pn.widgets.IntSlider.from_param(
-            p.rung, name="Normalisation rung", start=1, end=4, step=1, css_classes=["me-rung"], sizing_mode="stretch_width",
+            p.rung, label="Normalisation level", start=1, end=4, step=1, css_classes=["me-rung"],
+            sizing_mode="stretch_width",
         )
+        self.rung_help = LiveHTML(f'<div class="me-hint">{html.escape(RUNG_HELP)}</div>', css_classes=["me-rung-help"],
+                                      **styled(margin=(0, 10), sizing_mode="stretch_width"))
         self.pass_above = pn.widgets.FloatSlider.from_param(
-            p.pass_above, name="Pass above (cosine ≥)", start=0.0, end=1.0, step=0.01, format="0.00",
+            p.pass_above, label="Pass above (cosine ≥)", start=0.0, end=1.0, step=0.01, format="0.00",
             css_classes=["me-pass-above"], sizing_mode="stretch_width",
         )
         self.fail_below = pn.widgets.FloatSlider.from_param(
-            p.fail_below, name="Fail below (cosine <)", start=0.0, end=1.0, step=0.01, format="0.00",
+            p.fail_below, label="Fail below (cosine <)", start=0.0, end=1.0, step=0.01, format="0.00",
             css_classes=["me-fail-below"], sizing_mode="stretch_width",
         )
-        self.model = pn.pane.HTML("", css_classes=["me-embedding-model"], **styled(margin=(4, 10), sizing_mode="stretch_width"))
-        self.hint = pn.pane.HTML("", css_classes=["me-response-hint"], **styled(margin=(0, 10), sizing_mode="stretch_width"))
+        self.model = LiveHTML("", css_classes=["me-embedding-model"], **styled(margin=(4, 10), sizing_mode="stretch_width"))
+        self.hint = LiveHTML("", css_classes=["me-response-hint"], **styled(margin=(0, 10), sizing_mode="stretch_width"))
         inputs.param.watch(self._keep_bands_ordered, ["pass_above", "fail_below"])
         inputs.param.watch(self._visibility, ["response_scorer"])
         self._visibility()
@@ -71,13 +78,14 @@ class ResponseInputs:
 
     def _visibility(self, *_events) -> None:
         name = self.inputs.response_scorer
-        self.rung.visible = name in USES_RUNG
+        self.rung.visible = self.rung_help.visible = name in USES_RUNG
         self.pass_above.visible = self.fail_below.visible = name == "cascade"
         self.model.visible = name in USES_EMBEDDING
+        self.hint.visible = name != "f1"  # the default says nothing the threshold's label does not
         self.hint.object = {
-            "f1": '<div class="me-hint">Unigram F1 ≥ the threshold above.</div>',
+            "f1": "",
             "rouge1": '<div class="me-hint">ROUGE-1 F as ADK\'s response_match_score ≥ the threshold above.</div>',
-            "exact": '<div class="me-hint">1 when the answer equals a reference at the rung, else 0.</div>',
+            "exact": '<div class="me-hint">1 when the answer equals a reference after normalising to the level below, else 0.</div>',
             "cosine": '<div class="me-hint">Embedding cosine ≥ the threshold above.</div>',
             "cascade": '<div class="me-hint">Normalised exact → pass; a field rule fails → fail; cosine ≥ pass-above → pass; '
             "cosine &lt; fail-below → fail; in between → the review queue.</div>",
@@ -89,15 +97,16 @@ class ResponseInputs:
         self.model.visible = self.inputs.response_scorer in USES_EMBEDDING or bool(unavailable)
 
     def panel(self) -> pn.Column:
-        """The card."""
+        """The response-scorer group (inside the settings card)."""
         return pn.Column(
-            pn.pane.HTML("<h2>Response scorer</h2>", **styled(margin=(0, 10))),
             self.scorer,
             self.hint,
             self.rung,
+            self.rung_help,
             self.pass_above,
             self.fail_below,
             self.model,
-            css_classes=["me-card", "me-response-inputs"],
+            css_classes=["me-response-inputs"],
             sizing_mode="stretch_width",
+            margin=(6, 0, 0, 0),
         )

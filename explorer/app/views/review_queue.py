@@ -18,7 +18,7 @@ import panel as pn
 from ...core.evaluation.verdicts import Evaluation
 from ...core.evaluation.features import Features
 from ..labels import SessionLabels
-from .style import styled
+from .style import LiveHTML, styled
 
 REVIEW_NOTE = "decided in the review queue"
 MAX_SHOWN = 20
@@ -91,17 +91,17 @@ class ReviewQueueView:
         self.ids: list[str] = []
         self.current: int | None = None  # run index under review
         self._queue: list[int] = []
-        self.header = pn.pane.HTML("", css_classes=["me-review-status"], **styled(margin=(0, 10), sizing_mode="stretch_width"))
-        self.item = pn.pane.HTML("", css_classes=["me-review-item"], **styled(margin=(4, 10), sizing_mode="stretch_width"))
-        self.accept = pn.widgets.Button(name="Acceptable", button_type="success", css_classes=["me-review-accept"], width=110)
-        self.reject = pn.widgets.Button(name="Unacceptable", button_type="danger", css_classes=["me-review-reject"], width=110)
-        self.skip = pn.widgets.Button(name="Skip", css_classes=["me-review-skip"], width=70)
+        self.header = LiveHTML("", css_classes=["me-review-status"], **styled(margin=(0, 10), sizing_mode="stretch_width"))
+        self.item = LiveHTML("", css_classes=["me-review-item"], **styled(margin=(4, 10), sizing_mode="stretch_width"))
+        self.accept = pn.widgets.Button(label="Acceptable", color="success", css_classes=["me-review-accept"], width=110)
+        self.reject = pn.widgets.Button(label="Unacceptable", color="danger", css_classes=["me-review-reject"], width=110)
+        self.skip = pn.widgets.Button(label="Skip", css_classes=["me-review-skip"], width=70)
         self.accept.on_click(lambda _e: self._decide_current(True))
         self.reject.on_click(lambda _e: self._decide_current(False))
         self.skip.on_click(lambda _e: self._skip())
-        self.waiting = pn.pane.HTML("", css_classes=["me-review-list"], **styled(margin=(4, 10), sizing_mode="stretch_width"))
-        self.decided = pn.pane.HTML("", css_classes=["me-review-decided"], **styled(margin=(4, 10), sizing_mode="stretch_width"))
-        self.agreement = pn.pane.HTML("", css_classes=["me-review-agreement"], **styled(margin=(4, 10), sizing_mode="stretch_width"))
+        self.waiting = LiveHTML("", css_classes=["me-review-list"], **styled(margin=(4, 10), sizing_mode="stretch_width"))
+        self.decided = LiveHTML("", css_classes=["me-review-decided"], **styled(margin=(4, 10), sizing_mode="stretch_width"))
+        self.agreement = LiveHTML("", css_classes=["me-review-agreement"], **styled(margin=(4, 10), sizing_mode="stretch_width"))
         self._last: tuple[Features, Evaluation, np.ndarray] | None = None
 
     def _decide_current(self, acceptable: bool) -> None:
@@ -165,7 +165,7 @@ class ReviewQueueView:
     def panel(self) -> pn.Column:
         """The card."""
         return pn.Column(
-            pn.pane.HTML("<h2>Review queue</h2>", **styled(margin=(0, 10))),
+            LiveHTML("<h2>Review queue</h2>", **styled(margin=(0, 10))),
             self.header,
             self.item,
             pn.Row(self.accept, self.reject, self.skip),

@@ -19,11 +19,10 @@ from bokeh.models import ColorBar, ColumnDataSource, FactorRange, HoverTool, Lin
 from bokeh.palettes import Viridis256
 from bokeh.plotting import figure
 
-from ...commands.sweep import threshold_ranges
 from ...core.evaluation.features import Features
 from ...core.evaluation.settings import Settings
-from ...core.evaluation.sweep import ADK_GRID, best, row_settings, sweep
-from .style import styled
+from ...core.evaluation.sweep import ADK_GRID, best, row_settings, sweep, threshold_ranges
+from .style import LiveHTML, styled
 
 ROW_KEYS = ("trajectory", "compare_args", "combine", "deny_check", "key_fields")
 """The settings besides the F1 threshold; one heatmap row per combination (64)."""
@@ -125,9 +124,9 @@ class SweepView:
         self.figure = fig
         self.heatmap = pn.Column(pn.pane.Bokeh(fig, sizing_mode="stretch_width"), css_classes=["me-sweep-heatmap"],
                                  sizing_mode="stretch_width")
-        self.best = pn.pane.HTML("", css_classes=["me-sweep-best"], **styled(sizing_mode="stretch_width"))
-        self.choice = pn.widgets.Select(name="Best setting to apply", options=[], css_classes=["me-sweep-choice"], width=620)
-        self.apply_button = pn.widgets.Button(name="Apply this setting", button_type="primary", css_classes=["me-sweep-apply"])
+        self.best = LiveHTML("", css_classes=["me-sweep-best"], **styled(sizing_mode="stretch_width"))
+        self.choice = pn.widgets.Select(label="Best setting to apply", options=[], css_classes=["me-sweep-choice"], width=620)
+        self.apply_button = pn.widgets.Button(label="Apply this setting", color="primary", css_classes=["me-sweep-apply"])
         self.apply_button.on_click(self._on_apply)
 
     def show(self, features: Features, base: Settings) -> None:
@@ -151,7 +150,7 @@ class SweepView:
     def panel(self) -> pn.Column:
         """The tab's content."""
         return pn.Column(
-            pn.pane.HTML(
+            LiveHTML(
                 "<h2>Settings sweep</h2><div class=\"me-hint\">Every trajectory mode × compare args × combine rule × "
                 "deny-list on/off × key fields on/off × F1 threshold 0–1 (step 0.01), scored against the labelled "
                 "runs (this session's labels). Unlabelled runs are not counted.</div>",

@@ -1,4 +1,6 @@
-"""Computed data: a Tabulator of the revealed runs, with marked calls and coloured outcomes.
+"""The runs table: a Tabulator of the revealed runs, with marked calls and coloured outcomes. It
+scrolls inside its card (fixed height; columns keep their widths and scroll sideways on a narrow
+screen, the run id frozen at the left), and says so when nothing is revealed yet.
 
 Every value from the runs is escaped with ``html.escape`` before our own markup is added, and
 every column uses Tabulator's ``html`` formatter, so what reaches the cell is exactly what we built.
@@ -15,18 +17,22 @@ import panel as pn
 
 from ...core.evaluation.verdicts import Evaluation, result_table
 from ...core.evaluation.features import Features
-from ...core.scoring.trajectory import mark_calls
-from .style import styled
+from ...core.scoring.trajectory import MarkedCall, mark_calls
+from .style import LiveHTML, flex_item, styled
 
 COLUMNS = (
     "ID", "Title", "Expected calls", "Actual calls", "Trajectory", "F1", "Key fields",
     "Evaluator", "Person", "Outcome", "Decided by", "Reason",
 )
 WIDTHS = {
-    "ID": 46, "Title": 104, "Expected calls": 134, "Actual calls": 172, "Trajectory": 88, "F1": 62,
-    "Key fields": 66, "Evaluator": 80, "Person": 110, "Outcome": 92, "Decided by": 92,
+    "ID": 48, "Title": 116, "Expected calls": 128, "Actual calls": 200, "Trajectory": 88, "F1": 56,
+    "Key fields": 82, "Evaluator": 86, "Person": 104, "Outcome": 96, "Decided by": 96, "Reason": 230,
 }
-"""Column widths in px; Reason takes the rest (about 200 px at 1280 px)."""
+"""Column widths in px (headers fit on one or two lines, never cut); Reason stretches to fill a wide
+table. Wider than the card, the table scrolls sideways inside it with ID frozen."""
+TABLE_HEIGHT = 310
+"""Height of the table in px: its rows scroll inside it, so the page keeps its one-screen layout."""
+EMPTY_TEXT = "Nothing revealed yet: press Play or Next event (or drag the replay time), then select a run to read it."
 _SLUG = {"agree": "agree", "false pass": "false-pass", "false fail": "false-fail", "unlabelled": "unlabelled"}
 
 
@@ -34,9 +40,20 @@ def _esc(value: object) -> str:
     return html.escape(str(value))
 
 
+def call_html(m: MarkedCall) -> str:
+    """One marked call as HTML: the name, or for ``args differ`` the call with the differing
+    arguments (``confirm_booking(booking_id: "BK-4407" ≠ "BK-4470")``), then the mark as a tag;
+    class ``me-call-<mark>`` (``args differ`` -> ``me-call-args-differ``), the full call in the tooltip."""
+    slug = m.mark.replace(" ", "-")
+    tag = "" if m.mark == "ok" else f' <small class="me-tag">{_esc(m.mark)}</small>'
+    text = m.label if m.mark == "args differ" else m.name
+    return f'<span class="me-call me-call-{slug}" title="{_esc(m.label)}">{_esc(text)}{tag}</span>'
+
+
 def calls_html(features: Features, ev: Evaluation, i: int) -> tuple[str, str]:
     """(expected, actual) call lists of run ``i`` as HTML; actual calls carry their mark
-    (``extra``, ``missing``, ``out of order``, ``denied``) as a class and as visible text."""
+    (``extra``, ``missing``, ``out of order``, ``denied``, ``args differ``) as a class and as
+    visible text (:func:`call_html`)."""
     s = ev.settings
     expected_parts, actual_parts = [], []
     for k, inv in enumerate(features.runs[i].invocations):
@@ -44,11 +61,7 @@ def calls_html(features: Features, ev: Evaluation, i: int) -> tuple[str, str]:
         exp = "<br>".join(f'<span class="me-call" title="{_esc(c.label())}">{_esc(c.name)}</span>' for c in inv.expected_calls)
         expected_parts.append(prefix + (exp or '<span class="me-none">none</span>'))
         marked = mark_calls(inv.expected_calls, inv.actual_calls, s.trajectory, s.compare_args, s.active_deny)
-        items = []
-        for m in marked:
-            slug = m.mark.replace(" ", "-")
-            tag = "" if m.mark == "ok" else f' <small class="me-tag">{_esc(m.mark)}</small>'
-            items.append(f'<span class="me-call me-call-{slug}" title="{_esc(m.label)}">{_esc(m.name)}{tag}</span>')
+        items = [call_html(m) for m in marked]
         actual_parts.append(prefix + ("<br>".join(items) or '<span class="me-none">none</span>'))
     return "<br>".join(expected_parts), "<br>".join(actual_parts)
 
@@ -121,7 +134,7 @@ class TableView:
         self._page_key: tuple = ()  # windowed: (ev, start, stop) of the rows in the table
         paged = {"pagination": "remote", "page_size": PAGE_SIZE} if PAGINATE_ABOVE < n_runs <= WINDOW_ABOVE else {}
         self.page = pn.widgets.IntInput(label="Page", value=1, start=1, width=90, css_classes=["me-table-page"], visible=self.windowed)
-        self.page_info = pn.pane.HTML("", css_classes=["me-table-page-info"], visible=self.windowed, **styled(margin=(22, 10)))
+        self.page_info = LiveHTML("", css_classes=["me-table-page-info"], visible=self.windowed, **styled(margin=(22, 10)))
         self.page.param.watch(lambda *_: self._show_page(), ["value"])
         self.table = pn.widgets.Tabulator(
             table_frame_empty(),
@@ -132,10 +145,11 @@ class TableView:
             formatters={c: "html" for c in COLUMNS},
             widths=WIDTHS,
             header_align="left",
-            layout="fit_columns",
+            layout="fit_data_stretch",
+            frozen_columns=["ID"],
             sizing_mode="stretch_width",
-            min_height=120,
-            configuration={"columnDefaults": {"headerSort": False, "resizable": False}},
+            height=TABLE_HEIGHT,
+            configuration={"columnDefaults": {"headerSort": False, "resizable": False}, "placeholder": EMPTY_TEXT},
             **paged,
             **styled(),
         )
@@ -186,17 +200,14 @@ class TableView:
         self.table.value = table_frame(features, ev, stop, start=start)
 
     def panel(self) -> pn.Column:
-        """The card."""
+        """The table (with the page buttons of a windowed set)."""
         return pn.Column(
-            pn.pane.HTML(
-                '<h2>Computed data</h2><div class="me-hint">Revealed runs. Select a row to read its answer '
-                "against the reference.</div>",
-                **styled(margin=(0, 10)),
-            ),
             pn.Row(self.page, self.page_info, visible=self.windowed),
             self.table,
-            css_classes=["me-card"],
             sizing_mode="stretch_width",
+            margin=0,
+            styles=flex_item(460),
+            css_classes=["me-table-column"],
         )
 
 

@@ -7,7 +7,7 @@ import html
 import panel as pn
 
 from ...core.evaluation.replay import TraceEvent
-from .style import styled
+from .style import LiveHTML, styled
 
 
 def trace_html(events: list[TraceEvent]) -> str:
@@ -23,17 +23,18 @@ class TraceView:
     """The trace card."""
 
     def __init__(self) -> None:
-        self.pane = pn.pane.HTML("", css_classes=["me-trace"], **styled(sizing_mode="stretch_width"))
+        self.pane = LiveHTML("", css_classes=["me-trace"], **styled(sizing_mode="stretch_width"))
 
     def show(self, events: list[TraceEvent]) -> None:
         """Show ``events`` (already cut to the inspection time)."""
         self.pane.object = trace_html(events)
 
     def panel(self) -> pn.Column:
-        """The card."""
+        """The trace (a tab beside the runs table)."""
         return pn.Column(
-            pn.pane.HTML("<h2>Event trace</h2>", **styled(margin=(0, 10))),
+            LiveHTML('<div class="me-hint">What happened up to the replay time: each revealed run, its checks and '
+                         "verdict, and the agreement so far.</div>", **styled(margin=(2, 10))),
             self.pane,
-            css_classes=["me-card"],
             sizing_mode="stretch_width",
+            margin=0,
         )

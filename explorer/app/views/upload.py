@@ -1,8 +1,15 @@
-"""Upload a run file (drag and drop) and the load-error line.
+"""Upload a run file (drag and drop or browse), and what became of it, in plain sentences.
 
 A file whose header is a labels CSV (``run_id,human_verdict,...``) applies labels to the active
 case set; any other file is read as runs (format detected). The page decides what to do with it;
-this view only hands over ``(name, bytes)`` once per uploaded file and shows errors.
+this view hands over ``(name, bytes)`` once per uploaded file and shows the outcome.
+
+The drop zone (FilePond) marks a file "Upload complete" in green as soon as its bytes have
+arrived, before the file is read, so a file that then fails to load would stay listed as a
+success. The drop zone therefore lists a file only while its bytes are on their way (progress);
+once they have arrived it disappears from the zone, and the outcome is shown only by our own lines:
+``me-load-status`` on success, ``me-load-error`` on failure (never both). Several files dropped
+together are each handled as they arrive.
 """
 
 from __future__ import annotations
@@ -12,22 +19,52 @@ from typing import Callable
 
 import panel as pn
 
-from .style import styled
+from .style import LiveHTML, styled
+
+HIDE_ARRIVED = """
+.filepond--item[data-filepond-item-state='processing-complete'] { display: none; }
+.filepond--assistant { display: none; }
+"""
+"""Drop-zone stylesheet: a file whose bytes have arrived leaves the list (no green "complete"), and
+FilePond's screen-reader announcements ("Upload complete" for a file that may then fail to load)
+are left out; our own outcome lines are announced instead (``role="status"`` / ``role="alert"``)."""
+FORMATS_HINT = (
+    "Drop a run file here or click to browse: an ADK eval result (.evalset_result.json), JSONL, CSV or Parquet "
+    "(one run per line or row), chat messages, OpenTelemetry traces (OTLP JSON), an Inspect AI log, or a case set "
+    "(docs/formats.md). A labels CSV (run_id, human_verdict, note) applies its verdicts to the runs shown."
+)
+
+
+def loaded_message(name: str, n_runs: int) -> str:
+    """``"Loaded 1,000 runs from runs.jsonl. They are shown now, with the settings you had."``"""
+    runs = f"{n_runs:,} run" + ("" if n_runs == 1 else "s")
+    return f"Loaded {runs} from {name}. They are shown now, with the settings you had."
+
+
+def labels_message(name: str, unknown: int) -> str:
+    """``"Applied the labels in labels.csv."`` plus, when some ids matched no run, ``"3 run ids in
+    the file match no run here and were skipped."``"""
+    extra = ""
+    if unknown:
+        extra = (" 1 run id in the file matches no run here and was skipped." if unknown == 1 else
+                 f" {unknown:,} run ids in the file match no run here and were skipped.")
+    return f"Applied the labels in {name}.{extra}"
 
 
 class UploadView:
-    """A ``FileDropper`` (``me-upload``) and the error pane (``me-load-error``). ``received(name,
-    data)`` is called once for each file as it finishes uploading."""
+    """The drop zone (``me-upload``), the success line (``me-load-status``) and the error box
+    (``me-load-error``). ``received(name, data)`` is called once for each file as it finishes
+    uploading; the page then calls :meth:`show_status` or :meth:`show_error`."""
 
     def __init__(self, received: Callable[[str, bytes], None]) -> None:
         self._received = received
         self._seen: dict[str, int] = {}
         self.dropper = pn.widgets.FileDropper(
-            multiple=True, css_classes=["me-upload"], layout="compact", width=330, height=80,
+            multiple=True, css_classes=["me-upload"], layout="compact", width=360, stylesheets=[HIDE_ARRIVED],
         )
         self.dropper.param.watch(self._on_value, ["value"])
-        self.error = pn.pane.HTML("", css_classes=["me-load-error"], visible=False, **styled(sizing_mode="stretch_width", min_width=700))
-        self.status = pn.pane.HTML("", css_classes=["me-load-status"], **styled(margin=(2, 10)))
+        self.error = LiveHTML("", css_classes=["me-load-error"], visible=False, **styled(sizing_mode="stretch_width"))
+        self.status = LiveHTML("", css_classes=["me-load-status"], visible=False, **styled(margin=(2, 10), sizing_mode="stretch_width"))
 
     def _on_value(self, _event: object) -> None:
         for name, content in list(self.dropper.value.items()):
@@ -38,14 +75,31 @@ class UploadView:
             self._received(name, data)
 
     def show_error(self, message: str | None) -> None:
-        """Show ``message`` (escaped; one line naming file, location and field), or hide the pane."""
+        """Show ``message`` (escaped; one line naming file, location and field) and hide the
+        success line; None hides the error box."""
         if message:
             self.error.object = (
-                f'<div class="me-load-error-box"><b>Could not load</b> {html.escape(message)}'
+                f'<div class="me-load-error-box" role="alert"><b>Could not load this file.</b> {html.escape(message)}'
                 "<div class=\"me-hint\">Nothing changed: the case set, labels and settings are as they were.</div></div>"
             )
+            self.status.visible = False
         self.error.visible = bool(message)
 
     def show_status(self, text: str) -> None:
-        """A short line after a successful load (escaped)."""
-        self.status.object = f'<div class="me-sub">{html.escape(text)}</div>' if text else ""
+        """A sentence after a successful load (escaped); hides the error box."""
+        self.status.object = f'<div class="me-load-ok" role="status">{html.escape(text)}</div>' if text else ""
+        self.status.visible = bool(text)
+        if text:
+            self.error.visible = False
+
+    def panel(self) -> pn.Column:
+        """The upload block: hint, drop zone and the error box (the success line, :attr:`status`,
+        is placed by the page where it stays in view: a loaded file is shown at once)."""
+        return pn.Column(
+            LiveHTML(f'<h2>Upload</h2><div class="me-hint">{html.escape(FORMATS_HINT)}</div>',
+                     **styled(margin=(0, 10), sizing_mode="stretch_width")),
+            self.dropper,
+            self.error,
+            sizing_mode="stretch_width",
+            margin=0,
+        )

@@ -7,6 +7,8 @@ Timeline (docs/ui-contract.md): N runs are revealed in batches of ``batch`` runs
 ``ceil(N / 30)`` when N > 60) at equal steps; reveal r of R (1-based, R = ceil(N / batch)) happens
 at ``t = duration * r / R``. With ten runs and 60 s: E1-E2 at 12 s, E3-E4 at 24 s, ... E9-E10 at
 60 s. Runs are revealed in file order, so the runs revealed at ``t`` are always a prefix.
+Play starts at the first reveal when nothing is revealed yet (:func:`play_start_time`), so it shows
+the first runs at once instead of 12 s of nothing.
 """
 
 from __future__ import annotations
@@ -63,6 +65,21 @@ def next_event_time(times: np.ndarray, t: float, duration: float = DURATION) -> 
     """The first reveal time strictly after ``t`` (``duration`` when none is left)."""
     later = times[times > t + TIME_EPS]
     return float(later[0]) if later.size else float(duration)
+
+
+def play_start_time(times: np.ndarray, t: float, duration: float = DURATION) -> float:
+    """The inspection time Play starts from when pressed at ``t``: the first reveal time when no run
+    is revealed yet (the seconds before it show nothing, so Play reveals the first runs at once),
+    the first reveal time again when the replay is at its end (play it once more), else ``t``.
+
+    With ``reveal_times(10)``: 0 -> 12, 5 -> 12, 12 -> 12, 30 -> 30, 60 -> 12. With no runs:
+    0 (at the end) or ``t``.
+    """
+    if t >= duration - TIME_EPS:
+        t = 0.0
+    if times.size and revealed_count(times, t) == 0:
+        return float(times[0])
+    return float(t)
 
 
 def advance(t: float, elapsed: float, speed: float, duration: float = DURATION) -> tuple[float, bool]:

@@ -329,3 +329,31 @@ def sweep_plain(
                             rows.append((fam, args, args != "ignore", combine, deny, key, s.trajectory_threshold, s.f1_threshold,
                                          a.agree, a.labelled, a.false_pass, a.false_fail, a.true_pass, a.true_fail))
     return pd.DataFrame(rows, columns=list(SWEEP_COLUMNS[1:]))
+
+
+GROUP_KEYS = ("trajectory", "args", "compare_args", "combine", "deny_check", "key_fields", "trajectory_threshold")
+"""The settings a best group shares (all but the F1 threshold); :func:`threshold_ranges` uses those
+the table has."""
+
+
+def threshold_ranges(table: pd.DataFrame) -> list[dict]:
+    """Rows of a sweep table (``SWEEP_COLUMNS``, e.g. :func:`best`'s) grouped by the settings other
+    than the F1 threshold (the :data:`GROUP_KEYS` columns the table has), in the order the groups
+    first appear; each group is a dict of those settings plus ``f1_thresholds``, the thresholds it
+    holds as text: runs of consecutive 0.01 steps joined as ``"0.00-0.41"``, single ones as
+    ``"0.55"``, separated by ``", "``. Raises KeyError without an ``f1_threshold`` column. Used by
+    ``metric-explorer sweep`` and the app's sweep tab."""
+    keys = [k for k in GROUP_KEYS if k in table]
+    out = []
+    for values, group in table.groupby(keys, sort=False):
+        steps = sorted(int(round(t * 100)) for t in group["f1_threshold"])
+        spans, start, prev = [], steps[0], steps[0]
+        for s in steps[1:] + [None]:
+            if s is not None and s == prev + 1:
+                prev = s
+                continue
+            spans.append(f"{start / 100:.2f}" if start == prev else f"{start / 100:.2f}-{prev / 100:.2f}")
+            if s is not None:
+                start = prev = s
+        out.append({**dict(zip(keys, values)), "f1_thresholds": ", ".join(spans)})
+    return out

@@ -1,0 +1,66 @@
+"""Settings and figures in plain words, for the summary bar and the lesson stepper (pure, no Panel).
+
+Every setting is named the way its control is labelled on the page, so a person can match the
+words to the controls: ``settings_words(Settings())`` is
+``"Trajectory EXACT, arguments compared · F1 threshold 0.80 · every scorer must pass · deny-list
+off · exact check on dates and booking ids off"``.
+"""
+
+from __future__ import annotations
+
+from ..core.evaluation.settings import Settings
+
+TRAJECTORY_WORDS = {"exact": "EXACT", "in_order": "IN_ORDER", "any_order": "ANY_ORDER", "none": "not scored"}
+"""``Settings.trajectory`` -> the Trajectory match button's label."""
+SCORER_WORDS = {
+    "f1": "F1", "rouge1": "ROUGE-1", "exact": "normalised exact match", "cosine": "embedding cosine", "cascade": "cascade",
+}
+"""``Settings.response_scorer`` -> its short name in sentences."""
+
+
+def _threshold(value: float) -> str:
+    return f"{value:.2f}"
+
+
+def response_words(s: Settings) -> str:
+    """The response check alone: ``"F1 threshold 0.80"``, ``"ROUGE-1 threshold 0.80"``,
+    ``"normalised exact match at level 3, threshold 0.80"``, ``"cascade: pass above 0.85, fail
+    below 0.60, review in between"``."""
+    name = s.response_scorer
+    if name == "f1":
+        return f"F1 threshold {_threshold(s.f1_threshold)}"
+    if name == "cascade":
+        return f"cascade: pass above {_threshold(s.pass_above)}, fail below {_threshold(s.fail_below)}, review in between"
+    if name == "exact":
+        return f"normalised exact match at level {s.rung}, threshold {_threshold(s.f1_threshold)}"
+    return f"{SCORER_WORDS[name]} threshold {_threshold(s.f1_threshold)}"
+
+
+def settings_words(s: Settings) -> str:
+    """Every setting of ``s`` in words, joined by ``" · "`` (see the module doc). Under the mean
+    rule the response threshold is not used, so the combine part names the mean instead."""
+    if s.trajectory == "none":
+        parts = ["Trajectory not scored"]
+    else:
+        args = "arguments compared" if s.compare_args else "names only (arguments ignored)"
+        parts = [f"Trajectory {TRAJECTORY_WORDS[s.trajectory]}, {args}"]
+    if s.combine == "mean":
+        what = SCORER_WORDS[s.response_scorer] if s.trajectory == "none" else f"trajectory and {SCORER_WORDS[s.response_scorer]}"
+        parts.append(f"mean of {what} ≥ {_threshold(s.mean_threshold)}")
+    else:
+        parts += [response_words(s), "every scorer must pass"]
+    if s.deny_check:
+        tools = ", ".join(s.deny_tools) or "no tools chosen"
+        parts.append(f"deny-list on ({tools})")
+    else:
+        parts.append("deny-list off")
+    parts.append(f"exact check on dates and booking ids {'on' if s.key_fields else 'off'}")
+    day_first = getattr(s, "day_first", None)  # None: the case set's own reading
+    if day_first is not None:
+        parts.append(f"numeric dates read {'day' if day_first else 'month'} first")
+    return " · ".join(parts)
+
+
+def figure(agree: int, labelled: int) -> str:
+    """``"4/10"``: runs agreeing of labelled runs."""
+    return f"{agree}/{labelled}"
