@@ -25,7 +25,7 @@ import numpy as np
 from ..core.io.errors import LoadError
 from ..core.evaluation.features import HUMAN_CODES, build_features
 from ..core.io.loaders.detect import loads_runs
-from ..core.io.loaders.labels import Label, labels_from_text
+from ..core.io.loaders.labels import Label, label_file_from_text, labels_from_text
 from ..core.io.model import CaseSet
 from ..core.io.reading import decode_text
 from ..core.evaluation.settings import Settings
@@ -174,6 +174,34 @@ def label_codes_from_upload(data: bytes, name: str, run_ids: np.ndarray, current
     return out, notes, unknown
 
 
+@dataclass(frozen=True)
+class UploadedLabels:
+    """A labels CSV upload matched to the runs: ``single`` run index -> (verdict or None, note)
+    for a file without an annotator column, else ``annotated`` run index -> its labels
+    ``(annotator, verdict, note)``; ``unknown`` the number of run ids naming no run."""
+
+    single: dict[int, tuple[str | None, str]]
+    annotated: dict[int, list[tuple[str, str, str]]]
+    unknown: int
+
+
+def labels_from_upload(data: bytes, name: str, run_ids: np.ndarray) -> UploadedLabels:
+    """Read a labels CSV upload, with or without an ``annotator`` column (issue 11), against runs
+    ``run_ids``. Raises LoadError for a bad labels file, and when none of its ids names a run."""
+    got = label_file_from_text(decode_text(data, name), name)
+    position = {str(rid): i for i, rid in enumerate(run_ids)}
+    ids = list(got.labels)
+    unknown = sum(1 for rid in ids if rid not in position)
+    if ids and unknown == len(ids):
+        raise LoadError(name, "row 2, column run_id", f"none of the {len(ids)} run ids names a run of this case set (first: {json.dumps(ids[0])})")
+    if got.annotated is None:
+        single = {position[rid]: (lab.verdict, lab.note) for rid, lab in got.labels.items() if rid in position}
+        return UploadedLabels(single, {}, unknown)
+    annotated = {position[rid]: [(lab.annotator, lab.verdict, lab.note) for lab in labs]
+                 for rid, labs in got.annotated.items() if rid in position}
+    return UploadedLabels({}, annotated, unknown)
+
+
 class Workspace:
     """One session's case sets: the process's shared sets plus this session's uploads, the
     active set's key, and the session's labels per set (created on first use from the file's
@@ -209,7 +237,7 @@ class Workspace:
         """The session's labels of set ``key`` (default active), made from the file's labels on first use."""
         key = key or self.active
         if key not in self.labels:
-            self.labels[key] = SessionLabels.from_features(self.shared(key).features)
+            self.labels[key] = SessionLabels.from_shared(self.shared(key))
         return self.labels[key]
 
     def add_upload(self, data: bytes, name: str, input_format: str = "auto") -> str:
