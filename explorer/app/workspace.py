@@ -23,9 +23,9 @@ from typing import Callable, Literal
 import numpy as np
 
 from ..core.io.errors import LoadError
-from ..core.evaluation.features import HUMAN_CODES, build_features
+from ..core.evaluation.features import build_features
 from ..core.io.loaders.detect import loads_runs
-from ..core.io.loaders.labels import Label, label_file_from_text, labels_from_text
+from ..core.io.loaders.labels import label_file_from_text
 from ..core.io.model import CaseSet
 from ..core.io.reading import decode_text
 from ..core.evaluation.settings import Settings
@@ -148,30 +148,6 @@ def load_upload(data: bytes, name: str, input_format: str = "auto") -> SharedDat
     and the field; nothing else is touched."""
     case_set = loads_runs(data, name, input_format)
     return shared_from_case_set(case_set)
-
-
-def label_codes_from_upload(data: bytes, name: str, run_ids: np.ndarray, current: np.ndarray) -> tuple[np.ndarray, dict[str, str], int]:
-    """Apply a labels CSV upload over ``current`` verdict codes (int8 (N,)) of runs ``run_ids``.
-
-    Returns (new codes (a copy), notes by run index as str, number of ids naming no run).
-    Raises LoadError for a bad labels file, and when none of its ids names a loaded run."""
-    labels: dict[str, Label] = labels_from_text(decode_text(data, name), name)
-    position = {str(rid): i for i, rid in enumerate(run_ids)}
-    out = current.copy()
-    notes: dict[str, str] = {}
-    unknown = 0
-    for rid, lab in labels.items():
-        i = position.get(rid)
-        if i is None:
-            unknown += 1
-            continue
-        out[i] = HUMAN_CODES[lab.verdict]
-        if lab.note:
-            notes[str(i)] = lab.note
-    if unknown == len(labels):
-        first = next(iter(labels))
-        raise LoadError(name, "row 2, column run_id", f"none of the {len(labels)} run ids names a run of this case set (first: {json.dumps(first)})")
-    return out, notes, unknown
 
 
 @dataclass(frozen=True)
