@@ -134,7 +134,7 @@ def test_summary_shows_the_wilson_interval_and_the_intervals_of_the_stats(shared
     ev = evaluate(shared.features, shared.defaults)
     text = shown(summary_html(shared.features, ev))
     # Wilson 4/10 at 95 %: [0.168, 0.687] (issue 11's worked value) -> 17-69 %
-    assert "All runs: 4/10 agree 95 % CI 17–69 %" in text
+    assert "All runs: 4/10 agree 95 % CI 17–69 %" in text  # the interval right under the figure
     # precision 0/1: upper z²/(1 + z²) = 3.8415/4.8415 = 0.79; recall 0/5: 3.8415/8.8415 = 0.43
     assert "Precision 0.00 [0.00, 0.79]" in text and "Recall 0.00 [0.00, 0.43]" in text
     assert "Cohen's kappa −0.20 [" in text

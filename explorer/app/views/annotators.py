@@ -321,8 +321,10 @@ class PersonMarks:
                     f"split {max(acc, unacc)}–{min(acc, unacc)}</small>")
         return _esc(word)
 
-    def detail(self, i: int) -> str:
-        """The annotators' labels of run ``i`` for the selected run's panel (HTML, escaped)."""
+    def detail(self, i: int) -> tuple[str | None, str]:
+        """For the selected run's panel: the Person word (``"disputed"``, or None: the verdict)
+        and the annotators' labels of run ``i`` (HTML, escaped)."""
         state = " — disputed" if self.disputed[i] else (" — people disagree" if self.split[i] else "")
-        return (f'<div class="me-detail-row me-detail-annotators"><span class="me-k">Annotators</span>'
+        return ("disputed" if self.disputed[i] else None,
+                f'<div class="me-detail-row me-detail-annotators"><span class="me-k">Annotators</span>'
                 f'<span class="me-v">{self.verdicts(i)}{state}</span></div>')

@@ -15,6 +15,7 @@ from typing import Callable, Sequence
 
 import panel as pn
 import param
+from panel.reactive import ReactiveHTML
 
 from ...core.evaluation.compare import Comparison
 from ...core.evaluation.settings import Settings
@@ -38,6 +39,45 @@ class PinnedSettings(param.Parameterized):
     def unpin(self) -> None:
         """Nothing pinned."""
         self.settings = None
+
+
+class ScrollIntoView(ReactiveHTML):
+    """Scrolls the page so the first element with CSS class ``target`` starts just under the
+    sticky bar ``under`` each time ``count`` changes (when it is not already in view): the selected
+    run's panel after a flipped run is clicked, which on a small screen lies below the fold.
+    Panel renders in shadow roots, so the search goes into them."""
+
+    target = param.String(default="me-detail-panel", doc="CSS class of the element to show")
+    under = param.String(default="me-summary", doc="CSS class of the sticky bar it goes just under")
+    count = param.Integer(default=0, doc="bumped to scroll")
+
+    _template = '<div id="scroll" class="me-scroll-into-view" style="display:none"></div>'
+    _scripts = {
+        "count": """
+          const find = (root, cls) => {
+            const hit = root.querySelector('.' + cls);
+            if (hit) return hit;
+            for (const el of root.querySelectorAll('*')) {
+              if (el.shadowRoot) { const h = find(el.shadowRoot, cls); if (h) return h; }
+            }
+            return null;
+          };
+          setTimeout(() => {
+            const el = find(document, data.target);
+            if (!el) return;
+            const bar = find(document, data.under);  // sticky: it stays over the page's top
+            const top = bar ? bar.getBoundingClientRect().bottom : 0;
+            const r = el.getBoundingClientRect();
+            if (r.top < top || r.top > window.innerHeight - 80) {
+              window.scrollBy({top: r.top - top - 8, behavior: 'smooth'});
+            }
+          }, 200);
+        """,
+    }
+
+    def scroll(self) -> None:
+        """Scroll the target into view (in the browser)."""
+        self.count += 1
 
 
 def _agreement(iv) -> str:
@@ -71,6 +111,7 @@ class CompareView:
 
     def __init__(self, pin: Callable[[], None], unpin: Callable[[], None], select_run: Callable[[str], None]) -> None:
         self._select_run = select_run
+        self.scroller = ScrollIntoView(margin=0, height=0, width=0)
         self.pin_button = pn.widgets.Button(
             label="Pin as A", css_classes=["me-pin"], width=96, margin=(10, 10, 4, 4), color="default",
             description="Keep the current settings as A; every change after it is B, compared run by run with A",
@@ -92,7 +133,7 @@ class CompareView:
         self.broken_label = LiveHTML("", css_classes=["me-compare-broken-label"], **styled(margin=(8, 2, 0, 14)))
         self.strip = pn.Column(
             self.text,
-            pn.Row(self.fixed_label, self.fixed, self.broken_label, self.broken, self.unpin_button,
+            pn.Row(self.fixed_label, self.fixed, self.broken_label, self.broken, self.unpin_button, self.scroller,
                    sizing_mode="stretch_width", styles=WRAP, margin=0),
             css_classes=["me-compare-strip"], sizing_mode="stretch_width", visible=False, margin=(0, 0, 4, 0),
         )
@@ -103,6 +144,7 @@ class CompareView:
         run_id = event.new[-1]
         event.obj.value = []  # a button, not a toggle: the next click selects again
         self._select_run(run_id)
+        self.scroller.scroll()
 
     @staticmethod
     def _flip_label(word: str, css: str, ids: Sequence[str], tip: str) -> str:

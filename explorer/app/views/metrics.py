@@ -89,14 +89,14 @@ def stats_html(s: Agreement, si: SummaryIntervals | None = None) -> str:
 
 
 def interval_html(si: SummaryIntervals, s: Agreement) -> str:
-    """The all-runs figure's interval, ``95 % CI 17–69 %`` (class ``me-whole-interval``), its
-    tooltip naming the method and the labelled runs needed for ±5 points at today's rate."""
+    """The all-runs figure's interval, ``95 % CI 17–69 %`` (class ``me-whole-interval``, under the
+    figure), its tooltip naming the method and the labelled runs needed for ±5 points at today's rate."""
     if s.labelled == 0:
         return ""
     need = labels_needed(s, DEFAULT_HALF_WIDTH).labelled
     tip = (f"Agreement over the {s.labelled:,} labelled runs. {WILSON_TIP} For ±{100 * DEFAULT_HALF_WIDTH:g} points about {need.needed:,} labelled runs "
            f"are needed at today's agreement.")
-    return f' <span class="me-whole-interval" title="{html.escape(tip)}">{pct_ci(si.agreement)}</span>'
+    return f'<div class="me-whole-interval" title="{html.escape(tip)}">{pct_ci(si.agreement)}</div>'
 
 
 
@@ -150,10 +150,10 @@ def summary_html(features: Features, ev: Evaluation, disputed: np.ndarray | None
     if s.unlabelled - n_disputed > 0:
         unlabelled = (features.human < 0) if disputed is None else (features.human < 0) & ~disputed
         unl_title = unlabelled_tip(rogan_gladen(ev.passed, features.human, unlabelled))
-    figure = figure_html(s, interval_html(si, s), n_disputed, unl_title)
+    figure = figure_html(s, "", n_disputed, unl_title)
     return (
         '<div class="me-summary-bar">'
-        f'<div class="me-summary-figure">{figure}</div>'
+        f'<div class="me-summary-figure">{figure}{interval_html(si, s)}</div>'
         '<div class="me-summary-why">'
         f'<div class="me-list me-fp-text me-whole-false-pass" title="Bad runs the evaluator passes: they would ship">'
         f"False passes: {_ids(fp, n_fp)}</div>"
