@@ -313,3 +313,18 @@ def test_uploaded_annotated_labels_replace_the_listed_runs(page, shared):
     # E1's labels are the file's (the person's acceptable replaced): unacceptable; E3 keeps the person's
     assert labels.human[0] == 0 and list(labels.codes[0]) == [-1, 0, 0] and labels.human[2] == 1
     assert "All runs: 5/10 agree" in shown(page.session.metrics.summary.object)  # E1 fails and is now unacceptable
+
+
+def test_annotator_names_and_run_text_are_escaped_wherever_they_reach_html(page):
+    s = page.session
+    evil = "<img src=x onerror=alert(1)>"
+    page.received("evil.csv", f"run_id,annotator,human_verdict,note\nE5,{evil},acceptable,<b>x</b>\nE5,ann,unacceptable,\n".encode())
+    labels = s.labels
+    assert evil in labels.annotators and labels.disputed[4]
+    s.tabs.active = HOW_SURE_AT
+    s.how_sure.show(s.features, s.ev)
+    view = s.how_sure.annotators
+    markup = "".join([view.list.object, view.ground.object, view.figures.object, view.pairwise.object, view.ceiling.object,
+                      s.table.person_cell(4, "unlabelled"), s.detail.people(4)[1]])
+    assert "<img" not in markup and "&lt;img src=x onerror=alert(1)&gt;" in markup
+    assert f"Only {evil}" in view.truth.options  # a Select option: Bokeh shows it as text

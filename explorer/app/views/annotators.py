@@ -28,10 +28,9 @@ from ...core.evaluation.features import Features
 from ...core.evaluation.verdicts import Evaluation
 from ..intervals import BOOTSTRAP_TIP, WILSON_TIP, kappa_text, share_text
 from ..labels import CONSENSUS, SessionLabels
+from .metrics import MAX_IDS, _ids as ids_text
 from .style import WRAP, LiveHTML, styled
 
-MAX_IDS = 30
-"""Disputed run ids listed; more are counted."""
 CONSENSUS_LABEL = "Consensus (majority of the annotators)"
 
 
@@ -40,9 +39,8 @@ def _esc(x: object) -> str:
 
 
 def _ids(ids: np.ndarray) -> str:
-    shown = ", ".join(str(x) for x in ids[:MAX_IDS])
-    more = f" (+{ids.size - MAX_IDS:,} more)" if ids.size > MAX_IDS else ""
-    return _esc(shown + more)
+    """``"E5, E7"`` (escaped; the first ``MAX_IDS``, then ``(+N more)``) of an object array of ids."""
+    return ids_text([str(x) for x in ids[:MAX_IDS]], int(ids.size))
 
 
 def annotators_html(labels: SessionLabels) -> str:

@@ -17,11 +17,10 @@ button and the comparison strip go beside and under the bar (:meth:`MetricsView.
 from __future__ import annotations
 
 import html
+from typing import Sequence
 
 import numpy as np
 import panel as pn
-
-from typing import Sequence
 
 from ...core.evaluation.confidence import SummaryIntervals, summary_intervals
 from ...core.evaluation.features import Features
