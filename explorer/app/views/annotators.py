@@ -276,7 +276,7 @@ class AnnotatorsView:
             self.ceiling,
             css_classes=["me-card", "me-annotators"],
             sizing_mode="stretch_width",
-            styles={"flex": "1 1 460px", "min-width": "0"},
+            styles={"flex": "1 1 520px", "min-width": "0"},
         )
 
 

@@ -133,7 +133,7 @@ class HowSureView:
             self.needed,
             css_classes=["me-card", "me-how-sure"],
             sizing_mode="stretch_width",
-            styles={"flex": "1 1 420px", "min-width": "0"},
+            styles={"flex": "1 1 520px", "min-width": "0"},
         )
         return pn.Row(figures, self.annotators.panel(), sizing_mode="stretch_width", styles=WRAP,
                       css_classes=["me-how-sure-tab"])
