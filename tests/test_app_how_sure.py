@@ -328,3 +328,17 @@ def test_annotator_names_and_run_text_are_escaped_wherever_they_reach_html(page)
                       s.table.person_cell(4, "unlabelled"), s.detail.people(4)[1]])
     assert "<img" not in markup and "&lt;img src=x onerror=alert(1)&gt;" in markup
     assert f"Only {evil}" in view.truth.options  # a Select option: Bokeh shows it as text
+
+
+def test_switching_case_sets_leaves_no_watcher_on_the_kept_labels(page):
+    labels = page.session.labels
+
+    def watching() -> dict[str, int]:
+        return {name: len(w.get("value", [])) for name, w in labels.param.watchers.items()}
+
+    before = watching()
+    assert before["version"] == 2  # the session's and the page's (labels, filters, sweep)
+    page._switch("bundled:token_overlap.json")
+    assert watching() == {name: 0 for name in before}  # the labels are kept, nobody follows them
+    page._switch("served")
+    assert page.session.labels is labels and watching() == before

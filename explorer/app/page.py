@@ -51,8 +51,11 @@ class Attached:
         self._sweep_open = False
         self._split: tuple[int, np.ndarray] | None = None  # (labels version, runs where people disagree)
         session.table.table.add_filter(frame_filter(self._mask))
-        session.labels.param.watch(self._on_labels, ["version"])
-        session.labels.param.watch(lambda *_e: self._show_people_filter(), ["annotators"])
+        # the labels outlive this explorer (the workspace keeps them per case set): unwatched in close()
+        self._watchers = [
+            session.labels.param.watch(self._on_labels, ["version"]),
+            session.labels.param.watch(lambda *_e: self._show_people_filter(), ["annotators"]),
+        ]
         self._show_people_filter()
         session.table.table.param.watch(lambda _e: self._show_bar(), ["selection"])
         self._show_bar()
@@ -143,6 +146,12 @@ class Attached:
         self.tabs.param.watch(opened, ["active"])
         return page
 
+    def close(self) -> None:
+        """Stop following the session's labels and close the session (a case-set switch)."""
+        for watcher in self._watchers:
+            self.session.labels.param.unwatch(watcher)
+        self.session.close()
+
     def present(self, on: bool) -> None:
         """Presenter mode on or off: the data tools (the "Your data" tab, the filters, the label
         buttons) hidden or shown again."""
@@ -187,7 +196,7 @@ class WorkspacePage:
     # --- the explorer ------------------------------------------------------------------------
     def _show(self, session: ExplorerSession) -> None:
         if self.attached is not None:
-            self.attached.session.close()
+            self.attached.close()
         self.attached = Attached(session)
         self.downloads.name_files(session.shared.case_set.name)
         self.header.show_set(session.shared.case_set.name)
