@@ -342,3 +342,28 @@ def test_switching_case_sets_leaves_no_watcher_on_the_kept_labels(page):
     assert watching() == {name: 0 for name in before}  # the labels are kept, nobody follows them
     page._switch("served")
     assert page.session.labels is labels and watching() == before
+
+
+def test_a_flipped_run_of_a_big_set_turns_the_table_to_its_page():
+    import json
+    import sys
+
+    sys.path.insert(0, str(ROOT / "bench"))
+    import synth
+    from explorer.app.main import ExplorerSession
+    from explorer.app.views.table import PAGE_SIZE
+    from explorer.app.workspace import shared_from_case_set
+    from explorer.core.io.loaders.detect import loads_runs
+
+    lines = [json.dumps(synth.flat_record(r)) for r in synth.runs(2100, seed=1)]
+    s = ExplorerSession(shared_from_case_set(loads_runs(("\n".join(lines) + "\n").encode(), "big.jsonl")))
+    assert s.table.windowed  # over 2,000 runs: one page of rows at a time
+    s.pin()
+    s.inputs.trajectory = "any_order"
+    run_id = s.compare.fixed.options[-1]
+    i = int(np.flatnonzero(s.features.run_ids == run_id)[0])
+    s.compare.fixed.value = [run_id]
+    # 2,100 runs: batches of ceil(2100 / 30) = 70 at 2 s steps, so run i is revealed at 2·(i // 70 + 1) s
+    assert s.clock.time == 2.0 * (i // 70 + 1)
+    assert s.table.page.value == i // PAGE_SIZE + 1 and s.selected_id == run_id
+    assert s.table.ids[s.table.table.selection[0]] == run_id

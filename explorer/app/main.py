@@ -209,14 +209,14 @@ class ExplorerSession:
                 self.tabs.active = 0
             if self.runs_tabs is not None and self.runs_tabs.active != 0:
                 self.runs_tabs.active = 0
-            self.selected_id = str(run_id)
             reveal = float(self.times[i])
             if self.clock.time < reveal or self.clock.playing:
                 self.clock.param.update(playing=False, time=max(self.clock.time, reveal))
-            if self.table.windowed:
+            if self.table.windowed:  # a page of rows rebuilt clears the table's selection: turn first
                 page = i // TABLE_PAGE_SIZE + 1
                 if self.table.page.value != page:
                     self.table.page.value = page
+            self.selected_id = str(run_id)
             if self.selected_id in self.table.ids:
                 idx = self.table.ids.index(self.selected_id)
                 if self.table.table.selection != [idx]:
