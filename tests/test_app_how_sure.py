@@ -367,3 +367,27 @@ def test_a_flipped_run_of_a_big_set_turns_the_table_to_its_page():
     assert s.clock.time == 2.0 * (i // 70 + 1)
     assert s.table.page.value == i // PAGE_SIZE + 1 and s.selected_id == run_id
     assert s.table.ids[s.table.table.selection[0]] == run_id
+
+
+def test_three_annotators_give_fleiss_kappa_and_alpha_worked_by_hand(page):
+    s = page.session
+    s.tabs.active = HOW_SURE_AT
+    labels = s.labels
+    # B and C label E1, E2, E4, E5; with the person's labels the counts (unacceptable, acceptable)
+    # are E1 (0, 3), E2 (1, 2), E4 (3, 0), E5 (2, 1)
+    for who, verdicts in (("B", "aaua"), ("C", "auuu")):
+        labels.add_annotator(who)
+        for rid, v in zip(("E1", "E2", "E4", "E5"), verdicts):
+            labels.set(IDS.index(rid), "acceptable" if v == "a" else "unacceptable")
+    view = s.how_sure.annotators
+    figures = shown(view.figures.object)
+    # Fleiss: P_i = (sum n² - 3)/6 = 1, 1/3, 1, 1/3 -> P̄ = 2/3; p_acc = p_unacc = 6/12 -> P̄e = 1/2;
+    # kappa = (2/3 - 1/2)/(1/2) = 1/3
+    assert "Fleiss' kappa 0.33 · 95 % CI" in figures and "over 4 runs every annotator labelled" in figures
+    # alpha (nominal): n = 12 pairable values, sum o_cc = 3 + 1 + 3 + 1 = 8, n_c = 6, 6:
+    # 1 - 11·(12 - 8)/(144 - 72) = 1 - 44/72 = 0.39
+    assert "Krippendorff's alpha 0.39 · 95 % CI" in figures
+    assert "Percent agreement (67 %, 95 % CI" in figures  # mean P_i over the four runs, bootstrap interval
+    assert "Cohen's kappa" not in figures  # three annotators: pairwise only
+    pairs = shown(view.pairwise.object)
+    assert "person × B 4 3 3/4" in pairs and "person × C 4 3 3/4" in pairs and "B × C 4 2 2/4" in pairs
