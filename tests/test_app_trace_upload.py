@@ -17,7 +17,8 @@ import pytest
 os.environ.setdefault("BOKEH_RESOURCES", "server")
 
 from explorer.app.shared import load_shared  # noqa: E402
-from explorer.app.workspace import ProcessSets, Workspace, label_codes_from_upload, looks_like_labels_csv  # noqa: E402
+from explorer.app.labels import SessionLabels  # noqa: E402
+from explorer.app.workspace import ProcessSets, Workspace, labels_from_upload, looks_like_labels_csv  # noqa: E402
 from explorer.commands.common import BUNDLED_CASES  # noqa: E402
 from explorer.core.evaluation.settings import Settings  # noqa: E402
 from explorer.core.evaluation.verdicts import evaluate  # noqa: E402
@@ -43,9 +44,11 @@ def test_otlp_upload_then_labels_by_trace_id_load_and_score(process, tmp_path):
     assert list(shared.features.run_ids) == [trace_ids[r.id] for r in BOOKING.runs]
     labels = labels_csv({trace_ids[rid]: v for rid, v in VERDICTS.items()}).encode()
     assert looks_like_labels_csv(labels, "labels.csv")
-    codes, _notes, unknown = label_codes_from_upload(labels, "labels.csv", shared.features.run_ids, shared.features.human)
-    assert unknown == 0
-    ev = evaluate(shared.features.with_human(codes), Settings())
+    got = labels_from_upload(labels, "labels.csv", shared.features.run_ids)
+    assert got.unknown == 0
+    session_labels = SessionLabels.from_shared(shared)
+    session_labels.apply_single(got.single)
+    ev = evaluate(session_labels.apply_to(shared.features), Settings())
     assert (ev.summary.agree, ev.summary.labelled, ev.summary.false_fail, ev.summary.false_pass) == (5, 10, 5, 0)
     assert not ev.passed.any()
 

@@ -17,6 +17,7 @@ import pytest
 
 os.environ.setdefault("BOKEH_RESOURCES", "server")
 
+from explorer.app.labels import SessionLabels  # noqa: E402
 from explorer.app.page import WorkspacePage  # noqa: E402
 from explorer.app.shared import load_shared  # noqa: E402
 from explorer.app.views.downloads import session_labels_csv  # noqa: E402
@@ -24,7 +25,7 @@ from explorer.app.views.filters import filter_mask, search_text  # noqa: E402
 from explorer.app.views.labelling import unlabelled_text, verdict_for_key  # noqa: E402
 from explorer.app.views.sweep import sweep_view_data  # noqa: E402
 from explorer.app.workspace import (  # noqa: E402
-    ProcessSets, Workspace, bundled_run_sets, label_codes_from_upload, load_upload, looks_like_labels_csv,
+    ProcessSets, Workspace, bundled_run_sets, labels_from_upload, load_upload, looks_like_labels_csv,
 )
 from explorer.core.io.errors import LoadError  # noqa: E402
 from explorer.core.evaluation.verdicts import evaluate  # noqa: E402
@@ -125,11 +126,14 @@ def test_labels_csv_upload_applies_over_current_codes(shared):
     data = b"run_id,human_verdict,note\nE1,unacceptable,wrong after all\nE9,,\nX99,acceptable,\n"
     assert looks_like_labels_csv(data, "l.csv")
     assert not looks_like_labels_csv(b"id,answer\n", "runs.csv")
-    codes, notes, unknown = label_codes_from_upload(data, "l.csv", shared.features.run_ids, shared.features.human)
-    assert codes[0] == 0 and codes[8] == -1 and unknown == 1 and notes == {"0": "wrong after all"}
+    got = labels_from_upload(data, "l.csv", shared.features.run_ids)
+    assert got.single == {0: ("unacceptable", "wrong after all"), 8: (None, "")} and got.unknown == 1 and not got.annotated
+    labels = SessionLabels.from_shared(shared)
+    labels.apply_single(got.single)
+    assert labels.human[0] == 0 and labels.human[8] == -1 and labels.notes == {"0": "wrong after all"}
     assert shared.features.human[0] == 1  # the shared features are not touched
     with pytest.raises(LoadError, match="none of the 1 run ids"):
-        label_codes_from_upload(b"run_id,human_verdict\nZ,acceptable\n", "z.csv", shared.features.run_ids, shared.features.human)
+        labels_from_upload(b"run_id,human_verdict\nZ,acceptable\n", "z.csv", shared.features.run_ids)
 
 
 # --- labelling keys, filters ------------------------------------------------------------------

@@ -12,6 +12,11 @@ The page (:meth:`ExplorerSession.layout`): the lesson stepper, the summary bar (
 on screen while the page scrolls), then tabs; the Explorer tab holds the settings beside the replay
 strip, the trade-off chart and the runs (table with the selected run's side panel, event trace),
 sized so the whole loop fits one 1440×900 screen.
+
+How sure (issue 11): the summary bar carries the intervals, a "Pin as A" button and, while a setting
+is pinned, the comparison of the current settings (B) with it (:mod:`.views.compare`); the "How
+sure" tab (:mod:`.views.how_sure`) holds the figures with their intervals and the annotators. Labels
+are kept per annotator in :class:`SessionLabels`; a label change re-evaluates A and B.
 """
 
 from __future__ import annotations
@@ -20,9 +25,11 @@ import html
 import time
 from typing import Any, Mapping, Sequence
 
+import numpy as np
 import panel as pn
 
 from ..core.scoring.embedding import SimilarityUnavailable
+from ..core.evaluation.compare import compare_evaluations
 from ..core.evaluation.verdicts import Evaluation, evaluate
 from ..core.evaluation.features import load_warnings
 from ..core.evaluation.response_features import response_features_for
@@ -36,8 +43,11 @@ from .shared import SharedData
 from .state import INPUT_NAMES, Clock, Inputs, PageState
 from .tradeoff import sweep
 from .url import page_query, settings_from_query
+from .views.annotators import PersonMarks
 from .views.chart import ChartView
+from .views.compare import CompareView, PinnedSettings
 from .views.detail import DetailView
+from .views.how_sure import HowSureView
 from .views.inputs import InputsView
 from .views.lesson import LessonView
 from .views.metrics import MetricsView
@@ -46,7 +56,7 @@ from .views.replay_controls import ReplayControls
 from .views.response_inputs import ResponseInputs
 from .views.review_queue import ReviewDecisions, ReviewQueueView
 from .views.style import WRAP, LiveHTML, styled
-from .views.table import TableView
+from .views.table import PAGE_SIZE as TABLE_PAGE_SIZE, TableView
 from .views.trace import TraceView
 
 FOOTER = (
@@ -59,6 +69,9 @@ TICK_MS = 100
 """Period of the replay's periodic callback while playing (ms)."""
 SETTINGS_WIDTH = 330
 """Width of the settings column (px)."""
+HOW_SURE_TAB = "How sure"
+HOW_SURE_AT = 2
+"""Position of the How sure tab (after Explorer and Calibration)."""
 
 
 class ExplorerSession:
@@ -73,7 +86,7 @@ class ExplorerSession:
         self.shared = shared
         self.page = page if page is not None else PageState()
         # the session's own labels (labelling, review decisions) over the shared features
-        self.labels = labels if labels is not None else SessionLabels.from_features(shared.features)
+        self.labels = labels if labels is not None else SessionLabels.from_shared(shared)
         self.features = self.labels.apply_to(shared.features)
         self.response = response_features_for(shared.case_set)  # response-scorer columns, shared, lazy
         self.review = ReviewDecisions.from_labels(self.labels)  # decisions made before a set switch
@@ -100,6 +113,13 @@ class ExplorerSession:
         self.review_view = ReviewQueueView(self.decide)
         self.review_card = self.review_view.panel()
         self.calibration = CalibrationView(self.response, self.use_bands)
+        self.pinned = PinnedSettings()  # issue 11: setting A, compared with the current one (B)
+        self.ev_a: Evaluation | None = None
+        self.compare = CompareView(self.pin, self.pinned.unpin, self.select_run)
+        self.how_sure = HowSureView(self.labels)
+        self.tabs: pn.Tabs | None = None
+        self.runs_tabs: pn.Tabs | None = None
+        self._mark_people()
         self.notice = LiveHTML("", css_classes=["me-notice"], visible=False, **styled(sizing_mode="stretch_width"))
         self.show_notices(self.notices)
 
@@ -108,6 +128,7 @@ class ExplorerSession:
         self.clock.param.watch(self._on_playing, ["playing"])
         self.table.table.param.watch(self._on_select, ["selection"])
         self._labels_watcher = self.labels.param.watch(self._on_labels, ["version"])
+        self.pinned.param.watch(self._on_pinned, ["settings"])
         self._refresh_all()
 
     # --- reactions ---------------------------------------------------------------------------
@@ -136,10 +157,13 @@ class ExplorerSession:
         return evaluate(self.features, settings, self.response, self.review.decisions)
 
     def _on_labels(self, *_events: Any) -> None:
-        """A label changed (review decision, labelling): re-evaluate and refresh without
-        rewinding the replay (the inputs did not change)."""
+        """A label changed (review decision, labelling, the ground truth chosen): re-evaluate (A
+        too, when pinned) and refresh without rewinding the replay (the inputs did not change)."""
         self.features = self.labels.apply_to(self.shared.features)
         self.ev = self._evaluate(self.ev.settings)
+        if self.pinned.settings is not None:
+            self.ev_a = self._evaluate(self.pinned.settings)
+        self._mark_people()
         with pn.io.hold():
             self._refresh_all()
         if self.calibration.features is not None:  # the Calibration tab has been opened
@@ -149,6 +173,55 @@ class ExplorerSession:
         """The person decides gray-band run ``index`` in the review queue: the judge's decision,
         recorded as the run's label (one re-evaluation)."""
         self.review.record(index, acceptable, self.labels)
+
+    def _mark_people(self) -> None:
+        """Marks of disputed and split runs for the table and the side panel (several annotators)."""
+        marks = PersonMarks.of(self.labels)
+        self.table.person_cell = None if marks is None else marks.cell
+        self.detail.people = None if marks is None else marks.detail
+
+    def pin(self) -> None:
+        """Pin the current settings as A (issue 11): every later change is B, compared with A."""
+        self.pinned.pin(self.ev.settings)
+
+    def _on_pinned(self, *_events: Any) -> None:
+        settings = self.pinned.settings
+        self.ev_a = None if settings is None else (self.ev if settings == self.ev.settings else self._evaluate(settings))
+        self._show_compare()
+
+    def _show_compare(self) -> None:
+        """The comparison strip of B (the current settings) with the pinned A (hidden unpinned)."""
+        if self.ev_a is None or self.pinned.settings is None:
+            self.compare.show(None)
+            return
+        self.compare.show(compare_evaluations(self.features, self.ev_a, self.ev), self.pinned.settings, self.ev.settings)
+
+    def select_run(self, run_id: str) -> None:
+        """Select run ``run_id`` in the table and show its detail (a flipped run clicked in the
+        comparison): the Explorer tab and its Runs tab open, the replay paused and moved forward to
+        the run's reveal when it is not revealed yet (a big set's table turns to its page)."""
+        where = np.flatnonzero(self.features.run_ids == run_id)
+        if not where.size:
+            return
+        i = int(where[0])
+        with pn.io.hold():
+            if self.tabs is not None and self.tabs.active != 0:
+                self.tabs.active = 0
+            if self.runs_tabs is not None and self.runs_tabs.active != 0:
+                self.runs_tabs.active = 0
+            reveal = float(self.times[i])
+            if self.clock.time < reveal or self.clock.playing:
+                self.clock.param.update(playing=False, time=max(self.clock.time, reveal))
+            if self.table.windowed:  # a page of rows rebuilt clears the table's selection: turn first
+                page = i // TABLE_PAGE_SIZE + 1
+                if self.table.page.value != page:
+                    self.table.page.value = page
+            self.selected_id = str(run_id)
+            if self.selected_id in self.table.ids:
+                idx = self.table.ids.index(self.selected_id)
+                if self.table.table.selection != [idx]:
+                    self.table.table.selection = [idx]
+            self._show_detail()
 
     def use_bands(self, pass_above: float, fail_below: float) -> None:
         """Put calibrated bands into the cascade's sliders (one recompute)."""
@@ -230,6 +303,7 @@ class ExplorerSession:
         when the workspace switches case sets)."""
         self.stop_timer()
         self.labels.param.unwatch(self._labels_watcher)
+        self.how_sure.close()
 
     def stop_timer(self) -> None:
         """Stop the periodic callback (pause, end of replay, session destroyed)."""
@@ -247,7 +321,10 @@ class ExplorerSession:
 
     def _refresh_all(self) -> None:
         settings = self.ev.settings
-        self.metrics.show_whole(self.features, self.ev)
+        self.metrics.show_whole(self.features, self.ev, self.labels.disputed)
+        self._show_compare()
+        if self.tabs is not None and self.tabs.active == HOW_SURE_AT:  # only while shown
+            self.how_sure.show(self.features, self.ev)
         self.lesson.mark_current(settings, self.shared.defaults, self.ev.summary)
         self.chart.show(sweep(self.features, settings.with_(response_scorer="f1")), settings.f1_threshold)
         self.response_inputs.show_model(self.response.embedding_identity())
@@ -298,12 +375,16 @@ class ExplorerSession:
         computed when its tab is first opened (cosine scores need the embedder)."""
         # dynamic: only the open tab is in the page (the others are built when opened, and a tall
         # tab, the sweep's heatmap, does not make the Explorer tab as tall as itself)
-        tabs = pn.Tabs(("Explorer", explorer), ("Calibration", self.calibration.panel()), *extra_tabs,
+        tabs = pn.Tabs(("Explorer", explorer), ("Calibration", self.calibration.panel()),
+                       (HOW_SURE_TAB, self.how_sure.panel()), *extra_tabs,
                        css_classes=["me-tabs"], sizing_mode="stretch_width", dynamic=True)
+        self.tabs = tabs
 
         def opened(event: Any) -> None:
             if event.new == 1:
                 self.calibration.show(self.features)
+            elif event.new == HOW_SURE_AT:
+                self.how_sure.show(self.features, self.ev)
 
         tabs.param.watch(opened, ["active"])
         return tabs
@@ -317,8 +398,9 @@ class ExplorerSession:
                    sizing_mode="stretch_width", styles=WRAP),
             sizing_mode="stretch_width",
         )
-        return pn.Tabs(("Runs", runs), ("Event trace", self.trace.panel()), css_classes=["me-card", "me-runs-card"],
-                       sizing_mode="stretch_width")
+        self.runs_tabs = pn.Tabs(("Runs", runs), ("Event trace", self.trace.panel()), css_classes=["me-card", "me-runs-card"],
+                                 sizing_mode="stretch_width")
+        return self.runs_tabs
 
     def explorer_tab(self, toolbar: Sequence[pn.viewable.Viewable] = (), label_bar: pn.viewable.Viewable | None = None) -> pn.Column:
         """The Explorer tab: settings beside the replay strip, the chart and the runs."""
@@ -357,7 +439,7 @@ class ExplorerSession:
             header,
             self.notice,
             self.lesson.panel(),
-            self.metrics.summary_panel(),
+            self.metrics.summary_panel(beside=(self.compare.pin_button,), below=(self.compare.strip,)),
             self._tabs(self.explorer_tab(toolbar, label_bar), extra_tabs),
             sizing_mode="stretch_width",
             css_classes=["me-page"],

@@ -32,7 +32,7 @@ from .views.labelling import KeyListener, LabelBar, verdict_for_key
 from .views.style import WRAP, LiveHTML, flex_item, styled
 from .views.sweep import SweepView
 from .views.upload import UploadView, labels_message, loaded_message
-from .workspace import ProcessSets, Workspace, label_codes_from_upload, looks_like_labels_csv
+from .workspace import ProcessSets, Workspace, labels_from_upload, looks_like_labels_csv
 
 SWEEP_TAB = "Settings sweep"
 DATA_TAB = "Your data"
@@ -49,8 +49,14 @@ class Attached:
         self.sweep = SweepView(self.apply_settings)
         self._text: np.ndarray | None = None
         self._sweep_open = False
+        self._split: tuple[int, np.ndarray] | None = None  # (labels version, runs where people disagree)
         session.table.table.add_filter(frame_filter(self._mask))
-        session.labels.param.watch(self._on_labels, ["version"])
+        # the labels outlive this explorer (the workspace keeps them per case set): unwatched in close()
+        self._watchers = [
+            session.labels.param.watch(self._on_labels, ["version"]),
+            session.labels.param.watch(lambda *_e: self._show_people_filter(), ["annotators"]),
+        ]
+        self._show_people_filter()
         session.table.table.param.watch(lambda _e: self._show_bar(), ["selection"])
         self._show_bar()
 
@@ -79,12 +85,14 @@ class Attached:
 
     def _on_labels(self, *_e: Any) -> None:
         self._show_bar()
+        self._show_people_filter()
         if self._sweep_open:
             self.sweep.show(self.session.features, self.session.ev.settings)
 
     def _show_bar(self) -> None:
         i = self.selected_index()
-        self.label_bar.show(None if i is None else str(self.session.features.run_ids[i]), self.session.labels.human)
+        labels = self.session.labels
+        self.label_bar.show(None if i is None else str(self.session.features.run_ids[i]), labels.human, labels.disputed)
 
     # --- filters -----------------------------------------------------------------------------
     def _mask(self) -> np.ndarray | None:
@@ -92,7 +100,16 @@ class Attached:
             return None
         if self._text is None and (self.filters.search.value_input or "").strip():
             self._text = search_text(self.session.shared.features)  # once per explorer
-        return self.filters.mask(self.session.ev, self._text)
+        labels = self.session.labels
+        if self.filters.people.value and (self._split is None or self._split[0] != labels.version):
+            self._split = (labels.version, labels.split())  # once per label change
+        split = None if self._split is None else self._split[1]
+        return self.filters.mask(self.session.ev, self._text, labels.disputed, split)
+
+    def _show_people_filter(self) -> None:
+        """The Disputed / People disagree filter while several annotators label (issue 11)."""
+        labels = self.session.labels
+        self.filters.show_people(labels.several or bool(np.any(labels.disputed)))
 
     def _refilter(self) -> None:
         self.session.table.table.param.trigger("value")
@@ -111,7 +128,7 @@ class Attached:
         """The session's page with the label buttons, the filters and label counts, the sweep tab
         and ``data_tab`` (last, so presenter mode can take it out without moving the others)."""
         self.filter_row = self.filters.panel()
-        self.label_panel = self.label_bar.panel()
+        self.label_panel = self.label_bar.panel(self.session.how_sure.annotators.side_picker.select)
         self.data_tab = data_tab
         page = self.session.layout(
             toolbar=(self.filter_row, self.label_bar.unlabelled),
@@ -128,6 +145,12 @@ class Attached:
 
         self.tabs.param.watch(opened, ["active"])
         return page
+
+    def close(self) -> None:
+        """Stop following the session's labels and close the session (a case-set switch)."""
+        for watcher in self._watchers:
+            self.session.labels.param.unwatch(watcher)
+        self.session.close()
 
     def present(self, on: bool) -> None:
         """Presenter mode on or off: the data tools (the "Your data" tab, the filters, the label
@@ -173,7 +196,7 @@ class WorkspacePage:
     # --- the explorer ------------------------------------------------------------------------
     def _show(self, session: ExplorerSession) -> None:
         if self.attached is not None:
-            self.attached.session.close()
+            self.attached.close()
         self.attached = Attached(session)
         self.downloads.name_files(session.shared.case_set.name)
         self.header.show_set(session.shared.case_set.name)
@@ -233,9 +256,10 @@ class WorkspacePage:
         try:
             if looks_like_labels_csv(data, name):
                 labels = self.session.labels
-                codes, notes, unknown = label_codes_from_upload(data, name, self.session.shared.features.run_ids, labels.human)
-                labels.param.update(human=codes, notes={**labels.notes, **notes}, version=labels.version + 1)
-                self.upload.show_status(labels_message(name, unknown))
+                got = labels_from_upload(data, name, self.session.shared.features.run_ids)
+                # without an annotator column: the chosen annotator's labels (issue 11)
+                labels.apply_annotated(got.annotated) if got.annotated else labels.apply_single(got.single)
+                self.upload.show_status(labels_message(name, got.unknown))
                 self.attached.tabs.active = 0  # show what the labels changed
             else:
                 key = self.workspace.add_upload(data, name)

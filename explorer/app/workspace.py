@@ -23,9 +23,9 @@ from typing import Callable, Literal
 import numpy as np
 
 from ..core.io.errors import LoadError
-from ..core.evaluation.features import HUMAN_CODES, build_features
+from ..core.evaluation.features import build_features
 from ..core.io.loaders.detect import loads_runs
-from ..core.io.loaders.labels import Label, labels_from_text
+from ..core.io.loaders.labels import label_file_from_text
 from ..core.io.model import CaseSet
 from ..core.io.reading import decode_text
 from ..core.evaluation.settings import Settings
@@ -150,28 +150,32 @@ def load_upload(data: bytes, name: str, input_format: str = "auto") -> SharedDat
     return shared_from_case_set(case_set)
 
 
-def label_codes_from_upload(data: bytes, name: str, run_ids: np.ndarray, current: np.ndarray) -> tuple[np.ndarray, dict[str, str], int]:
-    """Apply a labels CSV upload over ``current`` verdict codes (int8 (N,)) of runs ``run_ids``.
+@dataclass(frozen=True)
+class UploadedLabels:
+    """A labels CSV upload matched to the runs: ``single`` run index -> (verdict or None, note)
+    for a file without an annotator column, else ``annotated`` run index -> its labels
+    ``(annotator, verdict, note)``; ``unknown`` the number of run ids naming no run."""
 
-    Returns (new codes (a copy), notes by run index as str, number of ids naming no run).
-    Raises LoadError for a bad labels file, and when none of its ids names a loaded run."""
-    labels: dict[str, Label] = labels_from_text(decode_text(data, name), name)
+    single: dict[int, tuple[str | None, str]]
+    annotated: dict[int, list[tuple[str, str, str]]]
+    unknown: int
+
+
+def labels_from_upload(data: bytes, name: str, run_ids: np.ndarray) -> UploadedLabels:
+    """Read a labels CSV upload, with or without an ``annotator`` column (issue 11), against runs
+    ``run_ids``. Raises LoadError for a bad labels file, and when none of its ids names a run."""
+    got = label_file_from_text(decode_text(data, name), name)
     position = {str(rid): i for i, rid in enumerate(run_ids)}
-    out = current.copy()
-    notes: dict[str, str] = {}
-    unknown = 0
-    for rid, lab in labels.items():
-        i = position.get(rid)
-        if i is None:
-            unknown += 1
-            continue
-        out[i] = HUMAN_CODES[lab.verdict]
-        if lab.note:
-            notes[str(i)] = lab.note
-    if unknown == len(labels):
-        first = next(iter(labels))
-        raise LoadError(name, "row 2, column run_id", f"none of the {len(labels)} run ids names a run of this case set (first: {json.dumps(first)})")
-    return out, notes, unknown
+    ids = list(got.labels)
+    unknown = sum(1 for rid in ids if rid not in position)
+    if ids and unknown == len(ids):
+        raise LoadError(name, "row 2, column run_id", f"none of the {len(ids)} run ids names a run of this case set (first: {json.dumps(ids[0])})")
+    if got.annotated is None:
+        single = {position[rid]: (lab.verdict, lab.note) for rid, lab in got.labels.items() if rid in position}
+        return UploadedLabels(single, {}, unknown)
+    annotated = {position[rid]: [(lab.annotator, lab.verdict, lab.note) for lab in labs]
+                 for rid, labs in got.annotated.items() if rid in position}
+    return UploadedLabels({}, annotated, unknown)
 
 
 class Workspace:
@@ -209,7 +213,7 @@ class Workspace:
         """The session's labels of set ``key`` (default active), made from the file's labels on first use."""
         key = key or self.active
         if key not in self.labels:
-            self.labels[key] = SessionLabels.from_features(self.shared(key).features)
+            self.labels[key] = SessionLabels.from_shared(self.shared(key))
         return self.labels[key]
 
     def add_upload(self, data: bytes, name: str, input_format: str = "auto") -> str:

@@ -24,6 +24,7 @@ from bokeh.models import BoxAnnotation, ColumnDataSource, HoverTool, Legend, Leg
 from bokeh.plotting import figure
 
 from ...core.evaluation.calibration import Bands, choose_bands, threshold_table
+from ...core.evaluation.sample_size import DEFAULT_HALF_WIDTH, class_need
 from ...core.scoring.embedding import EmbedderIdentity, SimilarityUnavailable, make_embedder, require_similarity
 from ...core.evaluation.features import Features
 from ...core.io.pairs import PairSet, load_pairs
@@ -123,6 +124,20 @@ def bands_html(bands: Bands) -> str:
     )
 
 
+def labels_needed_html(bands: Bands, acceptable: int, unacceptable: int, half_width: float = DEFAULT_HALF_WIDTH) -> str:
+    """How many labelled pairs are enough (issue 11, as ``metric-explorer calibrate``): per class,
+    the pairs needed for a 95 % Wilson interval of ±``half_width`` on the share of acceptable pairs
+    in the pass band and of unacceptable pairs in the fail band, beside the count there is."""
+    c = bands.counts
+    acc = class_need(c["pass"]["acceptable"], acceptable, half_width)
+    unacc = class_need(c["fail"]["unacceptable"], unacceptable, half_width)
+    return (
+        f'<div class="me-calibration-need">Labels for ±{100 * half_width:g} points (95 %): acceptable pairs '
+        f"<b>{acc.have:,} of {acc.needed:,}</b> needed, unacceptable <b>{unacc.have:,} of {unacc.needed:,}</b> "
+        f"(at today's band shares; {acc.needed_worst_case:,} per class in the worst case).</div>"
+    )
+
+
 class CalibrationState(param.Parameterized):
     """The page's own inputs."""
 
@@ -175,6 +190,7 @@ class CalibrationView:
         self.info = LiveHTML("", css_classes=["me-calibration-info"], **styled(margin=(4, 10), sizing_mode="stretch_width"))
         self.model = LiveHTML("", css_classes=["me-embedding-model"], **styled(margin=(4, 10), sizing_mode="stretch_width"))
         self.bands_pane = LiveHTML("", css_classes=["me-calibration-bands"], **styled(margin=(4, 10), sizing_mode="stretch_width"))
+        self.needed = LiveHTML("", css_classes=["me-calibration-labels-needed"], **styled(margin=(0, 10), sizing_mode="stretch_width"))
         self.table = LiveHTML("", css_classes=["me-calibration-table"], **styled(margin=(4, 10), sizing_mode="stretch_width"))
         self.state.param.watch(lambda *_: self.refresh(), ["source", "score", "target_precision"])
 
@@ -237,6 +253,7 @@ class CalibrationView:
         self.model.object = model_html(identity) if identity is not None else ""
         self.model.visible = identity is not None
         self.bands_pane.object = bands_html(bands)
+        self.needed.object = labels_needed_html(bands, int(acceptable.sum()), int((~acceptable).sum()))
         self.table.object = table_html(table)
         shown = table.iloc[thin(len(table), 2000)]  # the chart stays light on a big set
         self.source.data = {
@@ -255,6 +272,7 @@ class CalibrationView:
         self.info.object = f'<div class="me-calibration-what">{html.escape(why)}</div>'
         self.model.visible = False
         self.bands_pane.object = ""
+        self.needed.object = ""
         self.table.object = ""
         self.source.data = {"threshold": [], "precision": [], "recall": []}
         self.use.disabled = True
@@ -273,6 +291,7 @@ class CalibrationView:
             self.info,
             self.model,
             self.bands_pane,
+            self.needed,
             self.use,
             self.chart,
             self.table,

@@ -1,5 +1,6 @@
 """The trade-off chart (Bokeh): agreement, false passes and false fails against the F1 threshold,
-for the current other settings, with the current threshold marked."""
+for the current other settings, with the current threshold marked and, around the agreement, its
+95 % Wilson interval at each threshold as a shaded band (issue 11; the summary bar's method)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import panel as pn
 from bokeh.models import ColumnDataSource, HoverTool, Legend, LegendItem, Span
 from bokeh.plotting import figure
 
+from ...core.evaluation.confidence import wilson_arrays
 from ..tradeoff import Sweep
 from .style import LiveHTML, styled
 
@@ -19,12 +21,15 @@ class ChartView:
     """One Bokeh figure per session; :meth:`show` replaces the data and moves the marker."""
 
     def __init__(self, n_runs: int) -> None:
-        self.source = ColumnDataSource(data={"threshold": [], "agree": [], "false_pass": [], "false_fail": []})
+        self.source = ColumnDataSource(data={"threshold": [], "agree": [], "false_pass": [], "false_fail": [],
+                                             "agree_low": [], "agree_high": []})
         fig = figure(
             height=CHART_HEIGHT, sizing_mode="stretch_width", x_range=(0, 1), y_range=(-0.3, max(n_runs, 1) + 0.5),
             toolbar_location=None, tools="", x_axis_label="Response F1 threshold", y_axis_label="runs",
         )
-        items = []
+        band = fig.varea_step("threshold", "agree_low", "agree_high", source=self.source, step_mode="after",
+                              fill_color=COLOURS["agree"], fill_alpha=0.13)
+        items = [LegendItem(label="agreement 95 % CI", renderers=[band])]
         for key, label, dash in (
             ("agree", "agreement", "solid"), ("false_pass", "false passes", "solid"), ("false_fail", "false fails", "dashed"),
         ):
@@ -35,7 +40,8 @@ class ChartView:
         fig.add_layout(Legend(items=items, orientation="horizontal", location="top_left", background_fill_alpha=0.85,
                               label_text_font_size="8.5pt", padding=2, spacing=10, margin=4))
         fig.add_tools(HoverTool(
-            tooltips=[("F1 ≥", "@threshold{0.00}"), ("agree", "@agree"), ("false passes", "@false_pass"),
+            tooltips=[("F1 ≥", "@threshold{0.00}"), ("agree", "@agree"), ("95 % CI", "@agree_low{0.0}–@agree_high{0.0} runs"),
+                      ("false passes", "@false_pass"),
                       ("false fails", "@false_fail")],
             mode="vline",
         ))
@@ -51,10 +57,13 @@ class ChartView:
         self.pane = pn.Column(pn.pane.Bokeh(fig, sizing_mode="stretch_width"), css_classes=["me-chart"], sizing_mode="stretch_width")
 
     def show(self, sweep: Sweep, threshold: float) -> None:
-        """Plot ``sweep`` and mark ``threshold``."""
+        """Plot ``sweep`` with the agreement's Wilson band (in runs: the limits times the
+        labelled runs) and mark ``threshold``."""
+        low, high = wilson_arrays(sweep.agree, sweep.labelled)
         self.source.data = {
             "threshold": sweep.thresholds, "agree": sweep.agree,
             "false_pass": sweep.false_pass, "false_fail": sweep.false_fail,
+            "agree_low": low * sweep.labelled, "agree_high": high * sweep.labelled,
         }
         self.marker.location = threshold
 
@@ -62,8 +71,8 @@ class ChartView:
         """The card."""
         return pn.Column(
             LiveHTML(
-                "<h2>Trade-off <span class=\"me-hint\">agreement, false passes and false fails of all runs at every "
-                "Response F1 threshold, the other settings as chosen; the dotted line is the current threshold</span></h2>",
+                "<h2>Trade-off <span class=\"me-hint\">agreement (band: 95 % CI), false passes, false fails of all runs at "
+                "each Response F1 threshold, other settings as chosen; dotted: current threshold</span></h2>",
                 **styled(margin=(0, 10), sizing_mode="stretch_width"),
             ),
             self.pane,

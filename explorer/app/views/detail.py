@@ -19,9 +19,16 @@ from .style import LiveHTML, flex_item, styled
 HINT = '<div class="me-empty">Select a revealed run in the table to see its answer, reference and the person\'s note.</div>'
 
 
-def detail_html(features: Features, ev: Evaluation, i: int) -> str:
+PERSON_WORDS = {1: "acceptable", 0: "unacceptable", -1: "unlabelled"}
+"""``Features.human`` code -> the Person row's word."""
+
+
+def detail_html(features: Features, ev: Evaluation, i: int, people: str = "", person: str | None = None) -> str:
     """HTML for run ``i``: every text from the run escaped, ``<mark>`` on words that differ
-    between the answer and its best reference (and each reference against the answer)."""
+    between the answer and its best reference (and each reference against the answer). The
+    person's verdict is the session's (``features.human``: labels made in the app count), or
+    ``person`` when given (``"disputed"``); ``people`` (HTML) lists the annotators' labels under it
+    (issue 11)."""
     run = features.runs[i]
     e = html.escape
     outcome = OUTCOMES[int(ev.outcome[i])]
@@ -45,11 +52,12 @@ def detail_html(features: Features, ev: Evaluation, i: int) -> str:
                 f'<div class="me-detail-row"><span class="me-k">{label}</span>'
                 f'<span class="me-v me-text">{mark_differences(ref, inv.answer)}</span></div>'
             )
-    person = run.human_verdict or "unlabelled"
+    person = person or PERSON_WORDS[int(features.human[i])]
     parts.append(
         f'<div class="me-detail-row"><span class="me-k">Person</span><span class="me-v"><b>{e(person)}</b>'
         f'{": " + e(run.human_note) if run.human_note else ""}</span></div>'
     )
+    parts.append(people)
     parts.append(
         f'<div class="me-detail-row"><span class="me-k">Evaluator</span><span class="me-v"><b>{verdict}</b>: '
         f"{e(reason(features, ev, i))}</span></div>"
@@ -67,10 +75,14 @@ class DetailView:
         if on_close is not None:
             self.close.on_click(lambda _e: on_close())
         self.card: pn.Column | None = None
+        self.people: Callable[[int], tuple[str | None, str]] | None = None
+        """Set by the session when several annotators label: run index -> (the Person word when
+        it is not the verdict, e.g. ``"disputed"``; their labels as HTML)."""
 
     def show(self, features: Features, ev: Evaluation, i: int | None) -> None:
         """Show run ``i`` and open the panel (None: the hint, panel closed)."""
-        self.pane.object = HINT if i is None else detail_html(features, ev, i)
+        person, people = (None, "") if i is None or self.people is None else self.people(i)
+        self.pane.object = HINT if i is None else detail_html(features, ev, i, people, person)
         if self.card is not None and self.card.visible != (i is not None):
             self.card.visible = i is not None
 

@@ -13,14 +13,18 @@ import panel as pn
 from ...core.evaluation.verdicts import Evaluation
 from ...core.io.exports import dumps_adk_test_config, dumps_scored_table, dumps_settings
 from ...core.evaluation.features import Features
-from ...core.io.loaders.labels import Label, dumps_labels
-from ..labels import SessionLabels
+from ...core.io.loaders.labels import Label, dumps_annotated_labels, dumps_labels
+from ...core.io.model import AnnotatorLabel
+from ..labels import DEFAULT_ANNOTATOR, SessionLabels
 from .style import LiveHTML
 
 
 def session_labels_csv(features: Features, labels: SessionLabels) -> str:
-    """Labels CSV (``run_id,human_verdict,note``) of every labelled run under the session's
-    labels, with the note typed in this session, else the file's note; unlabelled runs left out."""
+    """Labels CSV of the session's labels. One annotator: ``run_id,human_verdict,note`` of every
+    labelled run, with the note typed in this session, else the file's note; unlabelled runs left
+    out. Several annotators (issue 11): :func:`annotated_labels_csv`."""
+    if labels.several:
+        return annotated_labels_csv(features, labels)
     names = {1: "acceptable", 0: "unacceptable"}
     out: dict[str, Label] = {}
     for i in np.flatnonzero(labels.human >= 0):  # labelled runs only
@@ -30,6 +34,34 @@ def session_labels_csv(features: Features, labels: SessionLabels) -> str:
             note = getattr(features.runs[i], "human_note", "") or ""
         out[str(features.run_ids[i])] = Label(names[int(labels.human[i])], note)
     return dumps_labels(out)
+
+
+FILE_VERDICT = "file"
+"""Annotator name written for a run that only has the file's single verdict (no annotator label)."""
+
+
+def annotated_labels_csv(features: Features, labels: SessionLabels) -> str:
+    """``run_id,annotator,human_verdict,note``: one row per label each annotator gave (read back
+    by the upload and by ``score --labels``), in run order then annotator order, with each
+    annotator's note (:data:`DEFAULT_ANNOTATOR`'s, the file's verdicts: the file's note). A run whose only label is the file's single verdict (no annotator) is
+    written under the annotator :data:`FILE_VERDICT`."""
+    words = {1: "acceptable", 0: "unacceptable"}
+    out: dict[str, list[AnnotatorLabel]] = {}
+    names = labels.annotators
+    for i in np.flatnonzero(np.any(labels.codes >= 0, axis=1) | (labels.fallback >= 0)):
+        i = int(i)
+        row = []
+        for j in np.flatnonzero(labels.codes[i] >= 0):
+            who = names[int(j)]
+            note = labels.annotator_notes.get((i, who))
+            if note is None and who == DEFAULT_ANNOTATOR:  # the file's verdicts: the file's note
+                note = getattr(features.runs[i], "human_note", "") or ""
+            row.append(AnnotatorLabel(who, words[int(labels.codes[i, j])], note or ""))
+        if labels.fallback[i] >= 0:
+            note = labels.notes.get(str(i)) or getattr(features.runs[i], "human_note", "") or ""
+            row.append(AnnotatorLabel(FILE_VERDICT, words[int(labels.fallback[i])], note))
+        out[str(features.run_ids[i])] = row
+    return dumps_annotated_labels(out)
 
 
 def file_stem(name: str) -> str:

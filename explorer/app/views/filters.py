@@ -23,6 +23,9 @@ from ...core.evaluation.features import Features
 
 OUTCOME_LABELS = {"agree": "Agree", "false pass": "False pass", "false fail": "False fail", "unlabelled": "Unlabelled"}
 """Outcome name (``evaluation.OUTCOMES``) -> filter button label."""
+PEOPLE_LABELS = {"disputed": "Disputed", "split": "People disagree"}
+"""Several annotators (issue 11): filter name -> button label. ``disputed``: no verdict because the
+labels tie or are too few; ``split``: at least one acceptable and one unacceptable label."""
 
 
 _SEARCH_TEXT: "weakref.WeakKeyDictionary[Features, np.ndarray]" = weakref.WeakKeyDictionary()
@@ -44,12 +47,15 @@ def search_text(features: Features) -> np.ndarray:
 
 
 def filter_mask(ev: Evaluation, outcomes: Sequence[str] = (), decided: Sequence[str] = (),
-                search: str = "", text: np.ndarray | None = None) -> np.ndarray:
+                search: str = "", text: np.ndarray | None = None, people: Sequence[str] = (),
+                disputed: np.ndarray | None = None, split: np.ndarray | None = None) -> np.ndarray:
     """bool (N,): runs kept by the filters. Empty ``outcomes`` / ``decided`` keep every run;
     otherwise a run is kept when its outcome (names of ``OUTCOMES``) is in ``outcomes`` and the
     check that decided it (names of ``DECIDED_BY``) is in ``decided``. ``search`` (case
     insensitive, spaces trimmed) must occur in ``text[i]`` (see :func:`search_text`). Raises
-    ValueError for an unknown outcome or decided-by name."""
+    ValueError for an unknown outcome or decided-by name. ``people`` (names of ``PEOPLE_LABELS``)
+    keeps the runs in any of the chosen groups: ``disputed`` / ``split`` bool (N,) (issue 11;
+    a group whose array is not given keeps no run); ValueError for an unknown name."""
     n = ev.outcome.size
     keep = np.ones(n, dtype=bool)
     if outcomes:
@@ -64,6 +70,16 @@ def filter_mask(ev: Evaluation, outcomes: Sequence[str] = (), decided: Sequence[
             raise ValueError(f"unknown decided-by {bad[0]!r} (known: {', '.join(DECIDED_BY)})")
         codes = np.array([DECIDED_BY.index(d) for d in decided], dtype=ev.decided_by.dtype)
         keep &= np.isin(ev.decided_by, codes)
+    if people:
+        bad = [p for p in people if p not in PEOPLE_LABELS]
+        if bad:
+            raise ValueError(f"unknown people filter {bad[0]!r} (known: {', '.join(PEOPLE_LABELS)})")
+        groups = {"disputed": disputed, "split": split}
+        either = np.zeros(n, dtype=bool)
+        for p in people:
+            if groups[p] is not None:
+                either |= np.asarray(groups[p], dtype=bool)
+        keep &= either
     needle = search.strip().casefold()  # "STRASSE" finds "Straße" (issue 10, kind 6)
     if needle and text is not None:
         keep &= np.fromiter((needle in t for t in text), dtype=bool, count=n)
@@ -85,21 +101,35 @@ class FilterBar:
         self.search = pn.widgets.TextInput(
             placeholder="Search id or title", css_classes=["me-search"], width=170,
         )
-        for w in (self.outcome, self.decided):
+        self.people = pn.widgets.CheckButtonGroup(  # shown when several annotators label (issue 11)
+            options={v: k for k, v in PEOPLE_LABELS.items()}, value=[], css_classes=["me-filter-people"], color="default",
+            visible=False,
+        )
+        for w in (self.outcome, self.decided, self.people):
             w.param.watch(lambda _e: changed(), ["value"])
         self.search.param.watch(lambda _e: changed(), ["value_input"])
 
-    def mask(self, ev: Evaluation, text: np.ndarray | None) -> np.ndarray:
-        """:func:`filter_mask` for the current widget values."""
-        return filter_mask(ev, self.outcome.value, self.decided.value, self.search.value_input or "", text)
+    def mask(self, ev: Evaluation, text: np.ndarray | None, disputed: np.ndarray | None = None,
+             split: np.ndarray | None = None) -> np.ndarray:
+        """:func:`filter_mask` for the current widget values (``disputed`` / ``split``: the
+        session's annotator groups, bool (N,))."""
+        people = self.people.value if self.people.visible else []
+        return filter_mask(ev, self.outcome.value, self.decided.value, self.search.value_input or "", text,
+                           people, disputed, split)
 
     def active(self) -> bool:
         """Whether any filter is set."""
-        return bool(self.outcome.value or self.decided.value or (self.search.value_input or "").strip())
+        people = bool(self.people.value) and self.people.visible
+        return bool(self.outcome.value or self.decided.value or (self.search.value_input or "").strip() or people)
+
+    def show_people(self, shown: bool) -> None:
+        """Show the Disputed / People disagree filter (several annotators) or hide and clear it."""
+        if shown != self.people.visible:
+            self.people.param.update(visible=shown, **({} if shown else {"value": []}))
 
     def panel(self) -> pn.Row:
         """The filter row (shown above the table)."""
-        return pn.Row(self.outcome, self.decided, self.search, css_classes=["me-filters"], styles=WRAP, margin=0)
+        return pn.Row(self.outcome, self.people, self.decided, self.search, css_classes=["me-filters"], styles=WRAP, margin=0)
 
 
 def frame_filter(mask_of: Callable[[], np.ndarray | None]) -> Callable[[pd.DataFrame], pd.DataFrame]:

@@ -30,14 +30,17 @@ def verdict_for_key(key: str) -> tuple[bool, str | None]:
     return (k in KEY_VERDICTS, KEY_VERDICTS.get(k))
 
 
-def unlabelled_text(human: np.ndarray) -> str:
+def unlabelled_text(human: np.ndarray, disputed: np.ndarray | None = None) -> str:
     """``"Unlabelled: 3 of 10 runs (counted as neither verdict) · 4 acceptable · 3 unacceptable"``
-    from int8 verdict codes (1 / 0 / -1)."""
+    from int8 verdict codes (1 / 0 / -1); runs marked in ``disputed`` (bool (N,), their annotators
+    tie) are counted apart: ``... · 1 disputed · 4 acceptable ...``."""
     n = int(human.size)
-    unl = int(np.count_nonzero(human < 0))
+    n_disputed = 0 if disputed is None else int(np.count_nonzero(disputed))
+    unl = int(np.count_nonzero(human < 0)) - n_disputed
     acc = int(np.count_nonzero(human == 1))
     unacc = int(np.count_nonzero(human == 0))
-    return (f"Unlabelled: {unl} of {n} run{'s' if n != 1 else ''} (counted as neither verdict) · "
+    apart = f"{n_disputed} disputed · " if n_disputed else ""
+    return (f"Unlabelled: {unl} of {n} run{'s' if n != 1 else ''} (counted as neither verdict) · {apart}"
             f"{acc} acceptable · {unacc} unacceptable")
 
 
@@ -87,18 +90,20 @@ class LabelBar:
         self.unlabelled = LiveHTML("", css_classes=["me-unlabelled"],
                                        **styled(margin=(6, 10), sizing_mode="stretch_width", styles=flex_item(260)))
 
-    def show(self, selected: str | None, human: np.ndarray) -> None:
-        """Name the selected run (``selected`` id, escaped) and count the labels."""
+    def show(self, selected: str | None, human: np.ndarray, disputed: np.ndarray | None = None) -> None:
+        """Name the selected run (``selected`` id, escaped) and count the labels (``disputed``
+        runs apart)."""
         if selected is None:
             self.selected.object = '<div class="me-hint">Select a row in the table, then press a / u / c.</div>'
         else:
             self.selected.object = f'<div>Selected run: <b>{html.escape(selected)}</b></div>'
         self.unlabelled.object = (f'<div class="me-sub">Select a run to read and label it. '
-                                  f"{html.escape(unlabelled_text(human))}</div>")
+                                  f"{html.escape(unlabelled_text(human, disputed))}</div>")
 
-    def panel(self) -> pn.Column:
-        """The label buttons for the selected run (in the run's side panel); the unlabelled count
-        (:attr:`unlabelled`) is placed by the page above the table."""
+    def panel(self, *extra: pn.viewable.Viewable) -> pn.Column:
+        """The label buttons for the selected run (in the run's side panel), ``extra`` under them
+        (the "Label as" annotator picker, issue 11); the unlabelled count (:attr:`unlabelled`) is
+        placed by the page above the table."""
         return pn.Column(
             LiveHTML(
                 "<h2>Label this run</h2><div class=\"me-hint\">Or press <kbd>a</kbd> acceptable, <kbd>u</kbd> "
@@ -107,6 +112,7 @@ class LabelBar:
                 **styled(margin=(0, 10)),
             ),
             pn.Row(self.accept, self.reject, self.clear),
+            *extra,
             self.selected,
             css_classes=["me-labelling"],
             sizing_mode="stretch_width",

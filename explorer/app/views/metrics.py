@@ -7,21 +7,29 @@ passes and false fails with their ids, the 2x2 confusion matrix, precision / rec
 kappa and the settings in words. It never depends on the replay time. It sits in one HTML pane
 (one model, one update per change) whose parts carry the contract classes of docs/ui-contract.md.
 
-Later issues plug in here: an interval after the figure (``figure_html``'s ``extra``), an
-annotator picker and an A/B comparison beside the bar (:meth:`MetricsView.summary_panel`).
+How sure (issue 11): the all-runs figure carries its 95 % Wilson interval (``95 % CI 17–69 %``,
+the method in its tooltip, with the labels needed for ±5 points), precision / recall / kappa their
+intervals, runs whose annotators tie are counted apart (``(1 disputed)``) and the unlabelled runs'
+tooltip gives the evaluator's pass rate on them with the Rogan–Gladen correction. The "Pin as A"
+button and the comparison strip go beside and under the bar (:meth:`MetricsView.summary_panel`).
 """
 
 from __future__ import annotations
 
 import html
+from typing import Sequence
 
 import numpy as np
 import panel as pn
 
+from ...core.evaluation.confidence import SummaryIntervals, summary_intervals
 from ...core.evaluation.features import Features
 from ...core.evaluation.metrics import Agreement
+from ...core.evaluation.prevalence import UnlabelledPassRate, rogan_gladen
 from ...core.evaluation.replay import ReplayState
+from ...core.evaluation.sample_size import DEFAULT_HALF_WIDTH, labels_needed
 from ...core.evaluation.verdicts import OUTCOMES, Evaluation
+from ..intervals import BOOTSTRAP_TIP, WILSON_TIP, num_ci, pct, pct_ci
 from ..words import settings_words
 from .style import LiveHTML, styled
 
@@ -62,21 +70,63 @@ def confusion_html(s: Agreement) -> str:
     )
 
 
-def stats_html(s: Agreement) -> str:
-    """``Precision 0.00 · Recall 0.00 · Cohen's kappa −0.20`` (n/a when undefined)."""
+def stats_html(s: Agreement, si: SummaryIntervals | None = None) -> str:
+    """``Precision 0.00 [0.00, 0.79] · Recall 0.00 [0.00, 0.43] · Cohen's kappa −0.20 [−0.52, 0.00]``
+    (n/a when undefined; the 95 % intervals of ``si`` in ``me-ci``, the method in the tooltip)."""
+    def ci(name: str, tip: str) -> str:
+        text = "" if si is None else num_ci(getattr(si, name))
+        return f' <small class="me-ci" title="{tip}">{text}</small>' if text else ""
+
     return (
         f'<div class="me-statline"><span title="Of the runs the evaluator passed, the share the person found acceptable">'
-        f"Precision <b>{_fmt(s.precision)}</b></span> "
-        f'<span title="Of the runs the person found acceptable, the share the evaluator passed">Recall <b>{_fmt(s.recall)}</b></span> '
+        f"Precision <b>{_fmt(s.precision)}</b>{ci('precision', WILSON_TIP)}</span> "
+        f'<span title="Of the runs the person found acceptable, the share the evaluator passed">Recall <b>{_fmt(s.recall)}</b>'
+        f"{ci('recall', WILSON_TIP)}</span> "
         f'<span title="Agreement corrected for chance: 1 = perfect, 0 = no better than chance">'
-        f"Cohen's kappa <b>{_fmt(s.kappa)}</b></span></div>"
+        f"Cohen's kappa <b>{_fmt(s.kappa)}</b>{ci('kappa', BOOTSTRAP_TIP)}</span></div>"
     )
 
 
-def figure_html(s: Agreement, extra: str = "") -> str:
+def interval_html(si: SummaryIntervals, s: Agreement) -> str:
+    """The all-runs figure's interval, ``95 % CI 17–69 %`` (class ``me-whole-interval``, under the
+    figure), its tooltip naming the method and the labelled runs needed for ±5 points at today's rate."""
+    if s.labelled == 0:
+        return ""
+    need = labels_needed(s, DEFAULT_HALF_WIDTH).labelled
+    tip = (f"Agreement over the {s.labelled:,} labelled runs. {WILSON_TIP} For ±{100 * DEFAULT_HALF_WIDTH:g} points about {need.needed:,} labelled runs "
+           f"are needed at today's agreement.")
+    return f'<div class="me-whole-interval" title="{html.escape(tip)}">{pct_ci(si.agreement)}</div>'
+
+
+
+def unlabelled_tip(rate: UnlabelledPassRate | None) -> str:
+    """Tooltip of ``(3 unlabelled)``: the evaluator's pass rate on them and the Rogan–Gladen
+    corrected share acceptable (or why there is none)."""
+    if rate is None:
+        return ""
+    pr = rate.pass_rate
+    head = f"The evaluator passes {pr.count:,} of the {pr.n:,} unlabelled runs ({pct(pr.value)} %, {pct_ci(pr)})."
+    if rate.corrected is None:
+        return f"{head} Corrected share acceptable: {rate.note}."
+    c = rate.corrected
+    tail = f" ({rate.note})" if rate.note else ""
+    return (f"{head} Corrected for its true-pass and true-fail rates on the labelled runs (Rogan–Gladen 1978): "
+            f"about {pct(c.value)} % of them are acceptable ({pct_ci(c)}){tail}.")
+
+
+def figure_html(s: Agreement, extra: str = "", disputed: int = 0, unlabelled_title: str = "") -> str:
     """The all-runs figure: ``All runs: 4/10 agree`` with the figure large (class
-    ``me-whole-agreement``); ``extra`` (HTML) goes right after the figure (an interval, issue 11)."""
-    unl = f' <span class="me-figure-unlabelled">({s.unlabelled:,} unlabelled)</span>' if s.unlabelled else ""
+    ``me-whole-agreement``); ``extra`` (HTML) goes right after the figure (the interval, issue 11).
+    ``disputed`` runs (no verdict because their annotators tie) are counted apart from the
+    unlabelled ones: ``(2 unlabelled, 1 disputed)``; ``unlabelled_title`` is the tooltip there."""
+    unlabelled = s.unlabelled - disputed
+    parts = []
+    if unlabelled:
+        parts.append(f'<span title="{html.escape(unlabelled_title)}">{unlabelled:,} unlabelled</span>')
+    if disputed:
+        parts.append(f'<span class="me-figure-disputed" title="Runs whose annotators tie, or with fewer labels than the '
+                     f'minimum: left out of agreement and counted here">{disputed:,} disputed</span>')
+    unl = f' <span class="me-figure-unlabelled">({", ".join(parts)})</span>' if parts else ""
     note = '<div class="me-figure-note">No run is labelled yet: label runs to measure agreement.</div>' if not s.labelled else ""
     tip = f"The evaluator agrees with the person on {s.agree} of {s.labelled} labelled runs"
     return (
@@ -87,14 +137,22 @@ def figure_html(s: Agreement, extra: str = "") -> str:
     )
 
 
-def summary_html(features: Features, ev: Evaluation) -> str:
-    """The whole summary bar for evaluation ``ev`` of ``features`` (every run text escaped)."""
+def summary_html(features: Features, ev: Evaluation, disputed: np.ndarray | None = None) -> str:
+    """The whole summary bar for evaluation ``ev`` of ``features`` (every run text escaped), with
+    95 % intervals; ``disputed`` bool (N,) marks runs counted apart (issue 11)."""
     s = ev.summary
     fp, n_fp = outcome_ids(features, ev, "false pass")
     ff, n_ff = outcome_ids(features, ev, "false fail")
+    si = summary_intervals(s)  # O(resamples), a few ms whatever the number of runs
+    n_disputed = 0 if disputed is None else int(np.count_nonzero(disputed))
+    unl_title = ""
+    if s.unlabelled - n_disputed > 0:
+        unlabelled = (features.human < 0) if disputed is None else (features.human < 0) & ~disputed
+        unl_title = unlabelled_tip(rogan_gladen(ev.passed, features.human, unlabelled))
+    figure = figure_html(s, "", n_disputed, unl_title)
     return (
         '<div class="me-summary-bar">'
-        f'<div class="me-summary-figure">{figure_html(s)}</div>'
+        f'<div class="me-summary-figure">{figure}{interval_html(si, s)}</div>'
         '<div class="me-summary-why">'
         f'<div class="me-list me-fp-text me-whole-false-pass" title="Bad runs the evaluator passes: they would ship">'
         f"False passes: {_ids(fp, n_fp)}</div>"
@@ -103,7 +161,7 @@ def summary_html(features: Features, ev: Evaluation) -> str:
         f'<div class="me-settings-words"><b>Settings:</b> {html.escape(settings_words(ev.settings))}</div>'
         "</div>"
         f'<div class="me-summary-stats"><div class="me-confusion">{confusion_html(s)}</div>'
-        f'<div class="me-stats">{stats_html(s)}</div></div>'
+        f'<div class="me-stats">{stats_html(s, si)}</div></div>'
         "</div>"
     )
 
@@ -130,15 +188,18 @@ class MetricsView:
         self.summary = LiveHTML("", css_classes=["me-summary-pane"], **styled(sizing_mode="stretch_width", margin=0))
         self.replay = LiveHTML("", css_classes=["me-replay-state"], **styled(sizing_mode="stretch_width", margin=(0, 10)))
 
-    def show_whole(self, features: Features, ev: Evaluation) -> None:
-        """The whole set's figures for the current settings (independent of the replay)."""
-        self.summary.object = summary_html(features, ev)
+    def show_whole(self, features: Features, ev: Evaluation, disputed: np.ndarray | None = None) -> None:
+        """The whole set's figures for the current settings (independent of the replay);
+        ``disputed`` bool (N,) runs counted apart."""
+        self.summary.object = summary_html(features, ev, disputed)
 
     def show(self, state: ReplayState) -> None:
         """The revealed-so-far line at the inspection time."""
         self.replay.object = replay_html(state, state.t)
 
-    def summary_panel(self) -> pn.Column:
-        """The summary bar: sticky at the top of the page while it scrolls."""
-        return pn.Column(self.summary, css_classes=["me-card", "me-summary"], sizing_mode="stretch_width",
+    def summary_panel(self, beside: Sequence[pn.viewable.Viewable] = (), below: Sequence[pn.viewable.Viewable] = ()) -> pn.Column:
+        """The summary bar: sticky at the top of the page while it scrolls; ``beside`` at its right
+        (the "Pin as A" button), ``below`` under it (the comparison strip), both inside the card."""
+        top = pn.Row(self.summary, *beside, sizing_mode="stretch_width", margin=0) if beside else self.summary
+        return pn.Column(top, *below, css_classes=["me-card", "me-summary"], sizing_mode="stretch_width",
                          styles={"position": "sticky", "top": "0px", "z-index": "40"})

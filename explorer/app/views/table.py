@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import html
 import math
+from typing import Callable
 
 import numpy as np
 import pandas as pd
@@ -66,8 +67,11 @@ def calls_html(features: Features, ev: Evaluation, i: int) -> tuple[str, str]:
     return "<br>".join(expected_parts), "<br>".join(actual_parts)
 
 
-def table_frame(features: Features, ev: Evaluation, k: int, start: int = 0) -> pd.DataFrame:
-    """The display table of runs ``start..k-1`` (all cells escaped HTML), columns ``COLUMNS``."""
+def table_frame(features: Features, ev: Evaluation, k: int, start: int = 0,
+                person_cell: Callable[[int, str], str] | None = None) -> pd.DataFrame:
+    """The display table of runs ``start..k-1`` (all cells escaped HTML), columns ``COLUMNS``.
+    ``person_cell(i, verdict word)`` gives the Person cell's HTML (several annotators: disputed and
+    split runs marked, issue 11); default the word, escaped."""
     if k <= start:
         return table_frame_empty()
     rows = np.arange(start, k)
@@ -107,7 +111,7 @@ def table_frame(features: Features, ev: Evaluation, k: int, start: int = 0) -> p
         data["F1"].append(f1)
         data["Key fields"].append(key)
         data["Evaluator"].append(f'<span class="me-{verdict}">{verdict}</span>')
-        data["Person"].append(_esc(person))
+        data["Person"].append(_esc(person) if person_cell is None else person_cell(i, person))
         data["Outcome"].append(f'<span class="me-outcome me-outcome-{_SLUG[outcome]}">{_esc(outcome)}</span>')
         data["Decided by"].append(f'<span class="me-decided-by">{_esc(rec["decided_by"])}</span>')
         data["Reason"].append(_esc(rec["reason"]))
@@ -127,6 +131,8 @@ class TableView:
 
     def __init__(self, n_runs: int = 0) -> None:
         self.ids: list[str] = []
+        self.person_cell: Callable[[int, str], str] | None = None
+        """Set by the session when several annotators label: marks disputed and split runs."""
         self._ev: Evaluation | None = None
         self._built = table_frame_empty()  # rows 0..len-1 of the current evaluation, built once each
         self.windowed = n_runs > WINDOW_ABOVE
@@ -167,7 +173,7 @@ class TableView:
             return  # empty before and now (an input change rewinds to t = 0): no Tabulator update
         built = len(self._built)
         if k > built:
-            more = table_frame(features, ev, k, start=built)
+            more = table_frame(features, ev, k, start=built, person_cell=self.person_cell)
             self._built = more if built == 0 else pd.concat([self._built, more])
         self.ids = [str(x) for x in features.run_ids[:k]]
         self.table.value = self._built.iloc[:k]
@@ -197,7 +203,7 @@ class TableView:
             self.table.selection = []
         if stop == start and len(self.table.value) == 0:
             return  # still empty: no Tabulator update
-        self.table.value = table_frame(features, ev, stop, start=start)
+        self.table.value = table_frame(features, ev, stop, start=start, person_cell=self.person_cell)
 
     def panel(self) -> pn.Column:
         """The table (with the page buttons of a windowed set)."""

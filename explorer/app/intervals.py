@@ -1,0 +1,78 @@
+"""How the app writes a figure with its 95 % interval (issue 11), in one place for every view (pure).
+
+The intervals themselves come from :mod:`explorer.core.evaluation.confidence` (Wilson score for
+proportions, a seeded percentile bootstrap for kappa and alpha), :mod:`~explorer.core.evaluation.compare`
+(Newcombe's paired interval) and :mod:`~explorer.core.evaluation.prevalence` (Rogan–Gladen); the
+CLI states the same methods.
+"""
+
+from __future__ import annotations
+
+from ..core.evaluation.confidence import METHODS, RESAMPLES, SEED, Interval
+
+MINUS = "\u2212"
+WILSON_TIP = (f"95 % confidence interval, {METHODS['proportions']}, as metric-explorer score reports it. "
+              "With few runs it is wide: the runs cannot pin the figure down more closely.")
+"""Tooltip of a proportion's interval."""
+BOOTSTRAP_TIP = f"95 % confidence interval: percentile bootstrap over runs, {RESAMPLES:,} resamples, seed {SEED}."
+"""Tooltip of a kappa's (or alpha's) interval."""
+
+
+def signed(x: float, digits: int = 2) -> str:
+    """``-0.2`` -> ``"−0.20"`` (a true minus sign), ``0.5`` -> ``"0.50"``."""
+    return f"{x:.{digits}f}".replace("-", MINUS)
+
+
+def pct(x: float) -> str:
+    """``0.1682`` -> ``"17"`` (whole percent, no sign)."""
+    return f"{100 * x:.0f}"
+
+
+def pct_ci(iv: Interval) -> str:
+    """``"95 % CI 17–69 %"`` for a proportion's interval; ``"no interval"`` when undefined."""
+    if iv.low is None or iv.high is None:
+        return "no interval"
+    return f"95 % CI {pct(iv.low)}–{pct(iv.high)} %"
+
+
+def num_ci(iv: Interval | None) -> str:
+    """``"[−0.52, 0.00]"`` for a kappa's or a share's interval in its own units; ``""`` when
+    undefined."""
+    if iv is None or iv.low is None or iv.high is None:
+        return ""
+    return f"[{signed(iv.low)}, {signed(iv.high)}]"
+
+
+def kappa_text(iv: Interval | None) -> str:
+    """``"0.50 · 95 % CI −0.10 to 1.00"``, ``"0.50 · no interval"``, or ``"n/a"`` (undefined:
+    every label in one class, or no run to compare)."""
+    if iv is None or iv.value is None:
+        return "n/a"
+    if iv.low is None or iv.high is None:
+        return f"{signed(iv.value)} · no interval"
+    return f"{signed(iv.value)} · 95 % CI {signed(iv.low)} to {signed(iv.high)}"
+
+
+def share_text(iv: Interval) -> str:
+    """``"3/4 (75 %, 95 % CI 30–95 %)"`` for a proportion with a count; ``"75 % (95 % CI …)"``
+    without one; ``"n/a (no runs)"`` when undefined."""
+    if iv.value is None:
+        return "n/a (no runs)"
+    head = f"{iv.count}/{iv.n} " if iv.count is not None else ""
+    inner = f"{pct(iv.value)} %, {pct_ci(iv)}" if iv.low is not None else f"{pct(iv.value)} %"
+    return f"{head}({inner})"
+
+
+def points_text(iv: Interval) -> str:
+    """A change of a proportion in percentage points with its interval:
+    ``"+20 points (95 % CI −13 to +49)"``; ``"n/a"`` when undefined."""
+    if iv.value is None:
+        return "n/a"
+
+    def p(x: float) -> str:
+        v = round(100 * x)
+        return f"+{v}" if v > 0 else (f"{MINUS}{-v}" if v < 0 else "0")
+
+    ci = "" if iv.low is None or iv.high is None else f" (95 % CI {p(iv.low)} to {p(iv.high)})"
+    word = "point" if abs(round(100 * iv.value)) == 1 else "points"
+    return f"{p(iv.value)} {word}{ci}"
