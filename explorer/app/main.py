@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import html
 import time
-from typing import Any, Mapping, Sequence
+from dataclasses import replace
+from typing import Any, Callable, Mapping, Sequence
 
 import panel as pn
 
@@ -30,6 +31,8 @@ from ..core.evaluation.replay import (
     advance, next_event_time, play_start_time, reveal_times, revealed_count, state_at, trace_events,
 )
 from ..core.evaluation.settings import Settings
+from ..core.scoring.arg_rules import ArgRules
+from .arg_rules import RulesChange
 from .labels import SessionLabels
 from .lesson import LessonStep
 from .shared import SharedData
@@ -38,6 +41,7 @@ from .tradeoff import sweep
 from .url import page_query, settings_from_query
 from .views.chart import ChartView
 from .views.detail import DetailView
+from .views.arg_rules import ArgRulesView
 from .views.inputs import InputsView
 from .views.lesson import LessonView
 from .views.metrics import MetricsView
@@ -79,7 +83,8 @@ class ExplorerSession:
         self.review = ReviewDecisions.from_labels(self.labels)  # decisions made before a set switch
         settings, self.notices = settings_from_query(query or {}, shared.defaults, shared.tools)
         self.notices += load_warnings(shared.features)  # e.g. runs with an empty reference
-        self.inputs = Inputs(shared.tools, settings, shared.features.day_first)
+        self.inputs = Inputs(shared.tools, settings, shared.features.day_first,
+                             one_turn=bool(shared.features.n_invocations.max(initial=1) <= 1))
         self.clock = Clock()
         self.times = reveal_times(self.features.n)
         self.ev: Evaluation = self._evaluate(self.inputs.settings())
@@ -95,7 +100,12 @@ class ExplorerSession:
         self.detail = DetailView(self.unselect)
         self.chart = ChartView(self.features.n)
         self.lesson = LessonView(self.choose_step)
-        self.inputs_view = InputsView(self.inputs)
+        self.rules_view = ArgRulesView(shared.features.arg_rules, self.apply_arg_rules)
+        self.rules = RulesChange(self.rules_view)
+        self.on_shared: list[Callable[[SharedData], None]] = []
+        """Called with the new shared data when this session's argument rules change its features
+        (the workspace keeps them for the set)."""
+        self.inputs_view = InputsView(self.inputs, self.rules_view)
         self.response_inputs = ResponseInputs(self.inputs)
         self.review_view = ReviewQueueView(self.decide)
         self.review_card = self.review_view.panel()
@@ -225,10 +235,31 @@ class ExplorerSession:
         """Set the inputs to a lesson step's settings (one recompute)."""
         self.inputs.apply(step.settings(self.shared.defaults))
 
+    def apply_arg_rules(self, rules: ArgRules, source: str = "") -> None:
+        """Score the trajectories again under argument ``rules`` (issue 12): a loop over the runs,
+        like a load, so in the background for a big set; the page keeps working on the old
+        scores meanwhile and shows the new ones when they are ready (``RulesChange``)."""
+        self.rules.start(self.shared.features, rules, source, self.use_shared_features)
+
+    def use_shared_features(self, features) -> None:
+        """Show ``features`` (the same runs under other argument rules) in place of this session's
+        shared ones: re-evaluate the current settings with the session's labels, keep the replay
+        where it is."""
+        self.shared = replace(self.shared, features=features)
+        self.features = self.labels.apply_to(features)
+        self.ev = self._evaluate(self.ev.settings)
+        with pn.io.hold():
+            self._refresh_all()
+        if self.calibration.features is not None:
+            self.calibration.show(self.features)
+        for callback in self.on_shared:
+            callback(self.shared)
+
     def close(self) -> None:
         """Stop the timer and stop following the labels (they outlive this session's explorer
         when the workspace switches case sets)."""
         self.stop_timer()
+        self.rules.stop()
         self.labels.param.unwatch(self._labels_watcher)
 
     def stop_timer(self) -> None:
