@@ -35,14 +35,15 @@ from ..core.scoring.arg_rules import ArgRules
 from .arg_rules import RulesChange
 from .labels import SessionLabels
 from .lesson import LessonStep
+from .lessons import lesson_for
 from .shared import SharedData
-from .state import INPUT_NAMES, Clock, Inputs, PageState
+from .state import INPUT_NAMES, Clock, Inputs, PageState, is_partial
 from .tradeoff import sweep
 from .url import page_query, settings_from_query
 from .views.chart import ChartView
 from .views.detail import DetailView
 from .views.arg_rules import ArgRulesView
-from .views.inputs import InputsView
+from .views.inputs import InputsView, threshold_reason
 from .views.lesson import LessonView
 from .views.metrics import MetricsView
 from .views.calibration import CalibrationView
@@ -98,8 +99,9 @@ class ExplorerSession:
         self.trace = TraceView()
         self.table = TableView(self.features.n)
         self.detail = DetailView(self.unselect)
-        self.chart = ChartView(self.features.n)
-        self.lesson = LessonView(self.choose_step)
+        self.chart = ChartView(self.features.n, self._draw_chart)
+        self._chart_partial: bool | None = None  # the family's kind the chart's x-axis was chosen for
+        self.lesson = LessonView(self.choose_step, lesson_for(shared.case_set.source))
         self.rules_view = ArgRulesView(shared.features.arg_rules, self.apply_arg_rules)
         self.rules = RulesChange(self.rules_view)
         self.on_shared: list[Callable[[SharedData], None]] = []
@@ -280,7 +282,11 @@ class ExplorerSession:
         settings = self.ev.settings
         self.metrics.show_whole(self.features, self.ev)
         self.lesson.mark_current(settings, self.shared.defaults, self.ev.summary)
-        self.chart.show(sweep(self.features, settings.with_(response_scorer="f1")), settings.f1_threshold)
+        partial = is_partial(settings.trajectory)
+        if partial != self._chart_partial:  # a partial score's threshold is the live one: chart it
+            self._chart_partial = partial
+            self.chart.choose_axis("trajectory_threshold" if partial else "f1_threshold")
+        self._draw_chart()
         self.response_inputs.show_model(self.response.embedding_identity())
         cascade = settings.response_scorer == "cascade"
         if self.review_card.visible != cascade:
@@ -288,6 +294,18 @@ class ExplorerSession:
         self.review_view.show(self.features, self.ev, self.review.decisions)
         self._shown_revealed = -1
         self._refresh_time()
+
+    def _draw_chart(self) -> None:
+        """The trade-off chart over the threshold on its x-axis (F1's, or the trajectory's), the
+        other settings as they are, with why that threshold does nothing when it does not."""
+        settings = self.ev.settings
+        varies = self.chart.varies
+        if varies == "trajectory_threshold":
+            unused = self.inputs.threshold_unused()
+        else:
+            unused = threshold_reason(settings.combine, "f1")
+        curve = sweep(self.features, settings.with_(response_scorer="f1"), varies=varies)
+        self.chart.show(curve, getattr(settings, varies), varies, unused)
 
     def _refresh_time(self) -> None:
         t = self.clock.time

@@ -140,14 +140,24 @@ class App:
         self.expect_text("me-revealed", f"{n:,} of {total:,} runs revealed", timeout=timeout)
 
     # -- inputs ------------------------------------------------------------------------------------
+    def _is_select(self, name: str) -> bool:
+        return self.el(name).locator("select").count() > 0
+
     def choose(self, name: str, label: str) -> None:
-        """Click the button labelled ``label`` in the button group ``name`` and wait until it is active."""
+        """Choose ``label`` in ``name``: click that button of a button group and wait until it is
+        active, or pick that option of a Select (the trajectory family, the date reading)."""
+        if self._is_select(name):
+            self.pick(name, label)
+            return
         button = self.el(name).get_by_role("button", name=label, exact=True)
         button.click()
         expect(button).to_have_class(re.compile(r"\bbk-active\b"))
 
     def expect_chosen(self, name: str, label: str) -> None:
-        """The button ``label`` of group ``name`` is the active one."""
+        """``label`` is the chosen button of group ``name`` (or the chosen option of a Select)."""
+        if self._is_select(name):
+            expect(self.el(name).locator("select option:checked")).to_have_text(label)
+            return
         button = self.el(name).get_by_role("button", name=label, exact=True)
         expect(button).to_have_class(re.compile(r"\bbk-active\b"))
 
@@ -208,6 +218,13 @@ class App:
             if _close(self.slider_value(name), target):
                 return
         raise AssertionError(f"could not bring {name} to {target} by keyboard (shows {self.slider_value(name)})")
+
+    def trajectory_threshold_keys_to(self, target: float) -> None:
+        """Move the trajectory threshold slider to ``target`` by keyboard (one step 0.01), and
+        check the typed box follows."""
+        self._keys_to("me-trajectory-threshold", target)
+        box = self.el("me-trajectory-threshold-input").locator("input").first
+        _wait_until(lambda: _close(_number(box.input_value()), target), f"me-trajectory-threshold-input to hold {target}")
 
     def deny_tools(self) -> list[str]:
         """The tools currently chosen in the deny-list MultiChoice."""

@@ -1,7 +1,11 @@
-"""The trade-off chart (Bokeh): agreement, false passes and false fails against the F1 threshold,
-for the current other settings, with the current threshold marked."""
+"""The trade-off chart (Bokeh): agreement, false passes and false fails against the F1 threshold
+or the trajectory threshold (``me-chart-x``, issue 12), for the current other settings, with the
+current threshold marked."""
 
 from __future__ import annotations
+
+import html
+from typing import Callable
 
 import panel as pn
 from bokeh.models import ColumnDataSource, HoverTool, Legend, LegendItem, Span
@@ -13,12 +17,27 @@ from .style import LiveHTML, styled
 COLOURS = {"agree": "#0f766e", "false_pass": "#c0392b", "false_fail": "#c77c02"}
 CHART_HEIGHT = 165
 """Figure height in px (the chart shares the first screen with the settings and the runs table)."""
+X_AXES = {"F1 threshold": "f1_threshold", "Trajectory threshold": "trajectory_threshold"}
+"""The chart's x-axis choices: label -> the threshold the curve moves."""
+AXIS_WORDS = {"f1_threshold": "Response F1 threshold", "trajectory_threshold": "Trajectory threshold"}
+HINTS = {
+    "f1_threshold": "all runs at every Response F1 threshold, the other settings as chosen; dotted: the current one",
+    "trajectory_threshold": "all runs at every trajectory threshold, the other settings as chosen; dotted: the current one",
+}
 
 
 class ChartView:
-    """One Bokeh figure per session; :meth:`show` replaces the data and moves the marker."""
+    """One Bokeh figure per session; :meth:`show` replaces the data and moves the marker.
+    ``on_axis()`` is called when the person picks the other x-axis (the session draws again)."""
 
-    def __init__(self, n_runs: int) -> None:
+    def __init__(self, n_runs: int, on_axis: Callable[[], None] | None = None) -> None:
+        self.x = pn.widgets.RadioButtonGroup(
+            options=X_AXES, value="f1_threshold", css_classes=["me-chart-x"], button_type="primary",
+            button_style="outline", margin=(0, 10), stylesheets=[":host .bk-btn { padding: 2px 8px; font-size: 12.5px; }"],
+        )
+        self._quiet = False
+        self.x.param.watch(lambda _e: on_axis() if on_axis is not None and not self._quiet else None, ["value"])
+        self.hint = LiveHTML("", **styled(margin=(0, 10), sizing_mode="stretch_width", styles={"flex": "1 1 300px", "min-width": "0"}))
         self.source = ColumnDataSource(data={"threshold": [], "agree": [], "false_pass": [], "false_fail": []})
         fig = figure(
             height=CHART_HEIGHT, sizing_mode="stretch_width", x_range=(0, 1), y_range=(-0.3, max(n_runs, 1) + 0.5),
@@ -30,15 +49,17 @@ class ChartView:
         ):
             r = fig.step("threshold", key, source=self.source, line_width=2.5, color=COLOURS[key], mode="after", line_dash=dash)
             items.append(LegendItem(label=label, renderers=[r]))
+        self.hover = None
         self.marker = Span(location=0.8, dimension="height", line_color="#334155", line_width=1.5, line_dash="dotted")
         fig.add_layout(self.marker)
         fig.add_layout(Legend(items=items, orientation="horizontal", location="top_left", background_fill_alpha=0.85,
                               label_text_font_size="8.5pt", padding=2, spacing=10, margin=4))
-        fig.add_tools(HoverTool(
+        self.hover = HoverTool(
             tooltips=[("F1 ≥", "@threshold{0.00}"), ("agree", "@agree"), ("false passes", "@false_pass"),
                       ("false fails", "@false_fail")],
             mode="vline",
-        ))
+        )
+        fig.add_tools(self.hover)
         fig.outline_line_color = None
         fig.grid.grid_line_color = "#e5e7eb"
         fig.axis.axis_line_color = "#94a3b8"
@@ -50,8 +71,30 @@ class ChartView:
         # the Bokeh pane hands its css_classes to nobody in the DOM: the contract class sits on a wrapper
         self.pane = pn.Column(pn.pane.Bokeh(fig, sizing_mode="stretch_width"), css_classes=["me-chart"], sizing_mode="stretch_width")
 
-    def show(self, sweep: Sweep, threshold: float) -> None:
-        """Plot ``sweep`` and mark ``threshold``."""
+    @property
+    def varies(self) -> str:
+        """The threshold on the x-axis: ``"f1_threshold"`` or ``"trajectory_threshold"``."""
+        return self.x.value
+
+    def choose_axis(self, varies: str) -> None:
+        """Put ``varies`` on the x-axis without asking for a redraw (the caller draws)."""
+        if self.x.value != varies:
+            self._quiet = True
+            try:
+                self.x.value = varies
+            finally:
+                self._quiet = False
+
+    def show(self, sweep: Sweep, threshold: float, varies: str = "f1_threshold", unused: str = "") -> None:
+        """Plot ``sweep`` (moving the ``varies`` threshold) and mark ``threshold``; ``unused``:
+        why that threshold changes nothing under these settings (the lines are then flat)."""
+        words = AXIS_WORDS[varies]
+        if self.figure.xaxis[0].axis_label != words:
+            self.figure.xaxis[0].axis_label = words
+            self.hover.tooltips = [("F1 ≥" if varies == "f1_threshold" else "trajectory ≥", "@threshold{0.00}"),
+                                   ("agree", "@agree"), ("false passes", "@false_pass"), ("false fails", "@false_fail")]
+        hint = HINTS[varies] + (f". {unused} The lines are flat." if unused else "")
+        self.hint.object = f"<div class=\"me-hint\">{html.escape(hint)}</div>"
         self.source.data = {
             "threshold": sweep.thresholds, "agree": sweep.agree,
             "false_pass": sweep.false_pass, "false_fail": sweep.false_fail,
@@ -61,11 +104,8 @@ class ChartView:
     def panel(self) -> pn.Column:
         """The card."""
         return pn.Column(
-            LiveHTML(
-                "<h2>Trade-off <span class=\"me-hint\">agreement, false passes and false fails of all runs at every "
-                "Response F1 threshold, the other settings as chosen; the dotted line is the current threshold</span></h2>",
-                **styled(margin=(0, 10), sizing_mode="stretch_width"),
-            ),
+            pn.Row(LiveHTML("<h2>Trade-off</h2>", **styled(margin=(0, 0, 0, 10))), self.x, self.hint,
+                   sizing_mode="stretch_width", styles={"flex-wrap": "wrap", "min-width": "0", "align-items": "baseline"}),
             self.pane,
             css_classes=["me-card", "me-chart-card"],
             sizing_mode="stretch_width",
