@@ -186,6 +186,9 @@ class WorkspacePage:
         self.attached: Attached | None = None
         self.pending_labels: tuple[str, bytes] | None = None
         """A labels CSV that named no run shown when it arrived: it applies to the next run file."""
+        self._last_load: tuple[str, str, list[str]] | None = None
+        """(set key, message, load report) of the last run file loaded: labels applied to that set
+        next are reported with it, so a drop of runs and labels reads the same in either order."""
         session = ExplorerSession(self.workspace.shared(), query, self.workspace.labels_for(), page=self.state)
         report = load_report(session.shared.case_set)  # what the loader noticed about the served file
         if notices or report:
@@ -243,6 +246,7 @@ class WorkspacePage:
     def _on_pick(self, event: Any) -> None:
         if event.new == self.workspace.active:
             return
+        self._last_load = None
         try:
             self._switch(event.new)
         except LoadError as exc:
@@ -278,7 +282,11 @@ class WorkspacePage:
             return
         self.pending_labels = None
         unknown = self._apply_labels(name, data)
-        self.upload.show_status(labels_message(name, unknown))
+        last = self._last_load
+        if last is not None and last[0] == self.workspace.active:  # the runs just loaded, then their labels
+            self.upload.show_status(f"{last[1]} {labels_message(name, unknown)}", last[2])
+        else:
+            self.upload.show_status(labels_message(name, unknown))
         self.attached.tabs.active = 0  # show what the labels changed
 
     def _apply_labels(self, name: str, data: bytes) -> int:
@@ -309,7 +317,9 @@ class WorkspacePage:
                 message += f" The labels in {labels_name} name none of these runs, so they were not applied."
             else:
                 message += " " + labels_message(labels_name, unknown)
-        self.upload.show_status(message, load_report(self.session.shared.case_set))
+        report = load_report(self.session.shared.case_set)
+        self._last_load = (key, message, report)
+        self.upload.show_status(message, report)
 
     def _settings_received(self, name: str, data: bytes, kind: str) -> None:
         parsed = parse_json(text_of(data, name), name)

@@ -162,11 +162,10 @@ class InputsView:
         self._trajectory_box = TypedBox(inputs, "trajectory_threshold", self.trajectory_threshold_input, self.trajectory_message)
         self.args = pn.widgets.Select.from_param(
             p.args, label="", css_classes=["me-args"], width=118, margin=(5, 0, 0, 2),
-            description="How the arguments of two calls to the same tool are compared",
         )
         self.single_tool = pn.widgets.Select(
             options=list(inputs.tools), value=inputs.single_tool or None, css_classes=["me-single-tool"], width=118,
-            margin=(5, 0, 0, 2), description="The tool single tool use looks for",
+            margin=(5, 0, 0, 2),
         )
         self.args_label = LiveHTML("", **styled(margin=(11, 0, 0, 10), width=80))
         self.args_meaning = LiveHTML("", css_classes=["me-args-meaning"], **styled(margin=(1, 10, 0, 10), sizing_mode="stretch_width"))

@@ -15,23 +15,16 @@ import html
 from typing import Callable
 
 import panel as pn
-from bokeh.models import Tooltip
 
 from ...core.evaluation.metrics import Agreement
 from ...core.evaluation.settings import Settings
 from ..lesson import LessonStep
 from ..lessons import BOOKING, Lesson
 from ..words import figure, settings_words
-from .style import WRAP, LiveHTML, flex_item, styled
+from .style import WRAP, LiveHTML, flex_item, styled, tooltip_below
 
 STEP_CHIP = ":host .bk-btn { padding: 3px 7px; font-size: 12.5px; white-space: nowrap; }"
 NAV_BUTTON = ":host .bk-btn { padding: 3px 8px; font-size: 13px; }"
-
-
-def chip_tooltip(step: LessonStep) -> Tooltip:
-    """The step's title as the chip's tooltip, below the chip: to its right (Panel's default) it
-    would cover the next chips while the pointer rests on the one just clicked."""
-    return Tooltip(content=step.title, position="bottom", stylesheets=[":host { white-space: initial; max-width: 300px; }"])
 
 
 def short_title(step: LessonStep) -> str:
@@ -86,7 +79,7 @@ class LessonView:
         for step in self.steps:
             b = pn.widgets.Button(
                 label=f"{step.number} · {step.expected}", css_classes=["me-lesson-step", f"me-lesson-{step.number}"],
-                color="light", margin=(2, 2), stylesheets=[STEP_CHIP], description=chip_tooltip(step),
+                color="light", margin=(2, 2), stylesheets=[STEP_CHIP], description=tooltip_below(step.title),
             )
             b.on_click(lambda _e, s=step: self.choose(s))
             self.buttons.append(b)
