@@ -33,7 +33,7 @@ from ...core.evaluation.sweep import (
     FULL_GRID, TRAJECTORY_THRESHOLDS, best, heatmap_frame, row_settings, sweep, threshold_ranges,
 )
 from ...core.evaluation.sweep_intervals import SweepReading, sweep_reading, with_intervals
-from ...core.scoring.trajectory_metrics import DEFINITIONS
+from ...core.scoring.trajectory_metrics import DEFINITIONS, PARTIAL_SCORES
 from .style import WRAP, LiveHTML, styled
 
 SHOWN_GROUPS = 8
@@ -142,7 +142,7 @@ def heat_rows(table: pd.DataFrame, combine: str, deny_check: bool, key_fields: b
     ``none`` have only 1.0; under ``mean`` nothing reads it). One row per (family, argument mode)
     in grid order (:func:`~explorer.core.evaluation.sweep.heatmap_frame`), columns ``row``
     (:func:`row_label`), ``f1_threshold`` and ``HEAT_COLUMNS``."""
-    partial = table["trajectory"].map(_is_partial).to_numpy(dtype=bool)
+    partial = table["trajectory"].isin(PARTIAL_SCORES).to_numpy(dtype=bool)
     tt = trajectory_threshold if combine == "all" else 1.0
     keep = ~partial | np.isclose(table["trajectory_threshold"].to_numpy(dtype=np.float64), tt)
     sliced = table[keep]
