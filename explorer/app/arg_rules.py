@@ -49,7 +49,7 @@ class RulesChange:
         self.stop()
         if rules == features.arg_rules:
             self.view.show_rules(rules)
-            self.view.show_done(f"These are the rules in use ({rules_count(rules)}): nothing to compute again.")
+            self.view.show_done(f"These are the rules in use ({rules_count(rules)}): nothing to compute again.", changed=False)
             return
         if background is None:
             background = features.n > BACKGROUND_ABOVE

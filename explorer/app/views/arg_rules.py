@@ -120,12 +120,13 @@ class ArgRulesView:
         """A line while the rules are being applied (``"Applying 2 rules to 1,000,000 runs: 40%"``)."""
         self._say(f'<div class="me-hint" role="status">{html.escape(text)}</div>')
 
-    def show_done(self, text: str) -> None:
-        """The outcome of an applied change, in a sentence."""
-        self._say(f'<div class="me-load-ok" role="status">{html.escape(text)}</div>')
+    def show_done(self, text: str, changed: bool = True) -> None:
+        """The outcome of an applied change, in a sentence (``changed`` False: the rules were
+        already in use; the panel is not opened for that)."""
+        self._say(f'<div class="me-load-ok" role="status">{html.escape(text)}</div>', open_panel=changed)
 
-    def _say(self, markup: str) -> None:
+    def _say(self, markup: str, open_panel: bool = True) -> None:
         self.status.object = markup
         self.status.visible = True
-        if not self.toggle.value:  # a file dropped elsewhere applied rules: show what happened
+        if open_panel and not self.toggle.value:  # a file dropped elsewhere applied rules: show what happened
             self.toggle.value = True
