@@ -36,6 +36,8 @@ QUERY_NAMES = (
 PRESENT = "present"
 """The page's own query name: ``?present=true`` opens presenter mode (not a scorer setting)."""
 
+_WORDS = {"trajectory": TRAJECTORY_CHOICES, "args": ARG_MODES, "response_scorer": RESPONSE_SCORERS}
+"""Query names whose value is one of a few words (case-insensitive)."""
 _TRUE = {"true", "1", "yes", "on"}
 _FALSE = {"false", "0", "no", "off"}
 
@@ -80,16 +82,11 @@ def settings_from_query(
         raw = _all(value) if name == "deny_tools" else _last(value)
         text = raw.strip()
         low = text.lower()
-        if name == "trajectory":
-            if low in TRAJECTORY_CHOICES:
+        if name in _WORDS:
+            if low in _WORDS[name]:
                 changes[name] = low
             else:
-                ignore(name, raw, f"expected one of {', '.join(TRAJECTORY_CHOICES)}")
-        elif name == "args":
-            if low in ARG_MODES:
-                changes[name] = low
-            else:
-                ignore(name, raw, f"expected one of {', '.join(ARG_MODES)}")
+                ignore(name, raw, f"expected one of {', '.join(_WORDS[name])}")
         elif name == "single_tool":
             if text in known_tools:
                 changes[name] = text
@@ -116,11 +113,6 @@ def settings_from_query(
                 changes[name] = low
             else:
                 ignore(name, raw, "expected all or mean")
-        elif name == "response_scorer":
-            if low in RESPONSE_SCORERS:
-                changes[name] = low
-            else:
-                ignore(name, raw, f"expected one of {', '.join(RESPONSE_SCORERS)}")
         elif name == "rung":
             if text in ("1", "2", "3", "4"):
                 changes[name] = int(text)
