@@ -25,7 +25,7 @@ import panel as pn
 
 from ..core.scoring.embedding import SimilarityUnavailable
 from ..core.evaluation.verdicts import Evaluation, evaluate
-from ..core.evaluation.features import load_warnings
+from ..core.evaluation.features import Features, load_warnings
 from ..core.evaluation.response_features import response_features_for
 from ..core.evaluation.replay import (
     advance, next_event_time, play_start_time, reveal_times, revealed_count, state_at, trace_events,
@@ -243,7 +243,7 @@ class ExplorerSession:
         scores meanwhile and shows the new ones when they are ready (``RulesChange``)."""
         self.rules.start(self.shared.features, rules, source, self.use_shared_features)
 
-    def use_shared_features(self, features) -> None:
+    def use_shared_features(self, features: Features) -> None:
         """Show ``features`` (the same runs under other argument rules) in place of this session's
         shared ones: re-evaluate the current settings with the session's labels, keep the replay
         where it is."""

@@ -33,13 +33,18 @@ IGNORE_BOOKING_ID = '[{"tool": "confirm_booking", "key": "booking_id", "rule": "
 SENT_AT_RULE = {"format": "metric-explorer/arg-rules@1", "rules": [{"tool": "send_confirmation", "key": "sent_at", "rule": "ignore"}]}
 
 
-def pick_set(app: App, name_part: str) -> None:
-    """Choose the case set whose picker label contains ``name_part`` ("Your data" tab); the
-    Explorer tab opens on it."""
+REFUND_LESSON = "The refund-agent lesson"
+"""The stepper's name on cases/refund_agent.json."""
+
+
+def pick_set(app: App, name_part: str, lesson: str) -> None:
+    """Choose the case set whose picker label contains ``name_part`` ("Your data" tab) and wait
+    until the stepper is its ``lesson``: the explorer is the new set's (the header changes first)."""
     app.open_tab("Your data")
     select = app.el("me-case-picker").locator("select")
     label = select.locator("option", has_text=name_part).first.text_content()
     select.select_option(label=label)
+    app.expect_text("me-lesson", lesson)
     app.open_tab("Explorer")
 
 
@@ -138,7 +143,7 @@ def test_argument_mode_meaning_and_rules_change_the_call_marks(app_page):
 
 def test_refund_set_shows_its_lesson_and_its_rules(app_page):
     app = app_page
-    pick_set(app, "refund_agent")
+    pick_set(app, "refund_agent", REFUND_LESSON)
     app.expect_text("me-lesson", "The refund-agent lesson")
     expect(app.page.locator(".me-lesson-step")).to_have_count(5)
     app.expect_whole("5/8")
@@ -240,7 +245,7 @@ def test_screenshots_of_the_trajectory_card(new_offline_context, booking_app, ou
     app.expect_text("me-sweep-best", re.compile("Best agreement"))
     app.page.evaluate("window.scrollTo(0, 0)")
     shoot(app, output_path, "sweep")
-    pick_set(app, "refund_agent")
+    pick_set(app, "refund_agent", REFUND_LESSON)
     app.press("me-lesson-3")
     app.expect_text("me-lesson-head", "Step 3 of 5:")
     app.expect_whole("6/8")
