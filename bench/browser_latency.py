@@ -56,6 +56,11 @@ from explorer.core.evaluation.settings import Settings  # noqa: E402
 CYCLE = (("ANY_ORDER", "any_order"), ("EXACT", "exact"), ("IN_ORDER", "in_order"))
 """(button label, settings value): consecutive entries give different agreements on the bundled set."""
 
+def choose_trajectory(app, label: str) -> None:
+    """Choose trajectory ``label`` in the trajectory card's Select (issue 12) as a person does."""
+    app.el("me-trajectory").locator("select").select_option(label=label)
+
+
 INSTRUMENT = """() => {
   const deepFind = (root, sel) => {
     const hit = root.querySelector(sel);
@@ -78,7 +83,9 @@ INSTRUMENT = """() => {
   const host = deepFind(document, '.me-summary-pane');
   const probe = {t0: null, t1: null, want: null, host};
   window.__meLatency = probe;
-  document.addEventListener('click', () => { if (probe.want !== null && probe.t0 === null) probe.t0 = performance.now(); }, true);
+  const start = () => { if (probe.want !== null && probe.t0 === null) probe.t0 = performance.now(); };
+  document.addEventListener('click', start, true);
+  document.addEventListener('input', start, true);  // a Select's choice (input events cross shadow roots)
   const seen = () => {
     if (probe.want === null || probe.t1 !== null) return;
     const figure = deepFind(host.shadowRoot || host, '.me-whole-agreement');
@@ -183,7 +190,7 @@ def main(argv: list[str] | None = None) -> int:
                 page.evaluate("t => { const p = window.__meLatency; p.t0 = null; p.t1 = null; p.want = 'changed'; p.from = t; }",
                               " ".join(current.split()))
                 start = time.perf_counter()
-                app.el("me-trajectory").get_by_role("button", name=label, exact=True).click()
+                choose_trajectory(app, label)
                 page.wait_for_function("() => window.__meLatency.t1 !== null", timeout=60_000)
                 python_ms.append(1000 * (time.perf_counter() - start))
                 t0, t1 = page.evaluate("() => [window.__meLatency.t0, window.__meLatency.t1]")
@@ -198,7 +205,7 @@ def main(argv: list[str] | None = None) -> int:
                 continue
             page.evaluate("t => { const p = window.__meLatency; p.t0 = null; p.t1 = null; p.want = t; }", target)
             start = time.perf_counter()
-            app.el("me-trajectory").get_by_role("button", name=label, exact=True).click()
+            choose_trajectory(app, label)
             page.wait_for_function("() => window.__meLatency.t1 !== null", timeout=10_000)
             python_ms.append(1000 * (time.perf_counter() - start))
             t0, t1 = page.evaluate("() => [window.__meLatency.t0, window.__meLatency.t1]")

@@ -23,7 +23,7 @@ from explorer.app.shared import load_shared  # noqa: E402
 from explorer.app.views.downloads import session_labels_csv  # noqa: E402
 from explorer.app.views.filters import filter_mask, search_text  # noqa: E402
 from explorer.app.views.labelling import unlabelled_text, verdict_for_key  # noqa: E402
-from explorer.app.views.sweep import sweep_view_data  # noqa: E402
+from explorer.app.views.sweep import heat_rows, sweep_view_data  # noqa: E402
 from explorer.app.workspace import (  # noqa: E402
     ProcessSets, Workspace, bundled_run_sets, labels_from_upload, load_upload, looks_like_labels_csv,
 )
@@ -174,12 +174,39 @@ def test_filters_on_the_opening_run(shared):
 def test_sweep_view_finds_ten_of_ten_on_the_bundled_set(shared):
     d = sweep_view_data(shared.features, shared.defaults)
     assert (d.agree, d.labelled, d.false_pass, d.false_fail) == (10, 10, 0, 0)
-    assert len(d.heat) == 6464 and d.heat["row"].nunique() == 64  # 4 modes x 2 x 2 x 2 x 2
+    # issue 12's full grid: per F1 threshold (101), deny x key (4) and, per family and argument
+    # mode, combine all with its trajectory thresholds plus combine mean: 5 match families x 4
+    # modes x (1 + 1), 4 partial scores x 4 modes x (21 + 1), not scored x 1 x (1 + 1)
+    assert len(d.table) == 101 * 4 * (5 * 4 * 2 + 4 * 4 * 22 + 1 * 2) == 159_176
+    assert d.reading.n_settings == len(d.table) and d.reading.n_tied == d.n_best
+    assert d.reading.warning.startswith(f"{d.n_best:,} settings reach 10/10 on 10 runs: the runs cannot tell them apart")
+    # the best's slice: 5 x 4 + 4 x 4 + 1 rows (family x argument mode), 101 F1 thresholds each
+    assert d.best_slice()["combine"] == "all" and len(d.heat) == 37 * 101 and d.heat["row"].nunique() == 37
     # seed 002's last lesson step: ANY_ORDER, deny-list on delete_booking, key fields on
     assert any(g["trajectory"] == "any_order" and g["deny_check"] and g["key_fields"] for g in d.groups)
     for settings in d.choices.values():
         s = evaluate(shared.features, settings).summary
         assert (s.agree, s.labelled) == (10, 10)
+
+
+def test_sweep_heatmap_slices_read_the_lesson_figures(shared):
+    d = sweep_view_data(shared.features, shared.defaults)
+
+    def cell(row, f1, **fixed):
+        heat = heat_rows(d.table, **fixed)
+        return int(heat[(heat["row"] == row) & np.isclose(heat["f1_threshold"], f1)]["agree"].iloc[0])
+
+    off = dict(combine="all", deny_check=False, key_fields=False, trajectory_threshold=1.0)
+    on = dict(off, deny_check=True, key_fields=True)
+    assert cell("EXACT · exact", 0.8, **off) == 4  # the lesson's opening (seed 002)
+    assert cell("ANY_ORDER · exact", 0.8, **off) == 6  # step 3
+    assert cell("ANY_ORDER · exact", 0.4, **on) == 10  # step 7
+    # recall at 0.65 passes E4 (2 of 3 expected calls, 0.667): E4, E5, E6 pass wrongly, E1, E7
+    # fail on F1 -> 5/10; at 0.70 E4 fails -> 6/10 (by hand from the cases file)
+    assert cell("recall ≥ 0.65 · exact", 0.8, **dict(off, trajectory_threshold=0.65)) == 5
+    assert cell("recall ≥ 0.70 · exact", 0.8, **dict(off, trajectory_threshold=0.7)) == 6
+    mean = heat_rows(d.table, combine="mean", deny_check=False, key_fields=False, trajectory_threshold=0.5)
+    assert mean["row"].nunique() == 37 and "recall · exact" in set(mean["row"])  # no threshold is read under mean
 
 
 # --- the page (Panel objects, no browser) -----------------------------------------------------

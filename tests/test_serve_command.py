@@ -41,15 +41,6 @@ def test_bad_case_file_names_the_json_path(tmp_path, capsys):
     assert len(err.splitlines()) == 1 and str(bad) in err
 
 
-def test_settings_the_app_cannot_show_yet_exit_2_before_serving(tmp_path, capsys):
-    # issue 12: score and sweep read every family; the app's inputs show ADK's until its new card
-    path = tmp_path / "settings.json"
-    path.write_text('{"format": "metric-explorer/settings@1", "settings": {"trajectory": "recall", "trajectory_threshold": 0.67}}')
-    assert main(["serve", "--settings", str(path), "--port", "5999"]) == 2
-    err = capsys.readouterr().err
-    assert "the settings file chooses trajectory recall, args exact, threshold 0.67" in err
-
-
 def test_port_out_of_range_exits_2(capsys):
     assert main(["serve", "--port", "70000"]) == 2
     assert "--port must be between 1 and 65535" in capsys.readouterr().err

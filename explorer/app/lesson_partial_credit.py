@@ -2,8 +2,8 @@
 false passes. Five steps, each a set of inputs on top of the default settings and a short
 explanation, with the agreement expected on that set (``tests/test_refund_lesson.py`` checks each).
 
-Pure data, like :mod:`explorer.app.lesson`; the page shows it once the trajectory card offers
-every family (the app's redesign).
+Pure data, like :mod:`explorer.app.lesson`; the stepper shows it when the refund set is the active
+case set (:mod:`explorer.app.lessons`).
 """
 
 from __future__ import annotations

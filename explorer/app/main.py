@@ -23,7 +23,8 @@ from __future__ import annotations
 
 import html
 import time
-from typing import Any, Mapping, Sequence
+from dataclasses import replace
+from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 import panel as pn
@@ -31,24 +32,28 @@ import panel as pn
 from ..core.scoring.embedding import SimilarityUnavailable
 from ..core.evaluation.compare import compare_evaluations
 from ..core.evaluation.verdicts import Evaluation, evaluate
-from ..core.evaluation.features import load_warnings
+from ..core.evaluation.features import Features, load_warnings
 from ..core.evaluation.response_features import response_features_for
 from ..core.evaluation.replay import (
     advance, next_event_time, play_start_time, reveal_times, revealed_count, state_at, trace_events,
 )
 from ..core.evaluation.settings import Settings
+from ..core.scoring.arg_rules import ArgRules
+from .arg_rules import RulesChange
 from .labels import SessionLabels
 from .lesson import LessonStep
+from .lessons import lesson_for
 from .shared import SharedData
-from .state import INPUT_NAMES, Clock, Inputs, PageState
+from .state import INPUT_NAMES, Clock, Inputs, PageState, is_partial
 from .tradeoff import sweep
 from .url import page_query, settings_from_query
 from .views.annotators import PersonMarks
 from .views.chart import ChartView
 from .views.compare import CompareView, PinnedSettings
 from .views.detail import DetailView
+from .views.arg_rules import ArgRulesView
 from .views.how_sure import HowSureView
-from .views.inputs import InputsView
+from .views.inputs import InputsView, threshold_reason
 from .views.lesson import LessonView
 from .views.metrics import MetricsView
 from .views.calibration import CalibrationView
@@ -92,7 +97,8 @@ class ExplorerSession:
         self.review = ReviewDecisions.from_labels(self.labels)  # decisions made before a set switch
         settings, self.notices = settings_from_query(query or {}, shared.defaults, shared.tools)
         self.notices += load_warnings(shared.features)  # e.g. runs with an empty reference
-        self.inputs = Inputs(shared.tools, settings, shared.features.day_first)
+        self.inputs = Inputs(shared.tools, settings, shared.features.day_first,
+                             one_turn=bool(shared.features.n_invocations.max(initial=1) <= 1))
         self.clock = Clock()
         self.times = reveal_times(self.features.n)
         self.ev: Evaluation = self._evaluate(self.inputs.settings())
@@ -106,9 +112,15 @@ class ExplorerSession:
         self.trace = TraceView()
         self.table = TableView(self.features.n)
         self.detail = DetailView(self.unselect)
-        self.chart = ChartView(self.features.n)
-        self.lesson = LessonView(self.choose_step)
-        self.inputs_view = InputsView(self.inputs)
+        self.chart = ChartView(self.features.n, self._draw_chart)
+        self._chart_partial: bool | None = None  # the family's kind the chart's x-axis was chosen for
+        self.lesson = LessonView(self.choose_step, lesson_for(shared.case_set.source))
+        self.rules_view = ArgRulesView(shared.features.arg_rules, self.apply_arg_rules)
+        self.rules = RulesChange(self.rules_view)
+        self.on_shared: list[Callable[[SharedData], None]] = []
+        """Called with the new shared data when this session's argument rules change its features
+        (the workspace keeps them for the set)."""
+        self.inputs_view = InputsView(self.inputs, self.rules_view)
         self.response_inputs = ResponseInputs(self.inputs)
         self.review_view = ReviewQueueView(self.decide)
         self.review_card = self.review_view.panel()
@@ -298,10 +310,31 @@ class ExplorerSession:
         """Set the inputs to a lesson step's settings (one recompute)."""
         self.inputs.apply(step.settings(self.shared.defaults))
 
+    def apply_arg_rules(self, rules: ArgRules, source: str = "") -> None:
+        """Score the trajectories again under argument ``rules`` (issue 12): a loop over the runs,
+        like a load, so in the background for a big set; the page keeps working on the old
+        scores meanwhile and shows the new ones when they are ready (``RulesChange``)."""
+        self.rules.start(self.shared.features, rules, source, self.use_shared_features)
+
+    def use_shared_features(self, features: Features) -> None:
+        """Show ``features`` (the same runs under other argument rules) in place of this session's
+        shared ones: re-evaluate the current settings with the session's labels, keep the replay
+        where it is."""
+        self.shared = replace(self.shared, features=features)
+        self.features = self.labels.apply_to(features)
+        self.ev = self._evaluate(self.ev.settings)
+        with pn.io.hold():
+            self._refresh_all()
+        if self.calibration.features is not None:
+            self.calibration.show(self.features)
+        for callback in self.on_shared:
+            callback(self.shared)
+
     def close(self) -> None:
         """Stop the timer and stop following the labels (they outlive this session's explorer
         when the workspace switches case sets)."""
         self.stop_timer()
+        self.rules.stop()
         self.labels.param.unwatch(self._labels_watcher)
         self.how_sure.close()
 
@@ -326,7 +359,11 @@ class ExplorerSession:
         if self.tabs is not None and self.tabs.active == HOW_SURE_AT:  # only while shown
             self.how_sure.show(self.features, self.ev)
         self.lesson.mark_current(settings, self.shared.defaults, self.ev.summary)
-        self.chart.show(sweep(self.features, settings.with_(response_scorer="f1")), settings.f1_threshold)
+        partial = is_partial(settings.trajectory)
+        if partial != self._chart_partial:  # a partial score's threshold is the live one: chart it
+            self._chart_partial = partial
+            self.chart.choose_axis("trajectory_threshold" if partial else "f1_threshold")
+        self._draw_chart()
         self.response_inputs.show_model(self.response.embedding_identity())
         cascade = settings.response_scorer == "cascade"
         if self.review_card.visible != cascade:
@@ -334,6 +371,18 @@ class ExplorerSession:
         self.review_view.show(self.features, self.ev, self.review.decisions)
         self._shown_revealed = -1
         self._refresh_time()
+
+    def _draw_chart(self) -> None:
+        """The trade-off chart over the threshold on its x-axis (F1's, or the trajectory's), the
+        other settings as they are, with why that threshold does nothing when it does not."""
+        settings = self.ev.settings
+        varies = self.chart.varies
+        if varies == "trajectory_threshold":
+            unused = self.inputs.threshold_unused()
+        else:
+            unused = threshold_reason(settings.combine, "f1")
+        curve = sweep(self.features, settings.with_(response_scorer="f1"), varies=varies)
+        self.chart.show(curve, getattr(settings, varies), varies, unused)
 
     def _refresh_time(self) -> None:
         t = self.clock.time

@@ -21,7 +21,11 @@ import numpy as np
 import panel as pn
 
 from ..core.io.errors import LoadError
+from ..core.io.exports import settings_from_data
+from ..core.io.reading import parse_json, text_of
 from ..core.evaluation.settings import Settings
+from ..core.scoring.arg_rules import arg_rules_file_from_data
+from ..core.scoring.trajectory_metrics import canonical
 from .main import ExplorerSession
 from .state import PageState
 from .url import split_page_query
@@ -31,8 +35,10 @@ from .views.header import PageHeader
 from .views.labelling import KeyListener, LabelBar, verdict_for_key
 from .views.style import WRAP, LiveHTML, flex_item, styled
 from .views.sweep import SweepView
-from .views.upload import UploadView, labels_message, loaded_message
-from .workspace import ProcessSets, Workspace, labels_from_upload, looks_like_labels_csv
+from .views.upload import UploadView, labels_message, loaded_message, note_sentence, pending_labels_message
+from .workspace import (
+    ProcessSets, Workspace, labels_from_upload, labels_matching, looks_like_labels_csv, settings_file_kind,
+)
 
 SWEEP_TAB = "Settings sweep"
 DATA_TAB = "Your data"
@@ -47,6 +53,8 @@ class Attached:
         self.label_bar = LabelBar(self.label_selected)
         self.filters = FilterBar(self._refilter)
         self.sweep = SweepView(self.apply_settings)
+        self.key_hint = LiveHTML("", css_classes=["me-key-hint"], visible=False,
+                                 **styled(margin=(6, 10), sizing_mode="stretch_width", styles=flex_item(260)))
         self._text: np.ndarray | None = None
         self._sweep_open = False
         self._split: tuple[int, np.ndarray] | None = None  # (labels version, runs where people disagree)
@@ -58,6 +66,7 @@ class Attached:
         ]
         self._show_people_filter()
         session.table.table.param.watch(lambda _e: self._show_bar(), ["selection"])
+        session.on_shared.append(lambda _shared: self._on_labels())  # other argument rules: sweep again
         self._show_bar()
 
     # --- labelling ---------------------------------------------------------------------------
@@ -75,6 +84,15 @@ class Attached:
         i = self.selected_index()
         if i is None:
             self.label_bar.selected.object = '<div class="me-hint">Select a row in the table first.</div>'
+            # the side panel is hidden until a row is selected: say it above the table, where the person looks
+            shown = len(self.session.table.table.value) > 0
+            self.key_hint.object = (
+                '<div class="me-key-hint-box" role="alert">Select a run first: click its row in the table, then press '
+                "<kbd>a</kbd>, <kbd>u</kbd> or <kbd>c</kbd>.</div>" if shown else
+                '<div class="me-key-hint-box" role="alert">No run is shown yet: press Play or Next event, click a row '
+                "in the table, then press <kbd>a</kbd>, <kbd>u</kbd> or <kbd>c</kbd>.</div>"
+            )
+            self.key_hint.visible = True
             return
         self.session.labels.set(i, verdict)
         # keep the run selected (a big set's page of rows is rebuilt and loses its selection)
@@ -91,6 +109,8 @@ class Attached:
 
     def _show_bar(self) -> None:
         i = self.selected_index()
+        if i is not None and self.key_hint.visible:
+            self.key_hint.visible = False
         labels = self.session.labels
         self.label_bar.show(None if i is None else str(self.session.features.run_ids[i]), labels.human, labels.disputed)
 
@@ -131,7 +151,7 @@ class Attached:
         self.label_panel = self.label_bar.panel(self.session.how_sure.annotators.side_picker.select)
         self.data_tab = data_tab
         page = self.session.layout(
-            toolbar=(self.filter_row, self.label_bar.unlabelled),
+            toolbar=(self.filter_row, self.label_bar.unlabelled, self.key_hint),
             label_bar=self.label_panel,
             extra_tabs=((SWEEP_TAB, self.sweep.panel()), (DATA_TAB, data_tab)),
             header=header,
@@ -187,9 +207,15 @@ class WorkspacePage:
         self.root = pn.Column(self.body, self.keys, sizing_mode="stretch_width", margin=0,
                               css_classes=self._root_classes())
         self.attached: Attached | None = None
+        self.pending_labels: tuple[str, bytes] | None = None
+        """A labels CSV that named no run shown when it arrived: it applies to the next run file."""
+        self._last_load: tuple[str, str, list[str]] | None = None
+        """(set key, message, load report) of the last run file loaded: labels applied to that set
+        next are reported with it, so a drop of runs and labels reads the same in either order."""
         session = ExplorerSession(self.workspace.shared(), query, self.workspace.labels_for(), page=self.state)
-        if notices:
-            session.show_notices(session.notices + notices)
+        report = load_report(session.shared.case_set)  # what the loader noticed about the served file
+        if notices or report:
+            session.show_notices(session.notices + notices + report)
         self._show(session)
         self.state.param.watch(self._on_present, ["present"])
 
@@ -198,6 +224,8 @@ class WorkspacePage:
         if self.attached is not None:
             self.attached.close()
         self.attached = Attached(session)
+        key = self.workspace.active
+        session.on_shared.append(lambda shared: self.workspace.keep(key, shared))  # its rules stay with the set
         self.downloads.name_files(session.shared.case_set.name)
         self.header.show_set(session.shared.case_set.name)
         page = self.attached.layout(self.header_band, self.data_tab)
@@ -216,10 +244,10 @@ class WorkspacePage:
 
     def _switch(self, key: str) -> None:
         """Show case set ``key`` with this session's labels of it and the current settings."""
-        settings = self.session.inputs.settings()
+        settings = carried_settings(self.session.inputs.settings(), self.workspace.shared(key))
         shared = self.workspace.select(key)
         session = ExplorerSession(shared, None, self.workspace.labels_for(key), page=self.state)
-        session.inputs.apply(settings.with_(deny_tools=tuple(t for t in settings.deny_tools if t in shared.tools)))
+        session.inputs.apply(settings)
         self._show(session)
 
     # --- the page's tools --------------------------------------------------------------------
@@ -241,6 +269,7 @@ class WorkspacePage:
     def _on_pick(self, event: Any) -> None:
         if event.new == self.workspace.active:
             return
+        self._last_load = None
         try:
             self._switch(event.new)
         except LoadError as exc:
@@ -251,31 +280,87 @@ class WorkspacePage:
         self.upload.show_error(None)
 
     def received(self, name: str, data: bytes) -> None:
-        """An uploaded file: a labels CSV applies to the active set; anything else loads as a
-        new case set and becomes the active one. Errors leave everything as it was."""
+        """An uploaded file: a labels CSV applies to the active set (or, naming none of its runs,
+        waits for the next run file); a settings JSON or an argument-rules file applies to the
+        explorer; anything else loads as a new case set and becomes the active one (with labels
+        that were waiting for it). Errors leave everything as it was."""
         try:
-            if looks_like_labels_csv(data, name):
-                labels = self.session.labels
-                got = labels_from_upload(data, name, self.session.shared.features.run_ids)
-                # without an annotator column: the chosen annotator's labels (issue 11)
-                labels.apply_annotated(got.annotated) if got.annotated else labels.apply_single(got.single)
-                self.upload.show_status(labels_message(name, got.unknown))
-                self.attached.tabs.active = 0  # show what the labels changed
+            kind = "labels" if looks_like_labels_csv(data, name) else settings_file_kind(data) or "runs"
+            if kind == "labels":
+                self._labels_received(name, data)
+            elif kind in ("settings", "rules"):
+                self._settings_received(name, data, kind)
             else:
-                key = self.workspace.add_upload(data, name)
-                before = self.workspace.active
-                try:
-                    self._switch(key)
-                except Exception:
-                    self.workspace.active = before
-                    raise
-                self.picker.options = self.workspace.options()
-                self.picker.param.update(value=key)
-                self.upload.show_status(loaded_message(name, self.session.features.n))
+                self._runs_received(name, data)
         except LoadError as exc:
             self.upload.show_error(str(exc))
             return
         self.upload.show_error(None)
+
+    def _labels_received(self, name: str, data: bytes) -> None:
+        ids, matching = labels_matching(data, name, self.session.shared.features.run_ids)
+        if matching == 0:  # for runs not loaded yet (a trace file dropped with it, still on its way)
+            self.pending_labels = (name, data)
+            self.upload.show_status(pending_labels_message(name, len(ids)))
+            return
+        self.pending_labels = None
+        unknown = self._apply_labels(name, data)
+        last = self._last_load
+        if last is not None and last[0] == self.workspace.active:  # the runs just loaded, then their labels
+            self.upload.show_status(f"{last[1]} {labels_message(name, unknown)}", last[2])
+        else:
+            self.upload.show_status(labels_message(name, unknown))
+        self.attached.tabs.active = 0  # show what the labels changed
+
+    def _apply_labels(self, name: str, data: bytes) -> int:
+        """Apply a labels CSV to the active set; returns how many of its ids name no run (LoadError
+        when none does)."""
+        labels = self.session.labels
+        got = labels_from_upload(data, name, self.session.shared.features.run_ids)
+        # without an annotator column: the chosen annotator's labels (issue 11)
+        labels.apply_annotated(got.annotated) if got.annotated else labels.apply_single(got.single)
+        return got.unknown
+
+    def _runs_received(self, name: str, data: bytes) -> None:
+        key = self.workspace.add_upload(data, name)
+        before = self.workspace.active
+        try:
+            self._switch(key)
+        except Exception:
+            self.workspace.active = before
+            raise
+        self.picker.options = self.workspace.options()
+        self.picker.param.update(value=key)
+        message = loaded_message(name, self.session.features.n)
+        if self.pending_labels is not None:  # labels dropped before their runs
+            labels_name, labels_data = self.pending_labels
+            self.pending_labels = None
+            try:
+                unknown = self._apply_labels(labels_name, labels_data)
+            except LoadError:
+                message += f" The labels in {labels_name} name none of these runs, so they were not applied."
+            else:
+                message += " " + labels_message(labels_name, unknown)
+        report = load_report(self.session.shared.case_set)
+        self._last_load = (key, message, report)
+        self.upload.show_status(message, report)
+
+    def _settings_received(self, name: str, data: bytes, kind: str) -> None:
+        parsed = parse_json(text_of(data, name), name)
+        rules = arg_rules_file_from_data(parsed, name)  # a bad rule is named before anything changes
+        session = self.session
+        if kind == "settings":
+            settings = carried_settings(settings_from_data(parsed, name), session.shared)
+            session.inputs.apply(settings)
+            has_rules = isinstance(parsed, dict) and "arg_rules" in parsed
+            if has_rules:
+                session.apply_arg_rules(rules, name)
+            extra = f" with its argument rules ({len(rules.rules)})" if has_rules else ""
+            self.upload.show_status(f"Applied the settings in {name}{extra}.")
+        else:
+            session.apply_arg_rules(rules, name)
+            self.upload.show_status(f"Applied the argument rules in {name} ({len(rules.rules)}).")
+        self.attached.tabs.active = 0
 
     def _on_key(self, event: Any) -> None:
         known, verdict = verdict_for_key(str(event.new).split(":", 1)[0])
@@ -304,6 +389,30 @@ class WorkspacePage:
     def layout(self) -> pn.viewable.Viewable:
         """The page's root (header, explorer and tabs inside the body; the a/u/c key listener)."""
         return self.root
+
+
+def load_report(case_set) -> list[str]:
+    """What the loader noticed about a case set (``CaseSet.notes``), as plain sentences."""
+    name = case_set.source.replace("\\", "/").rsplit("/", 1)[-1] if case_set.source else ""
+    out = []
+    for note in case_set.notes:
+        for prefix in (case_set.source, name):  # notes start with the file's name as the loader was given it
+            if prefix and note.startswith(f"{prefix}: "):
+                note = note[len(prefix) + 2:]
+                break
+        sentence = note_sentence(note, "")
+        if sentence:
+            out.append(sentence)
+    return out
+
+
+def carried_settings(settings: Settings, shared) -> Settings:
+    """``settings`` made to fit the case set of ``shared``: denied tools it has not seen are
+    dropped, and single tool use of a tool it has not seen goes back to its opening trajectory."""
+    out = settings.with_(deny_tools=tuple(t for t in settings.deny_tools if t in shared.tools))
+    if canonical(out.trajectory) == "single_tool_use" and out.single_tool not in shared.tools:
+        out = out.with_(trajectory=shared.defaults.trajectory, single_tool="")
+    return out
 
 
 def create_workspace_app(process: ProcessSets) -> pn.viewable.Viewable:

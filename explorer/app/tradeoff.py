@@ -1,7 +1,8 @@
-"""Trade-off sweep: agreement, false passes and false fails at every F1 threshold (pure numpy).
+"""Trade-off sweep: agreement, false passes and false fails at every F1 threshold, or at every
+trajectory threshold (pure numpy).
 
 The app's chart data: :func:`explorer.core.evaluation.tradeoff.tradeoff` moving the F1 threshold
-(the same function moves the trajectory threshold, for the chart of a partial score). For the
+or, for the chart of a partial score, the trajectory threshold. For the
 current other settings, the verdict at threshold tau is (combine ``all``)
 ``hard & trajectory_pass & (f1 >= tau)``; with combine ``mean`` the threshold is not used, so the
 curves are flat. Each run's F1 is placed once among the sorted thresholds and counted (O(N log T),
@@ -34,8 +35,9 @@ class Sweep:
     labelled: int
 
 
-def sweep(features: Features, settings: Settings, thresholds: np.ndarray = THRESHOLDS) -> Sweep:
-    """Agreement, false passes and false fails for every F1 threshold (increasing values in
-    [0, 1]), other settings fixed; ``settings`` uses the unigram F1 response check."""
-    c = tradeoff(features, settings, "f1_threshold", thresholds)
+def sweep(features: Features, settings: Settings, thresholds: np.ndarray = THRESHOLDS, varies: str = "f1_threshold") -> Sweep:
+    """Agreement, false passes and false fails for every value (increasing, in [0, 1]) of the
+    ``varies`` threshold (``"f1_threshold"`` or ``"trajectory_threshold"``), other settings fixed;
+    ``settings`` uses the unigram F1 response check."""
+    c = tradeoff(features, settings, varies, thresholds)
     return Sweep(np.asarray(thresholds, dtype=np.float64), c.agree, c.false_pass, c.false_fail, c.labelled)

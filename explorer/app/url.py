@@ -5,8 +5,11 @@ Query names and values are those of :class:`explorer.core.evaluation.settings.Se
     ?trajectory=any_order&compare_args=true&f1_threshold=0.4&combine=all
      &deny_check=true&deny_tools=delete_booking&key_fields=true&day_first=false
 
-``deny_tools`` is comma-separated, and a repeated ``deny_tools`` adds to the list
-(``deny_tools=a&deny_tools=b`` = ``deny_tools=a,b``). ``day_first`` (true/false) sets how numeric
+``trajectory`` is any family of ``trajectory_metrics.TRAJECTORY_CHOICES`` (``exact``, ``recall``,
+``single_tool_use``, ...), ``args`` an argument mode (``exact|ignore|subset|superset``; it wins
+over ``compare_args``, which old links carry), ``trajectory_threshold`` a number in [0, 1] and
+``single_tool`` a tool seen in the data. ``deny_tools`` is comma-separated, and a repeated
+``deny_tools`` adds to the list (``deny_tools=a&deny_tools=b`` = ``deny_tools=a,b``). ``day_first`` (true/false) sets how numeric
 dates read for every check; absent means the case set's own reading. Thresholds are written in
 full (:func:`explorer.core.scoring.passmark.show_threshold`), so a link reproduces the verdicts.
 Reading is lenient per value: a bad value (or an unknown name) is ignored, the rest still
@@ -20,17 +23,21 @@ from typing import Any, Iterable, Mapping, Sequence
 from urllib.parse import urlencode
 
 from ..core.evaluation.settings import COMBINE_RULES, RESPONSE_SCORERS, Settings
+from ..core.scoring.arg_match import ARG_MODES
 from ..core.scoring.passmark import show_threshold
-from ..core.scoring.trajectory import TRAJECTORY_MODES
+from ..core.scoring.trajectory_metrics import TRAJECTORY_CHOICES
 
 QUERY_NAMES = (
     "trajectory", "compare_args", "f1_threshold", "combine", "deny_check", "deny_tools", "key_fields",
+    "args", "trajectory_threshold", "single_tool",
     "response_scorer", "rung", "pass_above", "fail_below", "day_first",
 )
 """The query names the app reads and writes, in the order it writes them."""
 PRESENT = "present"
 """The page's own query name: ``?present=true`` opens presenter mode (not a scorer setting)."""
 
+_WORDS = {"trajectory": TRAJECTORY_CHOICES, "args": ARG_MODES, "response_scorer": RESPONSE_SCORERS}
+"""Query names whose value is one of a few words (case-insensitive)."""
 _TRUE = {"true", "1", "yes", "on"}
 _FALSE = {"false", "0", "no", "off"}
 
@@ -75,11 +82,16 @@ def settings_from_query(
         raw = _all(value) if name == "deny_tools" else _last(value)
         text = raw.strip()
         low = text.lower()
-        if name == "trajectory":
-            if low in TRAJECTORY_MODES:
+        if name in _WORDS:
+            if low in _WORDS[name]:
                 changes[name] = low
             else:
-                ignore(name, raw, f"expected one of {', '.join(TRAJECTORY_MODES)}")
+                ignore(name, raw, f"expected one of {', '.join(_WORDS[name])}")
+        elif name == "single_tool":
+            if text in known_tools:
+                changes[name] = text
+            else:
+                ignore(name, raw, "no such tool in these runs")
         elif name in ("compare_args", "deny_check", "key_fields", "day_first"):
             if low in _TRUE:
                 changes[name] = True
@@ -87,7 +99,7 @@ def settings_from_query(
                 changes[name] = False
             else:
                 ignore(name, raw, "expected true or false" + (" (03/04 is 3 April, or 4 March)" if name == "day_first" else ""))
-        elif name == "f1_threshold":
+        elif name in ("f1_threshold", "trajectory_threshold"):
             try:
                 number = float(text)
             except ValueError:
@@ -101,11 +113,6 @@ def settings_from_query(
                 changes[name] = low
             else:
                 ignore(name, raw, "expected all or mean")
-        elif name == "response_scorer":
-            if low in RESPONSE_SCORERS:
-                changes[name] = low
-            else:
-                ignore(name, raw, f"expected one of {', '.join(RESPONSE_SCORERS)}")
         elif name == "rung":
             if text in ("1", "2", "3", "4"):
                 changes[name] = int(text)
@@ -129,6 +136,13 @@ def settings_from_query(
             changes[name] = tuple(good)
         else:
             notices.append(f"Ignored {_show(name)} from the link: not a setting this app knows.")
+    if "args" in changes and "compare_args" in changes:  # args says more; an old flag must not contradict it
+        flag = changes.pop("compare_args")
+        if flag != (changes["args"] != "ignore"):
+            notices.append(f"Ignored compare_args={'true' if flag else 'false'} from the link: args={changes['args']} says otherwise.")
+    if changes.get("trajectory", base.trajectory) == "single_tool_use" and not changes.get("single_tool", base.single_tool):
+        changes.pop("trajectory")
+        notices.append("Ignored trajectory=single_tool_use from the link: it needs single_tool, the tool to look for.")
     try:
         return base.with_(**changes), notices
     except ValueError as exc:  # values valid alone but not together (fail_below > pass_above)
@@ -146,7 +160,10 @@ def format_threshold(value: float) -> str:
 def query_from_settings(settings: Settings) -> dict[str, str]:
     """The query for ``settings``, values as text: every name of ``QUERY_NAMES``, except that the
     response-scorer names (``response_scorer``, ``rung``, ``pass_above``, ``fail_below``) are written
-    only when the scorer is not the default unigram F1, and ``day_first`` only when set."""
+    only when the scorer is not the default unigram F1, ``day_first`` only when set, ``args`` only
+    for ``subset`` / ``superset`` (``compare_args`` names ``exact`` and ``ignore``),
+    ``trajectory_threshold`` only when it is not 1 and ``single_tool`` only when set, so the
+    opening's link stays as short as before issue 12."""
     def flag(value: bool) -> str:
         return "true" if value else "false"
 
@@ -159,6 +176,12 @@ def query_from_settings(settings: Settings) -> dict[str, str]:
         "deny_tools": ",".join(settings.deny_tools),
         "key_fields": flag(settings.key_fields),
     }
+    if settings.args not in ("exact", "ignore"):
+        query["args"] = settings.args
+    if settings.trajectory_threshold != 1.0:
+        query["trajectory_threshold"] = format_threshold(settings.trajectory_threshold)
+    if settings.single_tool:
+        query["single_tool"] = settings.single_tool
     if settings.day_first is not None:
         query["day_first"] = flag(settings.day_first)
     if settings.response_scorer != "f1":  # links for the default scorer stay short

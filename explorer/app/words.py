@@ -9,9 +9,18 @@ off · exact check on dates and booking ids off"``.
 from __future__ import annotations
 
 from ..core.evaluation.settings import Settings
+from ..core.scoring.trajectory_metrics import DEFINITIONS, canonical
 
-TRAJECTORY_WORDS = {"exact": "EXACT", "in_order": "IN_ORDER", "any_order": "ANY_ORDER", "none": "not scored"}
-"""``Settings.trajectory`` -> the Trajectory match button's label."""
+TRAJECTORY_WORDS = {**{f: d.label for f, d in DEFINITIONS.items()}, "none": "not scored"}
+"""``Settings.trajectory`` -> its label in the trajectory card (the field's name: ``EXACT``,
+``IN_ORDER``, ``subset``, ``recall``, ``F1``, ``LCS``, ``single tool use``, ...)."""
+ARGS_WORDS = {
+    "exact": "arguments compared",
+    "ignore": "names only (arguments ignored)",
+    "subset": "arguments: subset (no unexpected keys)",
+    "superset": "arguments: superset (every expected key, extras allowed)",
+}
+"""``Settings.args`` -> how the trajectory part of the settings names it."""
 SCORER_WORDS = {
     "f1": "F1", "rouge1": "ROUGE-1", "exact": "normalised exact match", "cosine": "embedding cosine", "cascade": "cascade",
 }
@@ -36,14 +45,29 @@ def response_words(s: Settings) -> str:
     return f"{SCORER_WORDS[name]} threshold {_threshold(s.f1_threshold)}"
 
 
+def trajectory_words(s: Settings) -> str:
+    """The trajectory part: ``"Trajectory EXACT, arguments compared"``, ``"Trajectory recall ≥
+    0.67, names only (arguments ignored)"``, ``"Trajectory single tool use of book_flight ≥ 1.00"``,
+    ``"Trajectory not scored"``. The threshold is named where it is read (combine all) and not
+    ADK's default 1 for a 1/0 family; single tool use reads no arguments."""
+    if s.trajectory == "none":
+        return "Trajectory not scored"
+    family = canonical(s.trajectory)
+    name = TRAJECTORY_WORDS[s.trajectory]
+    if family == "single_tool_use":
+        name += f" of {s.single_tool}"
+    partial = DEFINITIONS[family].kind == "partial"
+    if s.combine == "all" and (partial or s.trajectory_threshold != 1.0):
+        name += f" ≥ {_threshold(s.trajectory_threshold)}"
+    if family == "single_tool_use":
+        return f"Trajectory {name}"
+    return f"Trajectory {name}, {ARGS_WORDS[s.args]}"
+
+
 def settings_words(s: Settings) -> str:
     """Every setting of ``s`` in words, joined by ``" · "`` (see the module doc). Under the mean
     rule the response threshold is not used, so the combine part names the mean instead."""
-    if s.trajectory == "none":
-        parts = ["Trajectory not scored"]
-    else:
-        args = "arguments compared" if s.compare_args else "names only (arguments ignored)"
-        parts = [f"Trajectory {TRAJECTORY_WORDS[s.trajectory]}, {args}"]
+    parts = [trajectory_words(s)]
     if s.combine == "mean":
         what = SCORER_WORDS[s.response_scorer] if s.trajectory == "none" else f"trajectory and {SCORER_WORDS[s.response_scorer]}"
         parts.append(f"mean of {what} ≥ {_threshold(s.mean_threshold)}")

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable, Literal
 
@@ -141,6 +141,32 @@ def looks_like_labels_csv(data: bytes, name: str) -> bool:
     return "run_id" in cols and "human_verdict" in cols
 
 
+SETTINGS_FORMATS = ("metric-explorer/settings@1", "metric-explorer/arg-rules@1")
+"""Format tags of the files an upload applies to the explorer instead of loading as runs."""
+
+
+def settings_file_kind(data: bytes) -> str | None:
+    """``"settings"`` for a settings JSON (``metric-explorer/settings@1``), ``"rules"`` for an
+    argument-rules file (``metric-explorer/arg-rules@1``), None otherwise: the tag is looked for
+    in the file's first 4 kB (a JSON object starting with ``{``)."""
+    head = data[:4096].lstrip(b"\xef\xbb\xbf \t\r\n")
+    if not head.startswith(b"{"):
+        return None
+    for kind, tag in zip(("settings", "rules"), SETTINGS_FORMATS):
+        if f'"{tag}"'.encode() in head:
+            return kind
+    return None
+
+
+def labels_matching(data: bytes, name: str, run_ids: np.ndarray) -> tuple[list[str], int]:
+    """The run ids of a labels CSV upload (with or without an ``annotator`` column) and how many
+    of them name one of ``run_ids``. Raises LoadError for a bad labels file (naming the row and
+    column)."""
+    ids = list(label_file_from_text(decode_text(data, name), name).labels)
+    known = set(map(str, run_ids))
+    return ids, sum(1 for rid in ids if rid in known)
+
+
 def load_upload(data: bytes, name: str, input_format: str = "auto") -> SharedData:
     """Runs uploaded as file ``name`` with content ``data``: read with ``loads_runs`` (format
     detected under ``auto``), features built once. Raises LoadError (empty, binary, over the size
@@ -189,6 +215,9 @@ class Workspace:
         self.process = process
         self.uploads: dict[str, SetEntry] = {}
         self.labels: dict[str, SessionLabels] = {}
+        self.own: dict[str, SharedData] = {}
+        """This session's own versions of the shared sets (the same runs under other argument
+        rules, :meth:`keep`); other sessions keep the process's."""
         self.active = "served"
 
     def entries(self) -> list[SetEntry]:
@@ -207,7 +236,17 @@ class Workspace:
             shared = self.uploads[key].shared
             assert shared is not None
             return shared
+        if key in self.own:
+            return self.own[key]
         return self.process.get(key)
+
+    def keep(self, key: str, shared: SharedData) -> None:
+        """Use ``shared`` (set ``key``'s runs with features made in this session, e.g. under other
+        argument rules) for set ``key`` from now on in this session."""
+        if key in self.uploads:
+            self.uploads[key] = replace(self.uploads[key], shared=shared)
+        else:
+            self.own[key] = shared
 
     def labels_for(self, key: str | None = None) -> SessionLabels:
         """The session's labels of set ``key`` (default active), made from the file's labels on first use."""

@@ -46,8 +46,6 @@ def run(args: argparse.Namespace) -> int:
 
     # the same run inputs as ``score``: repeatable --cases, --input-format, --labels, --settings
     defaults = base_settings_from_args(args) if getattr(args, "settings", None) else None
-    if defaults is not None:
-        _check_the_app_shows(defaults)
     served_path = (args.cases[0] if len(args.cases) == 1 else None) if args.cases else str(BUNDLED_CASES)
 
     def load(progress=None) -> ProcessSets:
@@ -88,17 +86,3 @@ def run(args: argparse.Namespace) -> int:
     )
     return 0
 
-
-def _check_the_app_shows(settings) -> None:
-    """CliError when the settings file chooses what the app's inputs cannot show yet: a trajectory
-    family other than ADK's, an argument mode other than exact / ignore, a trajectory threshold
-    other than 1.0 (issue 12; they come with the app's new trajectory card). ``score`` and
-    ``sweep`` read them all."""
-    from ..core.scoring.trajectory import TRAJECTORY_MODES
-
-    if settings.trajectory not in TRAJECTORY_MODES or settings.args not in ("exact", "ignore") or settings.trajectory_threshold != 1.0:
-        raise CliError(
-            f"the app's inputs show trajectory {', '.join(TRAJECTORY_MODES)} with args exact or ignore at threshold 1.0; "
-            f"the settings file chooses trajectory {settings.trajectory}, args {settings.args}, threshold "
-            f"{settings.trajectory_threshold:g} (use score or sweep for those)"
-        )

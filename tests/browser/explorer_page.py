@@ -67,6 +67,22 @@ def _wait_until(check, what: str, timeout_s: float = 15.0) -> None:
         time.sleep(0.05)
 
 
+def shoot(app: "App", output_path: str, name: str) -> None:
+    """Save the viewport as ``<test output folder>/<name>-<w>x<h>.png``."""
+    from pathlib import Path
+
+    view = app.page.viewport_size
+    path = Path(output_path) / f"{name}-{view['width']}x{view['height']}.png"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    app.page.screenshot(path=str(path))
+    assert path.stat().st_size > 20_000, f"{path} looks empty"
+
+
+IDLE = "() => window.Bokeh && Bokeh.documents.length > 0 && Bokeh.documents[0].is_idle"
+"""JS: the page's Bokeh document has finished its first render (layout changes sent before that
+can be lost by the client), so uploads wait for it."""
+
+
 class App:
     """One page on a served explorer app (``url``), with the helpers the tests use."""
 
@@ -107,6 +123,15 @@ class App:
         expect(self.el("me-time-label")).to_contain_text("t =", timeout=READY_TIMEOUT_MS)
         return self
 
+    def upload(self, *files: tuple[str, bytes, str]) -> None:
+        """Open "Your data" and give ``files`` ((name, bytes, mime type), several at once as a
+        drop of several files) to the drop zone's file input, once the page is idle."""
+        self.page.wait_for_function(IDLE)
+        self.open_tab("Your data")
+        self.page.wait_for_function(IDLE)
+        self.page.locator(".me-upload input[type=file]").first.set_input_files(
+            files=[{"name": n, "mimeType": m, "buffer": d} for n, d, m in files])
+
     # -- outcome checks --------------------------------------------------------------------------
     def expect_outcome(self, agree: str, false_pass: list[str], false_fail: list[str]) -> None:
         """The replay's figures at the current time: ``Revealed so far: <agree> agree`` and the
@@ -140,14 +165,27 @@ class App:
         self.expect_text("me-revealed", f"{n:,} of {total:,} runs revealed", timeout=timeout)
 
     # -- inputs ------------------------------------------------------------------------------------
+    def _is_select(self, name: str) -> bool:
+        """``name`` is a Select (a button group otherwise); waits until it is in the page (a tab
+        opened again builds its parts anew)."""
+        expect(self.el(name)).to_be_visible()
+        return self.el(name).locator("select").count() > 0
+
     def choose(self, name: str, label: str) -> None:
-        """Click the button labelled ``label`` in the button group ``name`` and wait until it is active."""
+        """Choose ``label`` in ``name``: click that button of a button group and wait until it is
+        active, or pick that option of a Select (the trajectory family, the date reading)."""
+        if self._is_select(name):
+            self.pick(name, label)
+            return
         button = self.el(name).get_by_role("button", name=label, exact=True)
         button.click()
         expect(button).to_have_class(re.compile(r"\bbk-active\b"))
 
     def expect_chosen(self, name: str, label: str) -> None:
-        """The button ``label`` of group ``name`` is the active one."""
+        """``label`` is the chosen button of group ``name`` (or the chosen option of a Select)."""
+        if self._is_select(name):
+            expect(self.el(name).locator("select option:checked")).to_have_text(label)
+            return
         button = self.el(name).get_by_role("button", name=label, exact=True)
         expect(button).to_have_class(re.compile(r"\bbk-active\b"))
 
@@ -208,6 +246,13 @@ class App:
             if _close(self.slider_value(name), target):
                 return
         raise AssertionError(f"could not bring {name} to {target} by keyboard (shows {self.slider_value(name)})")
+
+    def trajectory_threshold_keys_to(self, target: float) -> None:
+        """Move the trajectory threshold slider to ``target`` by keyboard (one step 0.01), and
+        check the typed box follows."""
+        self._keys_to("me-trajectory-threshold", target)
+        box = self.el("me-trajectory-threshold-input").locator("input").first
+        _wait_until(lambda: _close(_number(box.input_value()), target), f"me-trajectory-threshold-input to hold {target}")
 
     def deny_tools(self) -> list[str]:
         """The tools currently chosen in the deny-list MultiChoice."""

@@ -156,9 +156,13 @@ def test_sweep_tab_finds_ten_of_ten_and_applies_it(app_page):
     app = app_page
     app.open_tab("Settings sweep")
     app.expect_text("me-sweep-best", "Best agreement 10/10 (false passes 0, false fails 0)")
+    # issue 12's full grid; issue 11's reading: 10 runs cannot tell the tied settings apart, and
+    # 10/10's Wilson interval is 72-100 % (z = 1.96: low = n / (n + z^2) = 10 / 13.84)
+    app.expect_text("me-sweep-best", re.compile(r"of 159,176 settings · 95 % CI 72–100 %"))
+    app.expect_text("me-sweep-best", re.compile(r"settings reach 10/10 on 10 runs: the runs cannot tell them apart"))
     # seed 002's last lesson step (ANY_ORDER, deny-list, key fields, F1 0.40) is among them
     app.expect_text("me-sweep-best", re.compile(re.escape(
-        "trajectory any_order, compare args, combine all, deny-list on, key fields on, F1 threshold 0.00-0.41")))
+        "trajectory ANY_ORDER, arguments exact, combine all, deny-list on, key fields on, F1 threshold 0.00-0.41")))
     expect(app.el("me-sweep-heatmap").locator("canvas").first).to_be_visible()
     app.el("me-sweep-apply").get_by_role("button").click()
     app.expect_whole("10/10")

@@ -25,7 +25,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 from playwright.sync_api import expect
 
-from explorer_page import App
+from explorer_page import App, shoot
 from story import ROWS, STORY, set_through_widgets
 
 pytestmark = pytest.mark.browser
@@ -85,17 +85,6 @@ def expect_summary_in_view(app: App, agree: str) -> None:
     assert all(f["size"] < biggest for f in others), (
         f"an agreement figure as large as the all-runs one ({biggest}px): {[f for f in others if f['size'] >= biggest]}"
     )
-
-
-def shoot(app: App, output_path: str, name: str) -> None:
-    """Save the viewport as ``<test output folder>/<name>-<w>x<h>.png``."""
-    from pathlib import Path
-
-    view = app.page.viewport_size
-    path = Path(output_path) / f"{name}-{view['width']}x{view['height']}.png"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    app.page.screenshot(path=str(path))
-    assert path.stat().st_size > 20_000, f"{path} looks empty"
 
 
 # --- the summary stays in view --------------------------------------------------------------------

@@ -23,7 +23,7 @@ def test_query_settings_open_on_them(app_page):
     app.expect_chosen("me-trajectory", "ANY_ORDER")
     app.expect_ticked("me-deny-check")
     app.expect_ticked("me-key-fields")
-    app.expect_ticked("me-compare-args")
+    app.expect_chosen("me-args", "exact")  # issue 12: the argument mode replaces the compare-args box
     assert app.deny_tools() == ["delete_booking"]
     app.expect_f1(0.8)
     app.next_events(5, then_time=60.0)

@@ -1,8 +1,12 @@
-"""The trade-off chart (Bokeh): agreement, false passes and false fails against the F1 threshold,
-for the current other settings, with the current threshold marked and, around the agreement, its
-95 % Wilson interval at each threshold as a shaded band (issue 11; the summary bar's method)."""
+"""The trade-off chart (Bokeh): agreement, false passes and false fails against the F1 threshold
+or the trajectory threshold (``me-chart-x``, issue 12), for the current other settings, with the
+current threshold marked and, around the agreement, its 95 % Wilson interval at each threshold as a
+shaded band (issue 11; the summary bar's method)."""
 
 from __future__ import annotations
+
+import html
+from typing import Callable
 
 import panel as pn
 from bokeh.models import ColumnDataSource, HoverTool, Legend, LegendItem, Span
@@ -15,12 +19,27 @@ from .style import LiveHTML, styled
 COLOURS = {"agree": "#0f766e", "false_pass": "#c0392b", "false_fail": "#c77c02"}
 CHART_HEIGHT = 165
 """Figure height in px (the chart shares the first screen with the settings and the runs table)."""
+X_AXES = {"F1 threshold": "f1_threshold", "Trajectory threshold": "trajectory_threshold"}
+"""The chart's x-axis choices: label -> the threshold the curve moves."""
+AXIS_WORDS = {"f1_threshold": "Response F1 threshold", "trajectory_threshold": "Trajectory threshold"}
+HINTS = {
+    "f1_threshold": "agreement (band: 95 % CI) of all runs at every Response F1 threshold, the other settings as chosen; dotted: the current one",
+    "trajectory_threshold": "agreement (band: 95 % CI) of all runs at every trajectory threshold, the other settings as chosen; dotted: the current one",
+}
 
 
 class ChartView:
-    """One Bokeh figure per session; :meth:`show` replaces the data and moves the marker."""
+    """One Bokeh figure per session; :meth:`show` replaces the data and moves the marker.
+    ``on_axis()`` is called when the person picks the other x-axis (the session draws again)."""
 
-    def __init__(self, n_runs: int) -> None:
+    def __init__(self, n_runs: int, on_axis: Callable[[], None] | None = None) -> None:
+        self.x = pn.widgets.RadioButtonGroup(
+            options=X_AXES, value="f1_threshold", css_classes=["me-chart-x"], color="primary",
+            variant="outline", margin=(0, 10), stylesheets=[":host .bk-btn { padding: 2px 8px; font-size: 12.5px; }"],
+        )
+        self._quiet = False
+        self.x.param.watch(lambda _e: on_axis() if on_axis is not None and not self._quiet else None, ["value"])
+        self.hint = LiveHTML("", **styled(margin=(0, 10), sizing_mode="stretch_width", styles={"flex": "1 1 300px", "min-width": "0"}))
         self.source = ColumnDataSource(data={"threshold": [], "agree": [], "false_pass": [], "false_fail": [],
                                              "agree_low": [], "agree_high": []})
         fig = figure(
@@ -35,16 +54,16 @@ class ChartView:
         ):
             r = fig.step("threshold", key, source=self.source, line_width=2.5, color=COLOURS[key], mode="after", line_dash=dash)
             items.append(LegendItem(label=label, renderers=[r]))
+        self.hover = None
         self.marker = Span(location=0.8, dimension="height", line_color="#334155", line_width=1.5, line_dash="dotted")
         fig.add_layout(self.marker)
         fig.add_layout(Legend(items=items, orientation="horizontal", location="top_left", background_fill_alpha=0.85,
                               label_text_font_size="8.5pt", padding=2, spacing=10, margin=4))
-        fig.add_tools(HoverTool(
-            tooltips=[("F1 ≥", "@threshold{0.00}"), ("agree", "@agree"), ("95 % CI", "@agree_low{0.0}–@agree_high{0.0} runs"),
-                      ("false passes", "@false_pass"),
-                      ("false fails", "@false_fail")],
+        self.hover = HoverTool(
+            tooltips=self._tooltips("f1_threshold"),
             mode="vline",
-        ))
+        )
+        fig.add_tools(self.hover)
         fig.outline_line_color = None
         fig.grid.grid_line_color = "#e5e7eb"
         fig.axis.axis_line_color = "#94a3b8"
@@ -56,10 +75,37 @@ class ChartView:
         # the Bokeh pane hands its css_classes to nobody in the DOM: the contract class sits on a wrapper
         self.pane = pn.Column(pn.pane.Bokeh(fig, sizing_mode="stretch_width"), css_classes=["me-chart"], sizing_mode="stretch_width")
 
-    def show(self, sweep: Sweep, threshold: float) -> None:
-        """Plot ``sweep`` with the agreement's Wilson band (in runs: the limits times the
-        labelled runs) and mark ``threshold``."""
-        low, high = wilson_arrays(sweep.agree, sweep.labelled)
+    @staticmethod
+    def _tooltips(varies: str) -> list[tuple[str, str]]:
+        return [("F1 ≥" if varies == "f1_threshold" else "trajectory ≥", "@threshold{0.00}"), ("agree", "@agree"),
+                ("95 % CI", "@agree_low{0.0}–@agree_high{0.0} runs"), ("false passes", "@false_pass"),
+                ("false fails", "@false_fail")]
+
+    @property
+    def varies(self) -> str:
+        """The threshold on the x-axis: ``"f1_threshold"`` or ``"trajectory_threshold"``."""
+        return self.x.value
+
+    def choose_axis(self, varies: str) -> None:
+        """Put ``varies`` on the x-axis without asking for a redraw (the caller draws)."""
+        if self.x.value != varies:
+            self._quiet = True
+            try:
+                self.x.value = varies
+            finally:
+                self._quiet = False
+
+    def show(self, sweep: Sweep, threshold: float, varies: str = "f1_threshold", unused: str = "") -> None:
+        """Plot ``sweep`` (moving the ``varies`` threshold) with the agreement's Wilson band and
+        mark ``threshold``; ``unused``:
+        why that threshold changes nothing under these settings (the lines are then flat)."""
+        words = AXIS_WORDS[varies]
+        if self.figure.xaxis[0].axis_label != words:
+            self.figure.xaxis[0].axis_label = words
+            self.hover.tooltips = self._tooltips(varies)
+        hint = HINTS[varies] + (f". {unused} The lines are flat." if unused else "")
+        self.hint.object = f"<div class=\"me-hint\">{html.escape(hint)}</div>"
+        low, high = wilson_arrays(sweep.agree, sweep.labelled)  # the band, in runs: limits x labelled runs
         self.source.data = {
             "threshold": sweep.thresholds, "agree": sweep.agree,
             "false_pass": sweep.false_pass, "false_fail": sweep.false_fail,
@@ -70,11 +116,8 @@ class ChartView:
     def panel(self) -> pn.Column:
         """The card."""
         return pn.Column(
-            LiveHTML(
-                "<h2>Trade-off <span class=\"me-hint\">agreement (band: 95 % CI), false passes, false fails of all runs at "
-                "each Response F1 threshold, other settings as chosen; dotted: current threshold</span></h2>",
-                **styled(margin=(0, 10), sizing_mode="stretch_width"),
-            ),
+            pn.Row(LiveHTML("<h2>Trade-off</h2>", **styled(margin=(0, 0, 0, 10))), self.x, self.hint,
+                   sizing_mode="stretch_width", styles={"flex-wrap": "wrap", "min-width": "0", "align-items": "baseline"}),
             self.pane,
             css_classes=["me-card", "me-chart-card"],
             sizing_mode="stretch_width",

@@ -1,5 +1,6 @@
-"""Downloads: the session's labels CSV, the scored table CSV, the settings JSON and an ADK
-``test_config.json`` (each made when clicked, from the current case set, labels and settings)."""
+"""Downloads: the session's labels CSV, the scored table as CSV and as Parquet, the settings JSON
+(with the argument rules the trajectory scores were computed under) and an ADK
+``test_config.json`` (each made when clicked, from the current case set, labels, rules and settings)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import numpy as np
 import panel as pn
 
 from ...core.evaluation.verdicts import Evaluation
-from ...core.io.exports import dumps_adk_test_config, dumps_scored_table, dumps_settings
+from ...core.io.exports import dumps_adk_test_config, dumps_scored_table, dumps_scored_table_parquet, dumps_settings
 from ...core.evaluation.features import Features
 from ...core.io.loaders.labels import Label, dumps_annotated_labels, dumps_labels
 from ...core.io.model import AnnotatorLabel
@@ -71,20 +72,22 @@ def file_stem(name: str) -> str:
 
 
 class Downloads:
-    """The four download buttons. ``current()`` returns (features, evaluation, labels, set name)
+    """The download buttons. ``current()`` returns (features, evaluation, labels, set name)
     of the session's active case set when clicked."""
 
     def __init__(self, current: Callable[[], tuple[Features, Evaluation, SessionLabels, str]]) -> None:
         self._current = current
 
-        def button(label: str, css: str, make: Callable[[], str], filename: str) -> pn.widgets.FileDownload:
+        def button(label: str, css: str, make: Callable[[], str | bytes], filename: str) -> pn.widgets.FileDownload:
             def callback() -> io.BytesIO:
-                return io.BytesIO(make().encode("utf-8"))
+                made = make()
+                return io.BytesIO(made if isinstance(made, bytes) else made.encode("utf-8"))
             return pn.widgets.FileDownload(callback=callback, filename=filename, label=label, css_classes=[css],
                                            color="light", embed=False, width=170)
 
         self.labels = button("Labels CSV", "me-download-labels", self._labels, "labels.csv")
         self.table = button("Scored table CSV", "me-download-table", self._table, "scored_table.csv")
+        self.parquet = button("Scored table Parquet", "me-download-table-parquet", self._parquet, "scored_table.parquet")
         self.settings = button("Settings JSON", "me-download-settings", self._settings, "settings.json")
         self.adk = button("ADK test_config.json", "me-download-adk", self._adk, "test_config.json")
 
@@ -96,27 +99,35 @@ class Downloads:
         features, ev, _labels, _name = self._current()
         return dumps_scored_table(features, ev)
 
+    def _parquet(self) -> bytes:
+        features, ev, _labels, _name = self._current()
+        return dumps_scored_table_parquet(features, ev)
+
     def _settings(self) -> str:
-        return dumps_settings(self._current()[1].settings)
+        features, ev, _labels, _name = self._current()
+        return dumps_settings(ev.settings, features.arg_rules)
 
     def _adk(self) -> str:
-        return dumps_adk_test_config(self._current()[1].settings)
+        features, ev, _labels, _name = self._current()
+        return dumps_adk_test_config(ev.settings, arg_rules=features.arg_rules)
 
     def name_files(self, set_name: str) -> None:
         """File names after the active case set: ``<set>-labels.csv``, ``<set>-scored.csv``."""
         stem = file_stem(set_name)
         self.labels.filename = f"{stem}-labels.csv"
         self.table.filename = f"{stem}-scored.csv"
+        self.parquet.filename = f"{stem}-scored.parquet"
 
     def panel(self) -> pn.Column:
         """The downloads row with a note on what the ADK file cannot hold."""
         return pn.Column(
-            pn.FlexBox(self.labels, self.table, self.settings, self.adk, flex_wrap="wrap", sizing_mode="stretch_width"),
+            pn.FlexBox(self.labels, self.table, self.parquet, self.settings, self.adk, flex_wrap="wrap", sizing_mode="stretch_width"),
             LiveHTML(
                 '<div class="me-hint">Settings JSON is read back by <code>metric-explorer score --settings</code> and '
-                "<code>serve --settings</code>. The ADK file holds the criteria ADK has (tool_trajectory_avg_score with "
-                "match_type and ignore_args, response_match_score); what ADK cannot express (deny-list, key fields, "
-                "mean combine) is listed in its <code>_metric_explorer_notes</code>.</div>",
+                "<code>serve --settings</code>, with the argument rules in use; drop it on Upload to apply it again. The "
+                "ADK file holds the criteria ADK has (tool_trajectory_avg_score with match_type, ignore_args and its "
+                "threshold, response_match_score); what ADK cannot express (other trajectory families, argument modes "
+                "and rules, deny-list, key fields, mean combine) is listed in its <code>_metric_explorer_notes</code>.</div>",
                 margin=(0, 10),
                 sizing_mode="stretch_width",
             ),

@@ -20,7 +20,7 @@ from typing import Callable
 import panel as pn
 
 from ..state import PageState
-from .style import WRAP, LiveHTML, flex_item, styled
+from .style import WRAP, LiveHTML, flex_item, styled, tooltip_below
 
 COPY_LINK_JS = """
 const url = new URL(window.location.href);
@@ -59,10 +59,10 @@ class PageHeader:
             stylesheets=[SMALL_BUTTON],
         )
         self.reset = pn.widgets.Button(label="Reset to opening", css_classes=["me-reset"], width=140, stylesheets=[SMALL_BUTTON],
-                                       description="Back to the lesson's opening settings (4/10) and the replay's start")
+                                       description=tooltip_below("Back to the opening settings and the replay's start"))
         self.reset.on_click(lambda _e: on_reset())
         self.copy = pn.widgets.Button(label="Copy link", css_classes=["me-copy-link"], width=110, stylesheets=[SMALL_BUTTON],
-                                      description="A link that opens on these settings")
+                                      description=tooltip_below("A link that opens on these settings"))
         self.link = pn.widgets.TextInput(label="Copy this link", value="", visible=False, css_classes=["me-copy-link-text"],
                                          width=380, margin=(0, 6, 4, 6))
         self.copy.js_on_click(args={"out": self.link}, code=COPY_LINK_JS)

@@ -5,9 +5,12 @@ Honest controls: a control that does nothing under the current settings is disab
 the deny-list check is off, the threshold under the mean rule or the cascade; a typed threshold
 outside 0..1 is not applied and a message says so.
 
-The card is grouped so later issues can add to a group: trajectory (match families, an argument
-mode and a trajectory threshold go in :meth:`InputsView.trajectory_group`), the response check,
-and the checks for what overlap cannot see.
+The card is grouped: the trajectory (:meth:`InputsView.trajectory_group`: every family of
+:mod:`explorer.core.scoring.trajectory_metrics` with its one-line definition, the trajectory
+threshold, the argument mode with what it means, the single tool use's tool and the argument
+rules), the response check, and the checks for what overlap cannot see. The trajectory threshold
+is disabled with its reason where it does nothing (the trajectory not scored, the mean rule, a 1/0
+family on runs of one turn), as the F1 threshold is.
 """
 
 from __future__ import annotations
@@ -16,12 +19,14 @@ import html
 
 import panel as pn
 
-from ..state import Inputs
-from .style import LiveHTML, styled
+from ...core.scoring.trajectory_metrics import DEFINITIONS, canonical
+from ..state import TRAJECTORY_GROUPS, Inputs
+from .style import WRAP, LiveHTML, styled
 
-COMPACT_BUTTONS = ":host .bk-btn { padding: 5px 3px; font-size: 13px; }"
 TWO_LINE_BUTTONS = ":host .bk-btn { padding: 3px 4px; font-size: 12.5px; white-space: normal; line-height: 1.2; }"
 """Side-by-side choices whose labels take two lines (they fit the settings column's width)."""
+COMPACT_CHOICES = ":host .choices__input--cloned { width: 96px; } :host .choices__inner { min-height: 0; padding-bottom: 2px; }"
+"""The denied tools on one line: the search box beside the chosen tools (it wraps when they fill the line)."""
 DIMMED_WHEN_DISABLED = ".noUi-target[disabled] { opacity: 0.4; } .noUi-target[disabled] .noUi-handle { cursor: not-allowed; }"
 """A disabled slider looks disabled (Bokeh only stops it moving)."""
 
@@ -43,6 +48,37 @@ def threshold_reason(combine: str, response_scorer: str) -> str:
     return ""
 
 
+ARG_MEANINGS = {
+    "exact": "same keys, equal values (ADK’s ==).",
+    "ignore": "tool names only (ADK’s ignore_args).",
+    "subset": "the call’s args are among the expected ones: no extra keys, a missing one is fine.",
+    "superset": "every expected arg is present; extra keys allowed.",
+}
+"""What each argument mode means, in one line (named from the actual call's side, as LangChain
+agentevals names them; ``arg_match``)."""
+SINGLE_TOOL_MEANING = "passes a turn that called this tool; arguments play no part."
+
+
+def definition_html(family: str) -> str:
+    """The chosen family in one line: its name (the field's) and its definition, the source in
+    the tooltip (``trajectory_metrics.DEFINITIONS``); for ``none`` that the trajectory is not scored."""
+    if family == "none":
+        return '<div class="me-hint me-definition">The trajectory is not scored: only the other checks decide.</div>'
+    d = DEFINITIONS[family]
+    kind = "scores 0 to 1" if d.kind == "partial" else "pass or fail per turn"
+    return (f'<div class="me-hint me-definition" title="{html.escape(d.source)}"><b>{html.escape(d.label)}</b> '
+            f"({kind}): {html.escape(d.text)}.</div>")
+
+
+def args_meaning_html(family: str, args: str) -> str:
+    """What the argument mode means (or, for single tool use, that arguments play no part)."""
+    if canonical(family) == "single_tool_use":
+        return f'<div class="me-hint me-definition"><b>Tool</b>: {html.escape(SINGLE_TOOL_MEANING)}</div>'
+    if family == "none":
+        return ""
+    return f'<div class="me-hint me-definition"><b>{html.escape(args)}</b>: {html.escape(ARG_MEANINGS[args])}</div>'
+
+
 def typed_threshold_message(value: float | None) -> str:
     """What to say about a typed threshold: ``""`` when it can be applied (0..1), else one sentence."""
     if value is None:
@@ -50,6 +86,40 @@ def typed_threshold_message(value: float | None) -> str:
     if not 0.0 <= value <= 1.0:
         return f"{value:g} is outside 0 to 1, so it was not applied; the threshold stays as it was."
     return ""
+
+
+class TypedBox:
+    """A FloatInput bound to threshold ``name`` of ``inputs`` both ways: a typed value in 0..1
+    becomes the threshold as typed (rounding could move it past a score, issue 10); anything else
+    is not applied, the box shows the threshold again and ``message`` says why (until the next
+    value is applied)."""
+
+    def __init__(self, inputs: Inputs, name: str, box: pn.widgets.FloatInput, message: pn.pane.HTML) -> None:
+        self.inputs, self.name, self.box, self.message = inputs, name, box, message
+        self._resetting = False
+        box.param.watch(self._from_box, "value")
+        inputs.param.watch(self._to_box, name)
+
+    def _from_box(self, event) -> None:
+        if self._resetting:
+            return
+        value = event.new
+        text = typed_threshold_message(value)
+        self.message.object = f'<div class="me-input-error">{html.escape(text)}</div>' if text else ""
+        self.message.visible = bool(text)
+        current = getattr(self.inputs, self.name)
+        if text:
+            self._resetting = True
+            try:
+                self.box.value = current
+            finally:
+                self._resetting = False
+        elif value != current:
+            setattr(self.inputs, self.name, float(value))
+
+    def _to_box(self, event) -> None:
+        if self.box.value != event.new:
+            self.box.value = event.new
 
 
 def _label(text: str, css: str = "me-label", title: str = "") -> pn.pane.HTML:
@@ -62,18 +132,47 @@ def _reason_pane(css: str) -> pn.pane.HTML:
 
 
 class InputsView:
-    """The settings card; widgets are created once and stay bound to ``inputs`` both ways."""
+    """The settings card; widgets are created once and stay bound to ``inputs`` both ways.
+    ``rules``: the argument rules' toggle and panel (:class:`~explorer.app.views.arg_rules.ArgRulesView`),
+    placed beside the argument mode."""
 
-    def __init__(self, inputs: Inputs) -> None:
+    def __init__(self, inputs: Inputs, rules=None) -> None:
         self.inputs = inputs
+        self.rules = rules
         p = inputs.param
-        self.trajectory = pn.widgets.RadioButtonGroup.from_param(
-            p.trajectory, label="Trajectory match", css_classes=["me-trajectory"], color="primary",
-            variant="outline", sizing_mode="stretch_width", stylesheets=[COMPACT_BUTTONS],
+        # the families grouped (match, partial credit, off); a choice goes through
+        # ``Inputs.choose_trajectory`` (a 1/0 family on one-turn runs puts the threshold back to 1)
+        self.trajectory = pn.widgets.Select(
+            groups=TRAJECTORY_GROUPS, value=inputs.trajectory, css_classes=["me-trajectory"], sizing_mode="stretch_width",
+            margin=(2, 10, 0, 2),
         )
-        self.compare_args = pn.widgets.Checkbox.from_param(
-            p.compare_args, label="Compare arguments", css_classes=["me-compare-args"],
+        self.definition = LiveHTML("", css_classes=["me-trajectory-definition"], **styled(margin=(1, 10, 0, 10), sizing_mode="stretch_width"))
+        self.trajectory_threshold = pn.widgets.FloatSlider.from_param(
+            p.trajectory_threshold, label="Trajectory threshold", start=0.0, end=1.0, step=0.01, format="0.00",
+            css_classes=["me-trajectory-threshold"], sizing_mode="stretch_width", min_width=150,
+            stylesheets=[DIMMED_WHEN_DISABLED],
         )
+        self.trajectory_threshold_input = pn.widgets.FloatInput(
+            value=inputs.trajectory_threshold, label="Type it", step=0.01, format="0.00",
+            css_classes=["me-trajectory-threshold-input"], width=86,
+        )
+        self.trajectory_reason = _reason_pane("me-trajectory-threshold-reason")
+        self.trajectory_message = LiveHTML("", css_classes=["me-trajectory-threshold-message"], visible=False,
+                                           **styled(margin=(0, 10), sizing_mode="stretch_width"))
+        self._trajectory_box = TypedBox(inputs, "trajectory_threshold", self.trajectory_threshold_input, self.trajectory_message)
+        self.args = pn.widgets.Select.from_param(
+            p.args, label="", css_classes=["me-args"], width=118, margin=(5, 0, 0, 2),
+        )
+        self.single_tool = pn.widgets.Select(
+            options=list(inputs.tools), value=inputs.single_tool or None, css_classes=["me-single-tool"], width=118,
+            margin=(5, 0, 0, 2),
+        )
+        self.args_label = LiveHTML("", **styled(margin=(11, 0, 0, 10), width=80))
+        self.args_meaning = LiveHTML("", css_classes=["me-args-meaning"], **styled(margin=(1, 10, 0, 10), sizing_mode="stretch_width"))
+        # the argument mode, or single tool use's tool in its place (swapped, not hidden: a hidden
+        # widget still widens the row's minimum width), and the argument rules' toggle
+        self.args_row = pn.Row(self.args_label, self.args, *([rules.toggle] if rules is not None else []),
+                               sizing_mode="stretch_width", margin=0, styles=WRAP)
         self.f1 = pn.widgets.FloatSlider.from_param(
             p.f1_threshold, label="Response F1 threshold", start=0.0, end=1.0, step=0.01, format="0.00",
             css_classes=["me-f1"], sizing_mode="stretch_width", min_width=150, stylesheets=[DIMMED_WHEN_DISABLED],
@@ -91,45 +190,52 @@ class InputsView:
         )
         self.deny_check = pn.widgets.Checkbox.from_param(p.deny_check, label="Deny-list check", css_classes=["me-deny-check"])
         self.deny_tools = pn.widgets.MultiChoice.from_param(
-            p.deny_tools, label="Denied tools", css_classes=["me-deny-tools"], sizing_mode="stretch_width",
+            p.deny_tools, label="", placeholder="Denied tools", css_classes=["me-deny-tools"], sizing_mode="stretch_width",
+            stylesheets=[COMPACT_CHOICES], margin=(0, 10, 2, 10),
         )
         self.deny_reason = _reason_pane("me-deny-reason")
         self.key_fields = pn.widgets.Checkbox.from_param(
             p.key_fields, label="Exact check on dates and booking ids", css_classes=["me-key-fields"],
         )
         # one date reading for every check (key fields, cascade field rules, rung 4): issue 10, kind 7
-        self.day_first = pn.widgets.RadioButtonGroup.from_param(
-            p.day_first, label="Numeric dates", css_classes=["me-day-first"], color="primary",
-            variant="outline", sizing_mode="stretch_width", stylesheets=[TWO_LINE_BUTTONS],
+        self.day_first = pn.widgets.Select.from_param(
+            p.day_first, label="", css_classes=["me-day-first"], sizing_mode="stretch_width", margin=(2, 10, 0, 2),
         )
-        self._resetting = False
-        self.f1_input.param.watch(self._from_box, "value")
-        inputs.param.watch(self._to_box, "f1_threshold")
-        inputs.param.watch(self._honest, ["deny_check", "combine", "response_scorer"])
+        self._f1_box = TypedBox(inputs, "f1_threshold", self.f1_input, self.f1_message)
+        self.trajectory.param.watch(self._from_trajectory, ["value"])
+        self.single_tool.param.watch(self._from_single_tool, ["value"])
+        inputs.param.watch(self._to_trajectory, ["trajectory", "args", "single_tool"])
+        inputs.param.watch(self._honest, ["deny_check", "combine", "response_scorer", "trajectory", "trajectory_threshold"])
+        self._to_trajectory()
         self._honest()
 
-    # --- the typed threshold -----------------------------------------------------------------
-    def _from_box(self, event) -> None:
-        """A typed value in 0..1 becomes the threshold; anything else is not applied, the box
-        shows the threshold again and a message says why (until the next value is applied)."""
-        if self._resetting:
-            return
-        value = event.new
-        message = typed_threshold_message(value)
-        self.f1_message.object = f'<div class="me-input-error">{html.escape(message)}</div>' if message else ""
-        self.f1_message.visible = bool(message)
-        if message:
-            self._resetting = True
-            try:
-                self.f1_input.value = self.inputs.f1_threshold
-            finally:
-                self._resetting = False
-        elif value != self.inputs.f1_threshold:
-            self.inputs.f1_threshold = float(value)  # as typed: rounding could move it past a score (issue 10)
+    # --- the trajectory ----------------------------------------------------------------------
+    def _from_trajectory(self, event) -> None:
+        if event.new is not None and event.new != self.inputs.trajectory:
+            self.inputs.choose_trajectory(event.new)
 
-    def _to_box(self, event) -> None:
-        if self.f1_input.value != event.new:
-            self.f1_input.value = event.new
+    def _from_single_tool(self, event) -> None:
+        if event.new and event.new != self.inputs.single_tool:
+            self.inputs.single_tool = event.new
+
+    def _to_trajectory(self, *_events) -> None:
+        """The family's widgets follow the inputs (a lesson step, a link, the sweep's Apply)."""
+        i = self.inputs
+        if self.trajectory.value != i.trajectory:
+            self.trajectory.value = i.trajectory
+        single = canonical(i.trajectory) == "single_tool_use"
+        if single and self.single_tool.value != i.single_tool:
+            self.single_tool.value = i.single_tool
+        self.definition.object = definition_html(i.trajectory)
+        chooser = self.single_tool if single else self.args
+        if self.args_row[1] is not chooser:
+            self.args_row[1] = chooser
+        chooser.visible = i.trajectory != "none"
+        self.args_label.object = ('<div class="me-label me-label-inline">Tool</div>' if single else
+                                  '<div class="me-label me-label-inline">Arguments</div>' if i.trajectory != "none" else "")
+        meaning = args_meaning_html(i.trajectory, i.args)
+        self.args_meaning.object = meaning
+        self.args_meaning.visible = bool(meaning)
 
     # --- honest controls ---------------------------------------------------------------------
     def _honest(self, *_events) -> None:
@@ -141,6 +247,9 @@ class InputsView:
         why = threshold_reason(i.combine, i.response_scorer)
         self.f1.disabled = self.f1_input.disabled = bool(why)
         self._reason(self.f1_reason, why)
+        why = i.threshold_unused()
+        self.trajectory_threshold.disabled = self.trajectory_threshold_input.disabled = bool(why)
+        self._reason(self.trajectory_reason, why)
 
     @staticmethod
     def _reason(pane: pn.pane.HTML, text: str) -> None:
@@ -150,14 +259,23 @@ class InputsView:
 
     # --- layout ------------------------------------------------------------------------------
     def trajectory_group(self) -> pn.Column:
-        """Trajectory match and argument comparison (issue 12 adds its families here)."""
+        """The trajectory metric: the family and its definition, the trajectory threshold (with
+        why it is disabled, when it is), the argument mode (or single tool use's tool) with what it
+        means, and the argument rules."""
+        body = [self.rules.body] if self.rules is not None else []
+        label = LiveHTML('<div class="me-label me-label-inline" title="How the calls the agent made are compared with the expected '
+                         "calls: ADK's match types, LangChain agentevals' modes and Vertex AI's partial scores, in one "
+                         'list">Trajectory</div>', **styled(margin=(9, 0, 0, 10), width=80))
         return pn.Column(
-            _label("Trajectory match", title="How the calls the agent made are compared with the expected calls "
-                   "(ADK match types): EXACT = same calls, same order, nothing extra; IN_ORDER = other calls may sit "
-                   "between; ANY_ORDER = each expected call somewhere"),
-            self.trajectory,
-            self.compare_args,
-            css_classes=["me-trajectory-group"], sizing_mode="stretch_width", margin=0,
+            pn.Row(label, self.trajectory, sizing_mode="stretch_width", margin=0, styles=WRAP),
+            self.definition,
+            pn.Row(self.trajectory_threshold, self.trajectory_threshold_input, sizing_mode="stretch_width", margin=0),
+            self.trajectory_reason,
+            self.trajectory_message,
+            self.args_row,
+            self.args_meaning,
+            *body,
+            css_classes=["me-trajectory-group"], sizing_mode="stretch_width", margin=0, styles={"min-width": "0"},
         )
 
     def response_group(self) -> pn.Column:
@@ -179,8 +297,10 @@ class InputsView:
             self.deny_tools,
             self.deny_reason,
             self.key_fields,
-            _label("Numeric dates, for every check"),
-            self.day_first,
+            pn.Row(LiveHTML('<div class="me-label me-label-inline" title="How dates such as 03/04/2026 read, for every check: key '
+                            "fields, the cascade's field rules, normalisation level 4\">Numeric dates</div>",
+                            **styled(margin=(9, 0, 0, 10), width=104)),
+                   self.day_first, sizing_mode="stretch_width", margin=0, styles=WRAP),
             sizing_mode="stretch_width", margin=0,
         )
 

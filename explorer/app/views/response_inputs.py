@@ -14,7 +14,7 @@ import panel as pn
 
 from ...core.scoring.embedding import EmbedderIdentity
 from ..state import Inputs
-from .style import LiveHTML, styled
+from .style import WRAP, LiveHTML, styled
 
 USES_RUNG = ("exact", "cascade")
 RUNG_HELP = (
@@ -44,8 +44,7 @@ class ResponseInputs:
         self.inputs = inputs
         p = inputs.param
         self.scorer = pn.widgets.Select.from_param(
-            p.response_scorer, label="Response scorer", css_classes=["me-response-scorer"], sizing_mode="stretch_width",
-            description="What judges the answer text against the reference(s)",
+            p.response_scorer, label="", css_classes=["me-response-scorer"], sizing_mode="stretch_width", margin=(2, 10, 0, 2),
         )
         self.rung = pn.widgets.IntSlider.from_param(
             p.rung, label="Normalisation level", start=1, end=4, step=1, css_classes=["me-rung"],
@@ -98,8 +97,10 @@ class ResponseInputs:
 
     def panel(self) -> pn.Column:
         """The response-scorer group (inside the settings card)."""
+        label = LiveHTML('<div class="me-label me-label-inline" title="What judges the answer text against the reference(s)">Response scorer</div>',
+                         **styled(margin=(9, 0, 0, 10), width=120))
         return pn.Column(
-            self.scorer,
+            pn.Row(label, self.scorer, sizing_mode="stretch_width", margin=0, styles=WRAP),
             self.hint,
             self.rung,
             self.rung_help,

@@ -39,6 +39,15 @@ def flex_item(basis: int, grow: int = 1, max_width: int | None = None) -> dict:
     return out
 
 
+def tooltip_below(text: str):
+    """A widget's ``description`` shown below it (plain text). Panel puts a description to the
+    right of its widget, where it covers the next button while the pointer rests on this one
+    (the lesson's chips, the header's tools)."""
+    from bokeh.models import Tooltip
+
+    return Tooltip(content=text, position="bottom", stylesheets=[":host { white-space: initial; max-width: 300px; }"])
+
+
 class LiveHTML(pn.pane.HTML):
     """An HTML pane whose text is replaced as the session changes (a figure, a line of status).
 

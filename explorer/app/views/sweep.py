@@ -1,9 +1,17 @@
-"""The Settings sweep tab: agreement of every setting of the grid as a heatmap, the best
-settings with their ties and false pass / false fail split, and a button to apply one.
+"""The Settings sweep tab: the agreement of every setting of the full grid, read honestly, the
+best settings with a button to apply one, and a heatmap of a slice of the grid.
 
-The grid is :func:`explorer.core.evaluation.sweep.sweep`'s (4 trajectory modes × compare args × combine ×
-deny-list × key fields × 101 F1 thresholds = 6,464 settings), counted over the session's labelled
-runs. :func:`sweep_view_data` is the pure part; :class:`SweepView` draws it.
+The grid is :data:`explorer.core.evaluation.sweep.FULL_GRID` (issue 12: every trajectory family ×
+argument mode × combine × deny-list × key fields × the trajectory threshold of a partial score ×
+101 F1 thresholds = 159,176 settings), counted over the session's labelled runs. The reading
+(:func:`explorer.core.evaluation.sweep_intervals.sweep_reading`, issue 11) gives the best
+agreement's 95 % interval, how many settings tie with it or fall within that interval, and says
+plainly when the runs cannot tell them apart. The heatmap shows one slice at a time
+(:func:`explorer.core.evaluation.sweep.heatmap_frame`): combine, deny-list, key fields and the
+trajectory threshold of the partial scores fixed by the filters above it, one row per family and
+argument mode, one column per F1 threshold.
+
+:func:`sweep_view_data` and :func:`heat_rows` are the pure parts; :class:`SweepView` draws them.
 """
 
 from __future__ import annotations
@@ -21,28 +29,51 @@ from bokeh.plotting import figure
 
 from ...core.evaluation.features import Features
 from ...core.evaluation.settings import Settings
-from ...core.evaluation.sweep import ADK_GRID, best, row_settings, sweep, threshold_ranges
-from .style import LiveHTML, styled
+from ...core.evaluation.sweep import (
+    FULL_GRID, TRAJECTORY_THRESHOLDS, best, heatmap_frame, row_settings, sweep, threshold_ranges,
+)
+from ...core.evaluation.sweep_intervals import SweepReading, sweep_reading, with_intervals
+from ...core.scoring.trajectory_metrics import DEFINITIONS, PARTIAL_SCORES
+from .style import WRAP, LiveHTML, styled
 
-ROW_KEYS = ("trajectory", "compare_args", "combine", "deny_check", "key_fields")
-"""The settings besides the F1 threshold; one heatmap row per combination (64)."""
+SHOWN_GROUPS = 8
+"""Best-setting groups listed in the headline (all of them are in the apply list)."""
+HEAT_COLUMNS = ("agree", "false_pass", "false_fail")
+ROW_HEIGHT = 17
+"""Heatmap row height (px)."""
 
 
-def row_label(trajectory: str, compare_args: bool, combine: str, deny_check: bool, key_fields: bool) -> str:
-    """Heatmap row name, e.g. ``"exact · args · all · deny · key"`` (``no-args``, ``mean``,
-    ``no-deny``, ``no-key`` for the other values)."""
-    return " · ".join((
-        trajectory, "args" if compare_args else "no-args", combine,
-        "deny" if deny_check else "no-deny", "key" if key_fields else "no-key",
-    ))
+def _is_partial(family: str) -> bool:
+    return family != "none" and DEFINITIONS[family].kind == "partial"
+
+
+def _label(family: str) -> str:
+    return "not scored" if family == "none" else DEFINITIONS[family].label
+
+
+def row_label(trajectory: str, args: str, trajectory_threshold: float = 1.0, threshold_read: bool = True) -> str:
+    """Heatmap row name: ``"ANY_ORDER · exact"``, ``"recall ≥ 0.70 · ignore"`` (a partial score's
+    threshold, when it is read: combine all), ``"not scored"``."""
+    if trajectory == "none":
+        return "not scored"
+    name = _label(trajectory)
+    if _is_partial(trajectory) and threshold_read:
+        name += f" ≥ {trajectory_threshold:.2f}"
+    return f"{name} · {args}"
 
 
 def best_text(group: dict) -> str:
-    """One best-settings group in words: ``"trajectory any_order, compare args, combine all,
-    deny-list on, key fields on, F1 threshold 0.41-0.62"``."""
+    """One best-settings group in words: ``"trajectory ANY_ORDER, arguments exact, combine all,
+    deny-list on, key fields on, F1 threshold 0.00-0.41"`` (a partial score names its threshold:
+    ``"trajectory recall ≥ 0.70, ..."``; not scored reads no arguments)."""
+    fam = group["trajectory"]
+    if fam == "none":
+        traj = "trajectory not scored"
+    else:
+        thr = f" ≥ {group['trajectory_threshold']:.2f}" if _is_partial(fam) and group["combine"] == "all" else ""
+        traj = f"trajectory {_label(fam)}{thr}, arguments {group['args']}"
     return (
-        f"trajectory {group['trajectory']}, {'compare args' if group['compare_args'] else 'ignore args'}, "
-        f"combine {group['combine']}, deny-list {'on' if group['deny_check'] else 'off'}, "
+        f"{traj}, combine {group['combine']}, deny-list {'on' if group['deny_check'] else 'off'}, "
         f"key fields {'on' if group['key_fields'] else 'off'}, F1 threshold {group['f1_thresholds']}"
     )
 
@@ -51,15 +82,14 @@ def best_text(group: dict) -> str:
 class SweepData:
     """What the sweep tab shows.
 
-    ``table``: the full sweep table (6,464 rows, best first); ``heat``: one row per (combination,
-    threshold) with columns ``row`` (:func:`row_label`), ``f1_threshold``, ``agree``,
-    ``false_pass``, ``false_fail``; ``agree`` / ``labelled`` / ``false_pass`` / ``false_fail``:
-    the best figures; ``groups``: the best settings grouped by combination with threshold ranges
-    (dicts of ``ROW_KEYS`` + ``f1_thresholds``); ``choices``: group text -> the setting to apply
-    (the group's middle threshold); ``n_best``: how many grid settings tie for best."""
+    ``table``: the full sweep table (:func:`~explorer.core.evaluation.sweep.sweep`'s columns and
+    the interval columns, best first); ``reading``: the best agreement's interval, ties and the
+    warning; ``agree`` / ``labelled`` / ``false_pass`` / ``false_fail``: the best figures;
+    ``groups``: the best settings grouped with their F1 threshold ranges; ``choices``: group text
+    -> the setting to apply (the group's middle F1 threshold); ``n_best``: settings tied for best."""
 
     table: pd.DataFrame
-    heat: pd.DataFrame
+    reading: SweepReading
     agree: int
     labelled: int
     false_pass: int
@@ -68,38 +98,81 @@ class SweepData:
     groups: list[dict]
     choices: dict[str, Settings]
 
+    @property
+    def heat(self) -> pd.DataFrame:
+        """The heatmap rows of the best setting's slice (:func:`heat_rows`)."""
+        return heat_rows(self.table, **self.best_slice())
+
+    def best_slice(self) -> dict:
+        """The filters that show the best setting: its combine, deny-list, key fields and
+        trajectory threshold."""
+        first = self.table.iloc[0]
+        return {"combine": str(first["combine"]), "deny_check": bool(first["deny_check"]),
+                "key_fields": bool(first["key_fields"]), "trajectory_threshold": float(first["trajectory_threshold"])}
+
 
 def sweep_view_data(features: Features, base: Settings) -> SweepData:
-    """Sweep ``features`` (their ``human`` verdicts: the session's labels) with ``deny_tools``
-    and ``mean_threshold`` from ``base``, and shape it for the tab."""
-    table = sweep(features, base, grid=ADK_GRID)  # ADK's grid until the trajectory card shows every family
+    """Sweep ``features`` (their ``human`` verdicts: the session's labels) over the full grid with
+    ``deny_tools``, ``mean_threshold`` and ``single_tool`` from ``base``, read it and shape it for
+    the tab."""
+    table = with_intervals(sweep(features, base, grid=FULL_GRID))
     top = best(table)
     groups = threshold_ranges(top)
+    keys = [k for k in ("trajectory", "args", "combine", "deny_check", "key_fields", "trajectory_threshold")]
     choices: dict[str, Settings] = {}
     for g in groups:
         rows = top
-        for k in ROW_KEYS:
+        for k in keys:
             rows = rows[rows[k] == g[k]]
         thresholds = np.sort(rows["f1_threshold"].to_numpy())
         middle = rows[rows["f1_threshold"] == thresholds[(len(thresholds) - 1) // 2]].iloc[0]
         choices[best_text(g)] = row_settings(middle, base)
-    heat = table[[*ROW_KEYS, "f1_threshold", "agree", "false_pass", "false_fail"]].copy()
-    heat.insert(0, "row", [row_label(*r) for r in heat[list(ROW_KEYS)].itertuples(index=False)])
     first = table.iloc[0]
     return SweepData(
-        table=table, heat=heat.drop(columns=list(ROW_KEYS)), agree=int(first["agree"]),
-        labelled=int(first["labelled"]), false_pass=int(first["false_pass"]),
-        false_fail=int(first["false_fail"]), n_best=len(top), groups=groups, choices=choices,
+        table=table, reading=sweep_reading(table), agree=int(first["agree"]), labelled=int(first["labelled"]),
+        false_pass=int(first["false_pass"]), false_fail=int(first["false_fail"]), n_best=len(top),
+        groups=groups, choices=choices,
     )
 
 
-def row_order() -> list[str]:
-    """Heatmap rows in grid order (mode, args off/on, combine all/mean, deny off/on, key off/on)."""
-    from ...core.evaluation.settings import COMBINE_RULES
-    from ...core.scoring.trajectory import TRAJECTORY_MODES
+def heat_rows(table: pd.DataFrame, combine: str, deny_check: bool, key_fields: bool,
+              trajectory_threshold: float) -> pd.DataFrame:
+    """The heatmap's cells for one slice of a sweep ``table``: ``combine``, ``deny_check`` and
+    ``key_fields`` fixed, the partial scores at ``trajectory_threshold`` (the 1/0 families and
+    ``none`` have only 1.0; under ``mean`` nothing reads it). One row per (family, argument mode)
+    in grid order (:func:`~explorer.core.evaluation.sweep.heatmap_frame`), columns ``row``
+    (:func:`row_label`), ``f1_threshold`` and ``HEAT_COLUMNS``."""
+    partial = table["trajectory"].isin(PARTIAL_SCORES).to_numpy(dtype=bool)
+    tt = trajectory_threshold if combine == "all" else 1.0
+    keep = ~partial | np.isclose(table["trajectory_threshold"].to_numpy(dtype=np.float64), tt)
+    sliced = table[keep]
+    fixed = {"combine": combine, "deny_check": deny_check, "key_fields": key_fields}
+    grids = {value: heatmap_frame(sliced, value, **fixed) for value in HEAT_COLUMNS}
+    long = {value: grid.stack().rename(value) for value, grid in grids.items()}
+    out = pd.concat(long.values(), axis=1).reset_index()
+    out.insert(0, "row", [row_label(f, a, t, combine == "all")
+                          for f, a, t in out[["trajectory", "args", "trajectory_threshold"]].itertuples(index=False)])
+    return out[["row", "f1_threshold", *HEAT_COLUMNS]]
 
-    return [row_label(m, a, c, d, k) for m in TRAJECTORY_MODES for a in (False, True)
-            for c in COMBINE_RULES for d in (False, True) for k in (False, True)]
+
+def _percent(x: float) -> str:
+    return f"{100 * x:.0f} %"
+
+
+def headline_html(d: SweepData) -> str:
+    """The best agreement, its interval, the ties and the warning, and the first groups (escaped)."""
+    r = d.reading
+    items = "".join(f"<li>{html.escape(best_text(g))}</li>" for g in d.groups[:SHOWN_GROUPS])
+    more = len(d.groups) - SHOWN_GROUPS
+    if more > 0:
+        items += f'<li class="me-hint">and {more:,} more groups of settings, in the list below</li>'
+    warning = (f'<div class="me-sweep-warning" role="note">{html.escape(r.warning[0].upper() + r.warning[1:])}.</div>'
+               if r.warning else "")
+    return (
+        f'<div class="me-sweep-headline">Best agreement {d.agree}/{d.labelled} '
+        f"(false passes {d.false_pass}, false fails {d.false_fail}), reached by {d.n_best:,} of "
+        f"{len(d.table):,} settings · {html.escape(r.best.percent_text())}</div>{warning}<ul>{items}</ul>"
+    )
 
 
 class SweepView:
@@ -108,11 +181,10 @@ class SweepView:
     def __init__(self, apply: Callable[[Settings], None]) -> None:
         self._apply = apply
         self.data: SweepData | None = None
-        rows = row_order()
-        self.source = ColumnDataSource(data={"row": [], "f1_threshold": [], "agree": [], "false_pass": [], "false_fail": []})
+        self.source = ColumnDataSource(data={"row": [], "f1_threshold": [], **{c: [] for c in HEAT_COLUMNS}})
         self.mapper = LinearColorMapper(palette=Viridis256, low=0, high=1)
         fig = figure(
-            height=920, sizing_mode="stretch_width", x_range=(-0.005, 1.005), y_range=FactorRange(*reversed(rows)),
+            height=200, sizing_mode="stretch_width", x_range=(-0.005, 1.005), y_range=FactorRange(),
             toolbar_location=None, tools="", x_axis_label="Response F1 threshold",
         )
         fig.rect("f1_threshold", "row", width=0.01, height=1, source=self.source,
@@ -128,20 +200,53 @@ class SweepView:
         self.choice = pn.widgets.Select(label="Best setting to apply", options=[], css_classes=["me-sweep-choice"], width=620)
         self.apply_button = pn.widgets.Button(label="Apply this setting", color="primary", css_classes=["me-sweep-apply"])
         self.apply_button.on_click(self._on_apply)
+        # the heatmap's slice
+        self.combine = pn.widgets.Select(label="Combine", options=["all", "mean"], css_classes=["me-sweep-combine"], width=110)
+        self.deny = pn.widgets.Select(label="Deny-list", options={"off": False, "on": True}, css_classes=["me-sweep-deny"], width=110)
+        self.key = pn.widgets.Select(label="Key fields", options={"off": False, "on": True}, css_classes=["me-sweep-key"], width=110)
+        self.threshold = pn.widgets.Select(
+            label="Partial scores at trajectory threshold", options={f"{t:.2f}": float(t) for t in TRAJECTORY_THRESHOLDS},
+            css_classes=["me-sweep-trajectory-threshold"], width=250,
+        )
+        self.slice_note = LiveHTML("", css_classes=["me-sweep-slice"], **styled(sizing_mode="stretch_width", margin=(0, 10)))
+        for w in (self.combine, self.deny, self.key, self.threshold):
+            w.param.watch(lambda _e: self._draw(), ["value"])
+        self._setting_slice = False
 
     def show(self, features: Features, base: Settings) -> None:
-        """Sweep ``features`` and draw the result."""
+        """Sweep ``features``, read it and draw the best setting's slice."""
         d = sweep_view_data(features, base)
         self.data = d
         self.mapper.high = max(d.labelled, 1)
-        self.source.data = {c: d.heat[c].to_numpy() for c in ("row", "f1_threshold", "agree", "false_pass", "false_fail")}
-        items = "".join(f"<li>{html.escape(best_text(g))}</li>" for g in d.groups)
-        self.best.object = (
-            f'<div class="me-sweep-headline">Best agreement {d.agree}/{d.labelled} '
-            f"(false passes {d.false_pass}, false fails {d.false_fail}), reached by {d.n_best} of "
-            f"{len(d.table)} settings:</div><ul>{items}</ul>"
-        )
+        self.best.object = headline_html(d)
         self.choice.options = list(d.choices)
+        self._setting_slice = True
+        try:
+            s = d.best_slice()
+            self.combine.value, self.deny.value, self.key.value = s["combine"], s["deny_check"], s["key_fields"]
+            self.threshold.value = min(TRAJECTORY_THRESHOLDS, key=lambda t: abs(t - s["trajectory_threshold"]))
+        finally:
+            self._setting_slice = False
+        self._draw()
+
+    def _draw(self) -> None:
+        """Draw the slice the filters choose."""
+        if self.data is None or self._setting_slice:
+            return
+        heat = heat_rows(self.data.table, self.combine.value, bool(self.deny.value), bool(self.key.value),
+                         float(self.threshold.value))
+        rows = list(dict.fromkeys(heat["row"]))
+        self.figure.y_range.factors = list(reversed(rows))
+        self.figure.height = 60 + ROW_HEIGHT * len(rows)
+        self.source.data = {c: heat[c].to_numpy() for c in ("row", "f1_threshold", *HEAT_COLUMNS)}
+        self.threshold.disabled = self.combine.value == "mean"
+        shown = len(heat)
+        self.slice_note.object = (
+            f'<div class="me-hint">{len(rows)} rows × 101 F1 thresholds = {shown:,} of the {len(self.data.table):,} '
+            "settings: each family under each argument mode, with the combine rule, deny-list and key fields above"
+            + (" (under “mean” no threshold is read)" if self.combine.value == "mean" else
+               ", the partial scores at the trajectory threshold above") + ".</div>"
+        )
 
     def _on_apply(self, _event: object) -> None:
         if self.data is not None and self.choice.value in self.data.choices:
@@ -151,13 +256,17 @@ class SweepView:
         """The tab's content."""
         return pn.Column(
             LiveHTML(
-                "<h2>Settings sweep</h2><div class=\"me-hint\">Every trajectory mode × compare args × combine rule × "
-                "deny-list on/off × key fields on/off × F1 threshold 0–1 (step 0.01), scored against the labelled "
-                "runs (this session's labels). Unlabelled runs are not counted.</div>",
-                **styled(margin=(0, 10)),
+                "<h2>Settings sweep</h2><div class=\"me-hint\">Every trajectory family × argument mode × combine rule × "
+                "deny-list on/off × key fields on/off × trajectory threshold of a partial score (0–1, step 0.05) × F1 "
+                "threshold 0–1 (step 0.01), scored against the labelled runs (this session's labels). Unlabelled runs "
+                "are not counted.</div>",
+                **styled(margin=(0, 10), sizing_mode="stretch_width"),
             ),
             self.best,
-            pn.Row(self.choice, self.apply_button),
+            pn.Row(self.choice, self.apply_button, styles=WRAP, sizing_mode="stretch_width"),
+            LiveHTML("<h2>Heatmap of one slice</h2>", **styled(margin=(6, 10, 0, 10))),
+            pn.Row(self.combine, self.deny, self.key, self.threshold, styles=WRAP, sizing_mode="stretch_width"),
+            self.slice_note,
             self.heatmap,
             css_classes=["me-card", "me-sweep"],
             sizing_mode="stretch_width",

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 import panel as pn
 
-from ...core.evaluation.verdicts import Evaluation, result_table
+from ...core.evaluation.verdicts import Evaluation, matcher_for, result_table
 from ...core.evaluation.features import Features
 from ...core.scoring.trajectory import MarkedCall, mark_calls
 from .style import LiveHTML, flex_item, styled
@@ -54,14 +54,16 @@ def call_html(m: MarkedCall) -> str:
 def calls_html(features: Features, ev: Evaluation, i: int) -> tuple[str, str]:
     """(expected, actual) call lists of run ``i`` as HTML; actual calls carry their mark
     (``extra``, ``missing``, ``out of order``, ``denied``, ``args differ``) as a class and as
-    visible text (:func:`call_html`)."""
+    visible text (:func:`call_html`). Calls are paired as the settings' family pairs them, under
+    their argument mode and the features' argument rules (``verdicts.matcher_for``)."""
     s = ev.settings
+    matcher = matcher_for(features, s)
     expected_parts, actual_parts = [], []
     for k, inv in enumerate(features.runs[i].invocations):
         prefix = f'<span class="me-inv">#{k + 1}</span> ' if features.n_invocations[i] > 1 else ""
         exp = "<br>".join(f'<span class="me-call" title="{_esc(c.label())}">{_esc(c.name)}</span>' for c in inv.expected_calls)
         expected_parts.append(prefix + (exp or '<span class="me-none">none</span>'))
-        marked = mark_calls(inv.expected_calls, inv.actual_calls, s.trajectory, s.compare_args, s.active_deny)
+        marked = mark_calls(inv.expected_calls, inv.actual_calls, s.trajectory, matcher, s.active_deny)
         items = [call_html(m) for m in marked]
         actual_parts.append(prefix + ("<br>".join(items) or '<span class="me-none">none</span>'))
     return "<br>".join(expected_parts), "<br>".join(actual_parts)

@@ -1,8 +1,12 @@
 """Upload a run file (drag and drop or browse), and what became of it, in plain sentences.
 
 A file whose header is a labels CSV (``run_id,human_verdict,...``) applies labels to the active
-case set; any other file is read as runs (format detected). The page decides what to do with it;
-this view hands over ``(name, bytes)`` once per uploaded file and shows the outcome.
+case set (or, when none of its run ids names a run shown, to the next run file uploaded: a trace
+file and its labels dropped together arrive in either order); a settings JSON or an argument-rules
+file applies to the explorer; any other file is read as runs (format detected), and what the
+loader noticed (``CaseSet.notes``: traces with no tool spans or no answer, expectations that
+matched nothing) is listed under the outcome in plain sentences. The page decides what to do with
+a file; this view hands over ``(name, bytes)`` once per uploaded file and shows the outcome.
 
 The drop zone (FilePond) marks a file "Upload complete" in green as soon as its bytes have
 arrived, before the file is read, so a file that then fails to load would stay listed as a
@@ -31,7 +35,8 @@ are left out; our own outcome lines are announced instead (``role="status"`` / `
 FORMATS_HINT = (
     "Drop a run file here or click to browse: an ADK eval result (.evalset_result.json), JSONL, CSV or Parquet "
     "(one run per line or row), chat messages, OpenTelemetry traces (OTLP JSON), an Inspect AI log, or a case set "
-    "(docs/formats.md). A labels CSV (run_id, human_verdict, note) applies its verdicts to the runs shown."
+    "(docs/formats.md). A labels CSV (run_id, human_verdict, note) applies its verdicts to the runs shown, or to a "
+    "run file dropped with it. A settings JSON (the Settings JSON download) or an argument-rules file sets the scorer."
 )
 
 
@@ -39,6 +44,25 @@ def loaded_message(name: str, n_runs: int) -> str:
     """``"Loaded 1,000 runs from runs.jsonl. They are shown now, with the settings you had."``"""
     runs = f"{n_runs:,} run" + ("" if n_runs == 1 else "s")
     return f"Loaded {runs} from {name}. They are shown now, with the settings you had."
+
+
+def note_sentence(note: str, name: str) -> str:
+    """A loader's note as a sentence: the file name it starts with left out, a capital first
+    letter and a full stop (``"t.json: 1 of 2 traces have no tool spans: read as runs with no calls"``
+    -> ``"1 of 2 traces have no tool spans: read as runs with no calls."``)."""
+    text = note[len(name) + 2:] if name and note.startswith(f"{name}: ") else note
+    text = text.strip()
+    if not text:
+        return ""
+    text = text[0].upper() + text[1:]
+    return text if text.endswith((".", "!", "?")) else text + "."
+
+
+def pending_labels_message(name: str, n_labels: int) -> str:
+    """What a labels CSV that names no run shown does: it waits for the next run file."""
+    ids = f"{n_labels:,} run id" + ("" if n_labels == 1 else "s")
+    return (f"None of the {ids} in {name} names a run shown here: its labels will apply to the next run file "
+            "you upload (drop the runs now, or drop both together).")
 
 
 def labels_message(name: str, unknown: int) -> str:
@@ -85,9 +109,12 @@ class UploadView:
             self.status.visible = False
         self.error.visible = bool(message)
 
-    def show_status(self, text: str) -> None:
-        """A sentence after a successful load (escaped); hides the error box."""
-        self.status.object = f'<div class="me-load-ok" role="status">{html.escape(text)}</div>' if text else ""
+    def show_status(self, text: str, notes: tuple[str, ...] | list[str] = ()) -> None:
+        """A sentence after a successful load (escaped), and ``notes``, the load report (escaped
+        sentences, ``me-load-notes``); hides the error box."""
+        items = "".join(f"<li>{html.escape(n)}</li>" for n in notes if n)
+        report = f'<ul class="me-load-notes">{items}</ul>' if items else ""
+        self.status.object = f'<div class="me-load-ok" role="status">{html.escape(text)}{report}</div>' if text else ""
         self.status.visible = bool(text)
         if text:
             self.error.visible = False

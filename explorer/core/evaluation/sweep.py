@@ -17,7 +17,7 @@ and the other settings:
 5·4·(1+1)·2·2·101 + 4·4·(21+1)·2·2·101 + 1·(1+1)·2·2·101 = 16,160 + 142,208 + 808 = 159,176
 settings (8,888 more with single tool use). :data:`ADK_GRID` is the grid of issue 4 (exact,
 in_order, any_order, none × compare args off/on × combine × deny × key × F1 = 6,464 settings),
-which the app's sweep tab shows until its trajectory card offers every family.
+``metric-explorer sweep --grid adk``; the app's sweep tab shows the full grid.
 
 Every row equals what :func:`explorer.core.evaluation.verdicts.evaluate` gives for that setting (the tests
 check each one), but the work is not one evaluation per setting. The thresholds are handled by

@@ -74,14 +74,14 @@ def sweep_reading(table: pd.DataFrame, level: float = LEVEL) -> SweepReading:
         return SweepReading(best, len(table), n_tied, n_tied, "no labelled runs: the sweep cannot rank the settings")
     # agree/labelled >= low, in counts (no division per row)
     n_within = int(np.count_nonzero(agree >= best.low * labelled - 1e-9))
-    runs = f"{labelled} run" + ("" if labelled == 1 else "s")
+    runs = f"{labelled:,} run" + ("" if labelled == 1 else "s")
     interval = best.percent_text()
     if n_tied > 1:
-        warning = f"{n_tied} settings reach {top}/{labelled} on {runs}: the runs cannot tell them apart"
+        warning = f"{n_tied:,} settings reach {top}/{labelled} on {runs}: the runs cannot tell them apart"
         if n_within > n_tied:
-            warning += f"; {n_within - n_tied} more fall within the best's {interval}"
+            warning += f"; {n_within - n_tied:,} more fall within the best's {interval}"
     elif n_within > 1:
-        warning = (f"the best setting reaches {top}/{labelled} ({interval}), but {n_within - 1} other settings "
+        warning = (f"the best setting reaches {top}/{labelled} ({interval}), but {n_within - 1:,} other settings "
                    f"fall within its interval: the runs cannot tell them apart")
     else:
         warning = ""

@@ -35,8 +35,8 @@ from .trajectory_metrics import DEFINITIONS, call_counts, canonical, family_scor
 MatchMode = Literal["exact", "in_order", "any_order"]
 MATCH_MODES: tuple[MatchMode, ...] = ("exact", "in_order", "any_order")
 TRAJECTORY_MODES: tuple[str, ...] = (*MATCH_MODES, "none")
-"""ADK's match types and ``none``: what the app's trajectory card offers until it shows every
-family (:data:`explorer.core.scoring.trajectory_metrics.TRAJECTORY_CHOICES`)."""
+"""ADK's match types and ``none`` (issue 2's four choices); every family is in
+:data:`explorer.core.scoring.trajectory_metrics.TRAJECTORY_CHOICES`."""
 
 Comparison = bool | ArgMatcher
 """``True`` (ADK ``args ==``), ``False`` (ADK ``ignore_args``) or an :class:`ArgMatcher`."""

@@ -1,0 +1,156 @@
+"""Issue 13 in the browser: an OTLP JSON trace file and its labels CSV dropped on the page load and
+score, in either order or together; the load report is shown in sentences; the scored table comes
+as Parquet too. And the a / u / c keys say where to look when no run is selected.
+
+The fixture is made here by the real producer (tests/producers.py: spans from opentelemetry-sdk
+with the GenAI / OpenInference attribute names, encoded by the OTLP exporter's encoder, one
+``ExportTraceServiceRequest`` per line as the Collector's file exporter writes): the ten
+booking-agent runs as ten traces, plus one agent span with no tool span and no answer. The labels
+CSV keys the person's verdicts by trace id.
+
+Expected values, by hand: traces carry no expected calls and no reference (no expectations file
+is joined), so every run with a call fails EXACT (0 expected vs 2-4 actual calls); the eleventh
+trace has no call (EXACT passes 0 = 0) but an empty answer, which never passes the response check.
+So all 11 fail: the five runs the person judged acceptable (E1, E2, E3, E7, E8) are false fails,
+the five unacceptable ones agree, the eleventh is unlabelled: 5/10 agree (1 unlabelled).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import expect
+
+from explorer_page import App, shoot
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "tests"))
+
+from explorer.core.io.casefile import load_case_set  # noqa: E402
+from producers import MS, T0, booking_as_otlp, labels_csv, otlp_json, tracer_and_exporter  # noqa: E402
+
+pytestmark = pytest.mark.browser
+
+BOOKING = load_case_set(REPO / "cases" / "booking_agent.json")
+ACCEPTABLE = ["E1", "E2", "E3", "E7", "E8"]
+REPORT = (
+    "1 of 11 traces have no tool spans: read as runs with no calls.",
+    "1 of 11 traces have no answer: read as runs with an empty answer.",
+)
+
+
+@pytest.fixture(scope="module")
+def traces(tmp_path_factory):
+    """(traces.jsonl bytes, labels.csv bytes, {run id: trace id}, the eleventh trace's id)."""
+    from opentelemetry.semconv._incubating.attributes import gen_ai_attributes as GA
+
+    folder = tmp_path_factory.mktemp("otlp")
+    path = folder / "traces.jsonl"
+    trace_ids = booking_as_otlp(BOOKING, path)
+    tracer, exporter = tracer_and_exporter()
+    agent = tracer.start_span("invoke_agent booking_agent", attributes={
+        GA.GEN_AI_OPERATION_NAME: GA.GenAiOperationNameValues.INVOKE_AGENT.value}, start_time=T0 + 60_000 * MS)
+    agent.end(end_time=T0 + 60_010 * MS)
+    with path.open("a", encoding="utf-8") as out:
+        out.write(json.dumps(otlp_json(exporter.get_finished_spans())) + "\n")
+    eleventh = format(agent.get_span_context().trace_id, "032x")
+    labels = labels_csv({trace_ids[r.id]: r.human_verdict for r in BOOKING.runs}).encode()
+    return path.read_bytes(), labels, trace_ids, eleventh
+
+
+def expect_scored(app: App, trace_ids: dict[str, str]) -> None:
+    app.expect_whole("5/10")
+    app.expect_text("me-whole-agreement", "(1 unlabelled)")
+    app.expect_whole_lists([], [trace_ids[r] for r in ACCEPTABLE])
+    app.expect_text("me-unlabelled", "Unlabelled: 1 of 11 runs (counted as neither verdict) · 5 acceptable · 5 unacceptable")
+
+
+def expect_loaded(app: App) -> None:
+    app.expect_text("me-load-status", re.compile(re.escape(
+        "Loaded 11 runs from traces.jsonl. They are shown now, with the settings you had. Applied the labels in labels.csv.")),
+        timeout=30_000)
+    for sentence in REPORT:
+        expect(app.el("me-load-status").locator(".me-load-notes")).to_contain_text(sentence)
+
+
+def test_traces_and_labels_dropped_together_load_and_score(app_page, traces):
+    data, labels, trace_ids, _ = traces
+    app = app_page
+    app.upload(("labels.csv", labels, "text/csv"), ("traces.jsonl", data, "application/jsonl"))
+    expect_loaded(app)
+    expect_scored(app, trace_ids)
+    app.open_tab("Your data")
+    expect(app.el("me-case-picker").locator("select")).to_have_value("traces.jsonl (uploaded, 11 runs)")
+
+
+def test_labels_after_the_traces_apply_to_the_set_just_loaded(app_page, traces):
+    data, labels, trace_ids, _ = traces
+    app = app_page
+    app.upload(("traces.jsonl", data, "application/jsonl"))
+    app.expect_text("me-load-status", "Loaded 11 runs from traces.jsonl.", timeout=30_000)
+    app.expect_whole("0/0")
+    app.upload(("labels.csv", labels, "text/csv"))
+    expect_loaded(app)
+    expect_scored(app, trace_ids)
+
+
+def test_labels_before_the_traces_wait_for_them(app_page, traces, tmp_path):
+    data, labels, trace_ids, eleventh = traces
+    app = app_page
+    app.upload(("labels.csv", labels, "text/csv"))
+    app.expect_text("me-load-status", "None of the 10 run ids in labels.csv names a run shown here: its labels will "
+                                      "apply to the next run file you upload")
+    app.expect_whole("4/10")  # the booking set, untouched
+    app.upload(("traces.jsonl", data, "application/jsonl"))
+    expect_loaded(app)
+    expect_scored(app, trace_ids)
+
+    # the scored table as Parquet, beside the CSV
+    app.open_tab("Your data")
+    with app.page.expect_download() as info:
+        app.el("me-download-table-parquet").locator("button, a").first.click()
+    saved = tmp_path / "scored.parquet"
+    info.value.save_as(saved)
+    assert info.value.suggested_filename == "traces-jsonl-scored.parquet"
+    import pyarrow.parquet as pq
+
+    table = pq.read_table(saved).to_pydict()
+    assert table["id"] == [trace_ids[r.id] for r in BOOKING.runs] + [eleventh]
+    assert table["verdict"] == ["fail"] * 11
+    assert table["human_verdict"] == [r.human_verdict for r in BOOKING.runs] + [""]
+
+
+def test_label_keys_with_no_run_selected_say_where_to_look(app_page):
+    app = app_page
+    app.page.keyboard.press("a")
+    app.expect_text("me-key-hint", "No run is shown yet: press Play or Next event, click a row in the table, then press a, u or c.")
+    app.next_events(1, then_time=12.0)
+    app.page.keyboard.press("u")
+    app.expect_text("me-key-hint", "Select a run first: click its row in the table, then press a, u or c.")
+    app.expect_whole("4/10")  # nothing was labelled
+    app.select_run("E1")
+    expect(app.el("me-key-hint")).to_be_hidden()
+
+
+@pytest.mark.parametrize("width, height", [(1440, 900), (1024, 768)], ids=["1440x900", "1024x768"])
+def test_screenshots_of_a_trace_upload(new_offline_context, booking_app, output_path, traces, width, height):
+    """Saved in this test's output folder: the traces and their labels loaded, with the load
+    report; the a / u / c hint above the table."""
+    data, labels, trace_ids, _ = traces
+    context, external = new_offline_context({"width": width, "height": height})
+    app = App(context.new_page(), booking_app.url).open()
+    app.page.keyboard.press("a")
+    app.expect_text("me-key-hint", re.compile("No run is shown yet"))
+    app.el("me-key-hint").scroll_into_view_if_needed()
+    shoot(app, output_path, "label-key-hint")
+    app.upload(("labels.csv", labels, "text/csv"), ("traces.jsonl", data, "application/jsonl"))
+    expect_loaded(app)
+    expect_scored(app, trace_ids)
+    app.page.evaluate("window.scrollTo(0, 0)")
+    shoot(app, output_path, "trace-upload")
+    assert external == []
+    context.close()
