@@ -51,7 +51,14 @@ def chromium_available() -> bool:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Skip ``browser`` tests without Chromium, but only when not root (root gets a failure)."""
+    """Run ``browser`` tests after every other test; skip them without Chromium, but only when
+    not root (root gets a failure).
+
+    Order matters: pytest-playwright's session-scoped sync API keeps an asyncio loop running on
+    the main thread from the first browser test to the end of the session, and the producers of
+    Inspect logs and ADK traces (``asyncio.run``, ``anyio.run``) refuse to start inside it. CI
+    failed on exactly that (tests/browser/ sorts before tests/test_*.py)."""
+    items.sort(key=lambda item: item.get_closest_marker("browser") is not None)  # stable: keeps each group's order
     if chromium_available() or os.geteuid() == 0:
         return
     skip = pytest.mark.skip(reason=MISSING_CHROMIUM)
