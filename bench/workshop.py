@@ -211,18 +211,24 @@ async def keep_changing(people: list[Person], rounds: int) -> list[float]:
 async def play_replay(page: BokehPage, times: list[float], speed: float, stop: asyncio.Event) -> int:
     """Play the replay from the start as the page does; returns how many messages it sent.
 
-    With a page clock (a ``me-replay-clock`` model): ``playing`` and the first reveal time at once,
-    then the next reveal time when it is due at ``speed``, the end with ``playing`` off (what the
-    page's script sends). Without one (the older server-side clock): click Play; the server ticks."""
+    With a page clock (a ``me-replay-clock`` model): the page's reports ``[epoch, time, playing]``,
+    as its script sends them: the first reveal time, playing, at once; each next reveal time when it
+    is due at ``speed``; the end (60 s) paused. Without one (the older server-side clock): click
+    Play; the server ticks."""
     try:
         clock = page.find("me-replay-clock")
     except KeyError:
         await page.click(page.find("me-play", "Button"))
         return 1
+    data = page.models[clock]["attributes"]["data"]["id"]  # the component's properties live here
     stops = sorted(set(times))
     sent = 0
     start_wall, start_t = time.monotonic(), stops[0]
-    await page.change_many(clock, {"time": start_t, "playing": True})
+
+    async def report(t: float, playing: bool) -> None:
+        await page.change(data, "report", [page.models[data]["attributes"]["epoch"], t, playing])
+
+    await report(start_t, True)
     sent += 1
     for t in stops[1:]:
         wait = (t - start_t) / speed - (time.monotonic() - start_wall)
@@ -231,8 +237,7 @@ async def play_replay(page: BokehPage, times: list[float], speed: float, stop: a
             return sent
         except asyncio.TimeoutError:
             pass
-        last = t >= DURATION - 1e-9
-        await page.change_many(clock, {"time": t, **({"playing": False} if last else {})})
+        await report(t, t < DURATION - 1e-9)
         sent += 1
     return sent
 

@@ -170,12 +170,6 @@ class BokehPage:
         self.models[model_id]["attributes"][attr] = new
         await self._send("PATCH-DOC", {"events": [{"kind": "ModelChanged", "model": {"id": model_id}, "attr": attr, "new": new}]})
 
-    async def change_many(self, model_id: str, values: dict[str, Any]) -> None:
-        """Several properties of one model in one message (as a page script's ``setv`` sends them)."""
-        self.models[model_id]["attributes"].update(values)
-        events = [{"kind": "ModelChanged", "model": {"id": model_id}, "attr": k, "new": v} for k, v in values.items()]
-        await self._send("PATCH-DOC", {"events": events})
-
     async def click(self, model_id: str) -> None:
         """What the browser sends for a button click (a ``button_click`` event)."""
         await self._event("button_click", {"type": "map", "entries": [["model", {"id": model_id}]]})
