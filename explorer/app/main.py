@@ -6,7 +6,9 @@ session alone.
 
 Flow: an input change evaluates the settings once (:func:`explorer.core.evaluation.verdicts.evaluate`),
 pauses and rewinds the replay to t = 0 and refreshes every view; a clock change refreshes the
-time-dependent views only when the number of revealed runs changes (the time label always).
+time-dependent views only when the number of revealed runs changes (the time label always). The
+replay's clock runs in the page (:mod:`explorer.app.views.replay_clock`): the server hears the time
+when the revealed runs change or the person moves the clock, and has no timer of its own.
 
 The page (:meth:`ExplorerSession.layout`): the lesson stepper, the summary bar (sticky: it stays
 on screen while the page scrolls), then tabs; the Explorer tab holds the settings beside the replay
@@ -22,7 +24,6 @@ are kept per annotator in :class:`SessionLabels`; a label change re-evaluates A 
 from __future__ import annotations
 
 import html
-import time
 from dataclasses import replace
 from typing import Any, Callable, Mapping, Sequence
 
@@ -35,7 +36,7 @@ from ..core.evaluation.verdicts import Evaluation, evaluate
 from ..core.evaluation.features import Features, load_warnings
 from ..core.evaluation.response_features import response_features_for
 from ..core.evaluation.replay import (
-    advance, next_event_time, play_start_time, reveal_times, revealed_count, state_at, trace_events,
+    next_event_time, play_start_time, reveal_times, revealed_count, state_at, trace_events,
 )
 from ..core.evaluation.settings import Settings
 from ..core.scoring.arg_rules import ArgRules
@@ -70,8 +71,6 @@ FOOTER = (
     "judge runs here: the runs are scored from the file. A handful of runs cannot calibrate a threshold: "
     "calibrate every threshold against labelled runs from your own agent before using it as a gate.</div>"
 )
-TICK_MS = 100
-"""Period of the replay's periodic callback while playing (ms)."""
 SETTINGS_WIDTH = 330
 """Width of the settings column (px)."""
 HOW_SURE_TAB = "How sure"
@@ -104,10 +103,8 @@ class ExplorerSession:
         self.ev: Evaluation = self._evaluate(self.inputs.settings())
         self.selected_id: str | None = None
         self._shown_revealed = -1
-        self._callback: Any = None
-        self._last_tick = 0.0
 
-        self.controls = ReplayControls(self.clock, self.toggle_play, self.next_event, self.restart)
+        self.controls = ReplayControls(self.clock, self.times)
         self.metrics = MetricsView()
         self.trace = TraceView()
         self.table = TableView(self.features.n)
@@ -244,24 +241,7 @@ class ExplorerSession:
             self._refresh_time()
 
     def _on_playing(self, *_events: Any) -> None:
-        if self.clock.playing:
-            self._last_tick = time.monotonic()
-            if self._callback is None:
-                self._callback = pn.state.add_periodic_callback(self._tick, period=TICK_MS, start=True)
-            else:
-                self._callback.start()
-        else:
-            self.stop_timer()
         self.controls.show(self.clock.time, self.clock.playing)
-
-    def _tick(self) -> None:
-        now = time.monotonic()
-        elapsed, self._last_tick = now - self._last_tick, now
-        t, ended = advance(self.clock.time, elapsed, self.clock.speed)
-        if ended:
-            self.clock.param.update(time=t, playing=False)
-        else:
-            self.clock.time = t
 
     def _on_select(self, *_events: Any) -> None:
         sel = self.table.table.selection
@@ -274,8 +254,9 @@ class ExplorerSession:
     # --- commands ----------------------------------------------------------------------------
 
     def toggle_play(self) -> None:
-        """Play, or pause. Play starts at the first reveal when nothing is revealed yet (the first
-        runs show at once) and from the start again at the end (``replay.play_start_time``)."""
+        """Play, or pause (what the Play button does in the page, for callers on the server). Play
+        starts at the first reveal when nothing is revealed yet (the first runs show at once) and
+        from the start again at the end (``replay.play_start_time``); the page's clock then runs."""
         if self.clock.playing:
             self.clock.playing = False
             return
@@ -331,7 +312,7 @@ class ExplorerSession:
             callback(self.shared)
 
     def close(self) -> None:
-        """Stop the timer and stop following the labels (they outlive this session's explorer
+        """Pause the replay and stop following the labels (they outlive this session's explorer
         when the workspace switches case sets)."""
         self.stop_timer()
         self.rules.stop()
@@ -339,9 +320,10 @@ class ExplorerSession:
         self.how_sure.close()
 
     def stop_timer(self) -> None:
-        """Stop the periodic callback (pause, end of replay, session destroyed)."""
-        if self._callback is not None and self._callback.running:
-            self._callback.stop()
+        """Pause the replay. The clock runs in the page; the server has no timer to stop (kept
+        for callers: the session's end, a case-set switch)."""
+        if self.clock.playing:
+            self.clock.playing = False
 
     # --- views -------------------------------------------------------------------------------
 
@@ -497,10 +479,9 @@ class ExplorerSession:
 
 def create_app(shared: SharedData) -> pn.viewable.Viewable:
     """Build one session's layout over ``shared`` (a single case set, no workspace), reading the
-    URL query of the current request and stopping the replay timer when the session is destroyed."""
+    URL query of the current request."""
     query = dict(pn.state.session_args) if pn.state.curdoc and pn.state.curdoc.session_context else {}
     session = ExplorerSession(shared, query)
-    pn.state.on_session_destroyed(lambda _ctx: session.stop_timer())
     if pn.state.curdoc is not None:
         pn.state.curdoc.title = "Metric Trade-off Explorer"
     return session.layout()

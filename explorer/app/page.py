@@ -419,7 +419,6 @@ def create_workspace_app(process: ProcessSets) -> pn.viewable.Viewable:
     """One session's page over the process's shared case sets (called by the server per session)."""
     query = dict(pn.state.session_args) if pn.state.curdoc and pn.state.curdoc.session_context else {}
     page = WorkspacePage(process, query)
-    pn.state.on_session_destroyed(lambda _ctx: page.session.stop_timer())
     if pn.state.curdoc is not None:
         pn.state.curdoc.title = "Metric Trade-off Explorer"
     return page.layout()

@@ -1,9 +1,16 @@
 """``metric-explorer serve``: serve the explorer web app, offline.
 
-The case set is loaded and its features built once per server process, before serving; every
-browser session gets its own inputs and replay over that shared, read-only data. Bokeh and Panel
-resources come from this server (``BOKEH_RESOURCES=server``), no CDN and no web fonts; our CSS is
-served from ``static/`` at ``/assets``. ``/liveness`` answers once the server is up (for tests).
+The case set is loaded and its features built once, before serving (and before ``--num-procs``
+forks its workers, which share it); every browser session gets its own inputs and replay over that
+shared, read-only data. Bokeh and Panel resources come from this server whatever the environment
+(Bokeh's ``resources`` setting is set here, and every session, however it was created, points its
+stylesheets here: ``explorer.app.serving``), no CDN and no web fonts; our CSS is served from
+``static/`` at ``/assets``. ``/liveness`` answers once the server is up (for tests).
+
+Sessions are built when the page's websocket connects, not when the page is requested (Panel's
+``reuse_sessions``: the page's HTML comes from one cached session), so a worker process never
+builds a session for a page whose websocket lands on the other worker, and a page whose websocket
+opens late costs one build, not two (issue 15).
 """
 
 from __future__ import annotations
@@ -15,6 +22,9 @@ from ..core.io.bigload import looks_like_flat_jsonl
 from .common import BUNDLED_CASES, CliError, add_date_reading_options, add_run_input_options, base_settings_from_args, load_cases_from_args
 
 HELP = "serve the explorer web app"
+MAX_DEFAULT_PROCS = 2
+DEFAULT_PROCS = max(1, min(MAX_DEFAULT_PROCS, os.cpu_count() or 1))
+"""Worker processes by default: one per core, at most two (bench/workshop.py, docs/performance.md)."""
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -25,6 +35,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--port", type=int, default=5006, help="port to listen on (default 5006)")
     p.add_argument("--address", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     p.add_argument("--show", action="store_true", help="open a browser tab")
+    p.add_argument("--num-procs", type=int, default=DEFAULT_PROCS, metavar="N",
+                   help=f"worker processes sharing the port (default {DEFAULT_PROCS}: one per core, at most "
+                        f"{MAX_DEFAULT_PROCS}); a big file loading in the background is served by one")
+    p.add_argument("--num-threads", type=int, default=0, metavar="N",
+                   help="threads per process running session callbacks (Panel's thread pool; default 0: none)")
     p.set_defaults(func=run)
 
 
@@ -41,7 +56,15 @@ def run(args: argparse.Namespace) -> int:
     """Load the case set (LoadError -> exit 2 with one line), then serve until interrupted."""
     if not 1 <= args.port <= 65535:
         raise CliError(f"--port must be between 1 and 65535, got {args.port}")
-    os.environ["BOKEH_RESOURCES"] = "server"  # offline: Bokeh/Panel JS and CSS from this server
+    if args.num_procs < 1:
+        raise CliError(f"--num-procs must be at least 1, got {args.num_procs}")
+    if args.num_threads < 0:
+        raise CliError(f"--num-threads must be 0 or more, got {args.num_threads}")
+    from bokeh.settings import settings
+
+    # offline: Bokeh/Panel JS and CSS from this server, whatever BOKEH_RESOURCES says (a value set
+    # here outranks the environment)
+    settings.resources.set_value("server")
     from ..app.workspace import ProcessSets, shared_from_case_set
 
     # the same run inputs as ``score``: repeatable --cases, --input-format, --labels, --settings
@@ -59,22 +82,28 @@ def run(args: argparse.Namespace) -> int:
 
     from ..app.loading import BackgroundLoad, waiting_page
     from ..app.page import create_workspace_app
+    from ..app.serving import page_builder
     from ..app.views.style import ASSETS_ROUTE, STATIC_DIR, STYLESHEET
 
     pn.extension("tabulator", "filedropper", notifications=False)
     pn.config.css_files = [*pn.config.css_files, STYLESHEET]
+    pn.config.reuse_sessions = True  # a page request renders from a cached session; sessions build on connection
+    pn.config.nthreads = args.num_threads or None
+    procs = args.num_procs
     if process is not None:
         served = process.served
         print(f"metric-explorer: serving {served.case_set.name!r} ({served.features.n} runs) at "
-              f"http://{args.address}:{args.port}/", flush=True)
-        make_page = lambda: create_workspace_app(process)  # noqa: E731
+              f"http://{args.address}:{args.port}/" + (f" with {procs} worker processes" if procs > 1 else ""), flush=True)
+        make_page = page_builder(lambda: create_workspace_app(process))
     else:
+        procs = 1  # the load runs in a thread of this process: workers forked now would never see it
         job = BackgroundLoad(load, str(served_path)).start()
         print(f"metric-explorer: loading {served_path!r} in the background; serving at "
               f"http://{args.address}:{args.port}/ (a progress bar shows until it is loaded)", flush=True)
-        make_page = lambda: waiting_page(job, create_workspace_app)  # noqa: E731
+        make_page = page_builder(lambda: waiting_page(job, create_workspace_app))
     pn.serve(
         make_page,
+        num_procs=procs,
         port=args.port,
         address=args.address,
         websocket_origin=allowed_origins(args.address, args.port),

@@ -17,6 +17,7 @@ import time
 import urllib.error
 import urllib.request
 from pathlib import Path
+from typing import Sequence
 
 READY_TIMEOUT_S = 60.0
 """How long the server may take to answer ``GET /`` with 200 (cold start measured at ~2 s)."""
@@ -29,12 +30,12 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def serve_command(cases: Path, port: int) -> list[str]:
+def serve_command(cases: Path, port: int, extra_args: Sequence[str] = ()) -> list[str]:
     """The command line: the ``metric-explorer`` console script next to ``sys.executable``
-    (the venv's), else ``python -m explorer.cli``."""
+    (the venv's), else ``python -m explorer.cli``; ``extra_args`` go after the usual options."""
     script = Path(sys.executable).with_name("metric-explorer")
     head = [str(script)] if script.is_file() else [sys.executable, "-m", "explorer.cli"]
-    return [*head, "serve", "--cases", str(cases), "--port", str(port), "--address", "127.0.0.1"]
+    return [*head, "serve", "--cases", str(cases), "--port", str(port), "--address", "127.0.0.1", *extra_args]
 
 
 class ServedApp:
@@ -45,9 +46,14 @@ class ServedApp:
     ``READY_TIMEOUT_S`` seconds.
     """
 
-    def __init__(self, cases: Path, cwd: Path | None = None) -> None:
+    def __init__(self, cases: Path, cwd: Path | None = None, extra_args: Sequence[str] = (),
+                 bokeh_resources: bool = True) -> None:
         self.cases = Path(cases)
         self.cwd = cwd
+        self.extra_args = tuple(extra_args)
+        self.bokeh_resources = bokeh_resources
+        """False: the server starts without ``BOKEH_RESOURCES`` in its environment (``serve``
+        must choose local resources itself, issue 15)."""
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}/"
         self._proc: subprocess.Popen | None = None
@@ -68,9 +74,11 @@ class ServedApp:
     def launch(self) -> "ServedApp":
         """Start the subprocess without waiting (several servers can start side by side)."""
         env = {**os.environ, "BOKEH_RESOURCES": "server", "PYTHONUNBUFFERED": "1"}
+        if not self.bokeh_resources:
+            env.pop("BOKEH_RESOURCES")
         with open(self._stderr_path, "wb") as err:
             self._proc = subprocess.Popen(
-                serve_command(self.cases, self.port),
+                serve_command(self.cases, self.port, self.extra_args),
                 cwd=self.cwd,
                 env=env,
                 stdin=subprocess.DEVNULL,
@@ -101,6 +109,11 @@ class ServedApp:
                 return response.status == 200
         except (urllib.error.URLError, ConnectionError, TimeoutError, OSError):
             return False
+
+    @property
+    def pid(self) -> int | None:
+        """The server process's id (None before :meth:`launch`)."""
+        return self._proc.pid if self._proc is not None else None
 
     def stop(self) -> None:
         """Terminate the server (kill after 10 s) and remove the stderr log."""
