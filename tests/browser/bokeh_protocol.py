@@ -73,7 +73,8 @@ def resource_urls(models: dict[str, dict]) -> list[str]:
 
     def scan(value: Any) -> None:
         if isinstance(value, str):
-            if re.match(r"^(https?:)?//", value.strip()):
+            # a whole value that is one URL (no whitespace: a script starting with a // comment is not)
+            if re.fullmatch(r"(https?:)?//\S+", value.strip()):
                 found.add(value.strip())
             for m in re.finditer(r"""(?:url\(\s*['"]?|@import\s+['"])((?:https?:)?//[^'")\s]+)""", value):
                 found.add(m.group(1))
