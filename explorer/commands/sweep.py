@@ -33,7 +33,8 @@ GRIDS = {"full": FULL_GRID, "adk": ADK_GRID}
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     """Register ``sweep`` and its options."""
-    p = sub.add_parser("sweep", help=HELP, description=HELP)
+    # argparse %-formats a subcommand's help in the top-level listing (not its description): "95 %"
+    p = sub.add_parser("sweep", help=HELP.replace("%", "%%"), description=HELP)
     add_run_input_options(p)
     p.add_argument("--deny", metavar="TOOL", default=None, **LIST_OPTION,
                    help=f"tools the deny-list denies when it is on (default: those of --settings, else none); {DENY_SYNTAX}")
