@@ -37,6 +37,7 @@ from explorer.app.views.upload import note_sentence  # noqa: E402
 from explorer.app.words import trajectory_words  # noqa: E402
 from explorer.app.workspace import ProcessSets, settings_file_kind, shared_from_case_set  # noqa: E402
 from explorer.core.evaluation.settings import Settings  # noqa: E402
+from explorer.core.evaluation.verdicts import evaluate  # noqa: E402
 from explorer.core.io.casefile import load_case_set  # noqa: E402
 from explorer.core.io.errors import LoadError  # noqa: E402
 from explorer.core.io.exports import dumps_settings  # noqa: E402
@@ -357,3 +358,21 @@ def test_downloads_carry_the_rules_and_the_parquet_table(process):
     assert table["id"] == [f"R{i}" for i in range(1, 9)]
     assert table["outcome"].count("agree") == 5
     assert page.downloads.parquet.filename == "Refund-agent-partial-credit-scored.parquet"
+
+
+def test_an_adk_test_config_dropped_on_the_page_applies_its_criteria(process):
+    # /work/shared/formats/adk/test_config.json: IN_ORDER at 1.0, response_match_score 0.8 (ROUGE-1).
+    # The booking story's IN_ORDER row gives 5/10 with F1 at 0.8 (seed 002); checked here against
+    # the same settings typed in, so the file is read as those settings.
+    page = WorkspacePage(process)
+    page.layout()
+    data = b'{\n  "criteria": {\n    "tool_trajectory_avg_score": {"threshold": 1.0, "match_type": "IN_ORDER"},\n    "response_match_score": 0.8\n  }\n}\n'
+    assert settings_file_kind(data) == "settings"
+    page.received("test_config.json", data)
+    assert shown(page.upload.status.object) == "Applied the settings in test_config.json."
+    inputs = page.session.inputs
+    assert (inputs.trajectory, inputs.response_scorer, inputs.f1_threshold) == ("in_order", "rouge1", 0.8)
+    typed = evaluate(page.session.features, Settings(trajectory="in_order", response_scorer="rouge1"), page.session.response)
+    assert summary(page.session)[:2] == (typed.summary.agree, typed.summary.labelled)
+    page.received("judge.json", b'{"criteria": {"final_response_match_v2": 0.8}}')
+    assert page.upload.error.visible and "judge.json: criteria.final_response_match_v2" in page.upload.error.object

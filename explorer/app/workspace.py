@@ -148,13 +148,21 @@ SETTINGS_FORMATS = ("metric-explorer/settings@1", "metric-explorer/arg-rules@1")
 def settings_file_kind(data: bytes) -> str | None:
     """``"settings"`` for a settings JSON (``metric-explorer/settings@1``), ``"rules"`` for an
     argument-rules file (``metric-explorer/arg-rules@1``), None otherwise: the tag is looked for
-    in the file's first 4 kB (a JSON object starting with ``{``)."""
+    in the file's first 4 kB (a JSON object starting with ``{``). An ADK ``test_config.json`` (a
+    small object with ``criteria`` and no ``format``) is a settings file too."""
     head = data[:4096].lstrip(b"\xef\xbb\xbf \t\r\n")
     if not head.startswith(b"{"):
         return None
     for kind, tag in zip(("settings", "rules"), SETTINGS_FORMATS):
         if f'"{tag}"'.encode() in head:
             return kind
+    if b'"criteria"' in head and len(data) <= 65536:  # an ADK test_config.json: a small object of criteria
+        try:
+            parsed = json.loads(data.decode("utf-8-sig"))
+        except (UnicodeDecodeError, ValueError):
+            return None
+        if isinstance(parsed, dict) and "criteria" in parsed and "format" not in parsed:
+            return "settings"
     return None
 
 

@@ -40,7 +40,7 @@ from ..scoring.passmark import show_threshold
 from .errors import LoadError
 from ..evaluation.verdicts import TABLE_COLUMNS, Evaluation, result_table
 from ..evaluation.features import Features
-from .loaders._common import show
+from .loaders._common import json_type, show
 from .loaders.labels import Label, dumps_labels
 from .reading import parse_json, read_bytes, text_of
 from ..evaluation.settings import Settings
@@ -72,10 +72,13 @@ def dumps_settings(settings: Settings, arg_rules: ArgRules | None = None) -> str
 
 
 def settings_from_data(data: Any, name: str) -> Settings:
-    """Settings from parsed settings JSON. Raises LoadError ``"<name>: settings.<field>: ..."``
+    """Settings from parsed settings JSON, or from an ADK ``test_config.json`` (an object with
+    ``criteria`` and no ``format``: :func:`settings_from_adk_test_config`). Raises LoadError ``"<name>: settings.<field>: ..."``
     for a wrong format tag, a missing ``settings`` object, an unknown field or a bad value."""
     if not isinstance(data, dict):
         raise LoadError(name, "(top level)", f'expected an object with "format": "{SETTINGS_FORMAT}"')
+    if "format" not in data and "criteria" in data:
+        return settings_from_adk_test_config(data, name)
     if data.get("format") != SETTINGS_FORMAT:
         got = "missing" if "format" not in data else f"got {data['format']!r}"
         raise LoadError(name, "format", f'expected "{SETTINGS_FORMAT}", {got}')
@@ -109,6 +112,74 @@ def settings_from_data(data: Any, name: str) -> Settings:
             except (ValueError, TypeError) as one:
                 raise LoadError(name, f"settings.{show(key)}", str(one)) from None
         raise LoadError(name, "settings", str(exc)) from None
+
+
+ADK_CRITERIA_READ = ("tool_trajectory_avg_score", "response_match_score")
+"""The ADK criteria a ``test_config.json`` may hold that the explorer scores itself."""
+_ADK_MATCH_NAMES = {"EXACT": "exact", "IN_ORDER": "in_order", "ANY_ORDER": "any_order",
+                    0: "exact", 1: "in_order", 2: "any_order"}
+
+
+def _adk_threshold(value: Any, name: str, where: str) -> tuple[float, dict[str, Any]]:
+    """A criterion's threshold and its other fields: ADK's ``Threshold`` (a number) or a
+    ``BaseCriterion`` object ``{"threshold": ...}``. LoadError naming ``where`` otherwise."""
+    fields: dict[str, Any] = {}
+    if isinstance(value, dict):
+        fields = dict(value)
+        if "threshold" not in fields:
+            raise LoadError(name, f"{where}.threshold", "missing (a number from 0 to 1)")
+        value = fields.pop("threshold")
+        where = f"{where}.threshold"
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= float(value) <= 1.0:
+        raise LoadError(name, where, f"expected a number from 0 to 1, got {show(json.dumps(value))}")
+    return float(value), fields
+
+
+def settings_from_adk_test_config(data: dict[str, Any], name: str) -> Settings:
+    """Settings that score as an ADK ``test_config.json`` says (google-adk
+    ``evaluation/eval_config.py`` ``EvalConfig.criteria``; ``eval_metrics.py``
+    ``ToolTrajectoryCriterion``), the inverse of :func:`adk_test_config` for what ADK expresses:
+
+    * ``tool_trajectory_avg_score``: a number (the threshold, match type EXACT, ADK's default) or
+      ``{"threshold", "match_type": "EXACT" | "IN_ORDER" | "ANY_ORDER" (or 0 / 1 / 2),
+      "ignore_args"}`` -> trajectory family, trajectory threshold, argument mode; absent ->
+      trajectory not scored (``none``);
+    * ``response_match_score`` -> the ROUGE-1 response scorer (ADK's metric) at that threshold;
+      absent -> threshold 0 (an answer empty after normalisation still fails: the explorer's
+      empty-answer rule);
+    * no ``criteria`` at all -> ADK's defaults, which are the explorer's (EXACT at 1.0, 0.8).
+
+    Raises LoadError naming the file, the JSON path and the field for a bad value, and for a
+    criterion the explorer does not score (LLM judges, rubrics, hallucinations, safety...)."""
+    criteria = data.get("criteria", {})
+    if not isinstance(criteria, dict):
+        raise LoadError(name, "criteria", f"expected an object, got {json_type(criteria)}")
+    unknown = [key for key in criteria if key not in ADK_CRITERIA_READ]
+    if unknown:
+        raise LoadError(name, f"criteria.{show(unknown[0])}",
+                        f"an ADK criterion the explorer does not score (it reads {' and '.join(ADK_CRITERIA_READ)}); "
+                        "remove it from a copy of the file to explore the rest")
+    values: dict[str, Any] = {}
+    if "criteria" in data:
+        values["trajectory"] = "none"
+    if "tool_trajectory_avg_score" in criteria:
+        where = "criteria.tool_trajectory_avg_score"
+        threshold, fields = _adk_threshold(criteria["tool_trajectory_avg_score"], name, where)
+        match = fields.pop("match_type", fields.pop("matchType", "EXACT"))
+        key = match.upper() if isinstance(match, str) else match
+        if isinstance(key, bool) or key not in _ADK_MATCH_NAMES:
+            raise LoadError(name, f"{where}.match_type", f"expected EXACT, IN_ORDER or ANY_ORDER, got {show(json.dumps(match))}")
+        ignore = fields.pop("ignore_args", fields.pop("ignoreArgs", False))
+        if not isinstance(ignore, bool):
+            raise LoadError(name, f"{where}.ignore_args", f"expected true or false, got {show(json.dumps(ignore))}")
+        values.update(trajectory=_ADK_MATCH_NAMES[key], trajectory_threshold=threshold, args="ignore" if ignore else "exact")
+        values["compare_args"] = not ignore
+    if "response_match_score" in criteria:
+        threshold, _ = _adk_threshold(criteria["response_match_score"], name, "criteria.response_match_score")
+        values.update(response_scorer="rouge1", f1_threshold=threshold)
+    elif "criteria" in data:
+        values.update(response_scorer="rouge1", f1_threshold=0.0)
+    return Settings.from_dict(values)
 
 
 def loads_settings(data: bytes | str, name: str) -> Settings:

@@ -183,10 +183,13 @@ def arg_rules_from_data(data: Any, name: str, where: str = "arg_rules") -> ArgRu
 
 def arg_rules_file_from_data(data: Any, name: str) -> ArgRules:
     """Rules from a parsed rules file: ``{"format": "metric-explorer/arg-rules@1", "rules": [...]}``,
-    or a settings JSON (``metric-explorer/settings@1``) whose ``arg_rules`` holds the list.
+    or a settings JSON (``metric-explorer/settings@1``) whose ``arg_rules`` holds the list, or an
+    ADK ``test_config.json`` (no rules).
     Raises LoadError naming the file and the JSON path."""
     if isinstance(data, dict) and data.get("format") == "metric-explorer/settings@1":
         return arg_rules_from_data(data.get("arg_rules", []), name, "arg_rules")
+    if isinstance(data, dict) and "format" not in data and "criteria" in data:
+        return ArgRules(())  # an ADK test_config.json: ADK has no argument rules
     if not isinstance(data, dict):
         raise LoadError(name, "(top level)", f'expected an object with "format": "{ARG_RULES_FORMAT}"')
     if data.get("format") != ARG_RULES_FORMAT:
