@@ -200,3 +200,19 @@ def test_unicode_line_separators_inside_texts_survive_jsonl():
     assert "\u2028" in text and text.count("\n") == 2
     assert loads_jsonl(text, "x").runs[1].invocations[0].answer == "one\u2028two\x85three\r\nfour"
     assert loads_jsonl(text.replace("\n", "\r\n"), "x").runs[0].invocations == (inv,)
+
+
+def test_json_errors_read_as_whole_phrases():
+    # found by the newcomer trial: Python's "Unterminated string starting at" was shown cut off
+    # after "at" (its position goes in the place instead). Column 10 is where the string starts.
+    from explorer.core.io.reading import parse_json
+
+    with pytest.raises(LoadError) as info:
+        parse_json('{"id": 1, "title": "no end', "truncated.json")
+    assert str(info.value) == "truncated.json: line 1, column 20: invalid JSON: Unterminated string starting here"
+    with pytest.raises(LoadError) as info:
+        loads_jsonl('\n{"id": "b\n', "runs.jsonl")
+    assert str(info.value) == "runs.jsonl: line 2, column 8: invalid JSON: Unterminated string starting here"
+    with pytest.raises(LoadError) as info:  # messages without a position stay as they were
+        parse_json('{"id": }', "x.json")
+    assert str(info.value) == "x.json: line 1, column 8: invalid JSON: Expecting value"

@@ -128,3 +128,18 @@ def test_the_booking_set_keeps_its_ten_runs_through_inspect(logs, tmp_path):
         got = runs[run.id].invocations[0]
         assert (got.actual_calls, got.answer, got.references) == (run.invocations[0].actual_calls, run.invocations[0].answer,
                                                                    run.invocations[0].references)
+
+
+def test_entries_each_under_the_limit_but_over_it_together_are_refused(monkeypatch):
+    # found by the bad-input trial: only each entry was checked against the size limit. With a
+    # limit of 1000 bytes, three entries of 400 bytes (1200 unpacked) pass one by one, not together.
+    monkeypatch.setenv("METRIC_EXPLORER_MAX_BYTES", "1000")
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr("header.json", "0" * 400)
+        zf.writestr("samples/1.json", "0" * 400)
+        zf.writestr("samples/2.json", "0" * 400)
+    assert len(buf.getvalue()) < 1000  # the packed file itself is under the limit
+    with pytest.raises(LoadError) as info:
+        loads_runs(buf.getvalue(), "bomb.eval")
+    assert str(info.value).startswith("bomb.eval: contents are ") and "over the" in str(info.value)

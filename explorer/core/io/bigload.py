@@ -38,7 +38,7 @@ from ..scoring.fields import DEFAULT_ID_PATTERN
 from .loaders._common import Problem, json_type
 from .loaders.flat import run_from_record
 from .model import CaseSet, Run
-from .reading import max_bytes
+from .reading import json_message, max_bytes
 from .runstore import RunStore
 
 CHUNK_BYTES = 4 * 1024 * 1024
@@ -66,7 +66,7 @@ def _loads(line: bytes, n: int, name: str) -> Any:
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
-        raise LoadError(name, f"line {n}, column {exc.colno}", f"invalid JSON: {exc.msg}") from None
+        raise LoadError(name, f"line {n}, column {exc.colno}", f"invalid JSON: {json_message(exc)}") from None
     except RecursionError:
         raise LoadError(name, f"line {n}", "invalid JSON: nested too deeply") from None
 

@@ -67,12 +67,19 @@ def read_bytes(path: str | os.PathLike[str]) -> bytes:
         raise LoadError(str(path), "", f"cannot read: {exc.strerror or exc}") from None
 
 
+def json_message(exc: json.JSONDecodeError) -> str:
+    """``exc``'s message as a whole phrase: Python's messages that name a position end in "at"
+    ("Unterminated string starting at") and expect the position after them; the error's place
+    already says where, so they read "... starting here"."""
+    return exc.msg[: -len(" at")] + " here" if exc.msg.endswith(" at") else exc.msg
+
+
 def parse_json(text: str, name: str) -> Any:
     """``json.loads`` with errors as LoadError ``"<name>: line L, column C: invalid JSON: ..."``."""
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
-        raise LoadError(name, f"line {exc.lineno}, column {exc.colno}", f"invalid JSON: {exc.msg}") from None
+        raise LoadError(name, f"line {exc.lineno}, column {exc.colno}", f"invalid JSON: {json_message(exc)}") from None
     except RecursionError:
         raise LoadError(name, "", "invalid JSON: nested too deeply") from None
 
@@ -88,7 +95,7 @@ def json_lines(text: str, name: str) -> list[tuple[str, Any]]:
         try:
             out.append((f"line {n}", json.loads(line)))
         except json.JSONDecodeError as exc:
-            raise LoadError(name, f"line {n}, column {exc.colno}", f"invalid JSON: {exc.msg}") from None
+            raise LoadError(name, f"line {n}, column {exc.colno}", f"invalid JSON: {json_message(exc)}") from None
         except RecursionError:
             raise LoadError(name, f"line {n}", "invalid JSON: nested too deeply") from None
     return out

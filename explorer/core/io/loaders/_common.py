@@ -13,6 +13,7 @@ from typing import Any, Iterable, Mapping
 
 from ..errors import LoadError
 from ..model import CaseSet, Run, ToolCall
+from ..reading import json_message
 
 
 class Problem(Exception):
@@ -123,7 +124,7 @@ def parse_calls(value: Any, path: str) -> tuple[ToolCall, ...]:
             try:
                 value = json.loads(text)
             except json.JSONDecodeError as exc:
-                raise Problem(path, f"invalid JSON list of calls: {exc.msg} at character {exc.pos + 1}") from None
+                raise Problem(path, f"invalid JSON list of calls: {json_message(exc)} (character {exc.pos + 1})") from None
         else:
             return parse_arrow_names(text, path)
     calls = expect_list(value, path)

@@ -34,7 +34,7 @@ from typing import Any, Iterable
 from ..csv_cells import neutralise_cell, restore
 from ..errors import LoadError
 from ..model import AnnotatorLabel, CaseSet, Invocation, Run, majority_verdict
-from ..reading import parse_json, read_bytes, text_of
+from ..reading import json_message, parse_json, read_bytes, text_of
 from ._common import (
     Problem, check_unique_ids, expect_list, expect_object, expect_str, fast_call, join_path, json_type,
     make_case_set, parse_calls, parse_verdict, show,
@@ -62,7 +62,7 @@ def _references(obj: dict[str, Any], path: str) -> tuple[str, ...]:
         try:
             value = json.loads(value)
         except json.JSONDecodeError as exc:
-            raise Problem(rpath, f"invalid JSON list of texts: {exc.msg} at character {exc.pos + 1}") from None
+            raise Problem(rpath, f"invalid JSON list of texts: {json_message(exc)} (character {exc.pos + 1})") from None
     items = expect_list(value, rpath)
     if not items:
         raise Problem(rpath, "must not be empty")
@@ -136,7 +136,7 @@ def parse_annotator_labels(value: Any, path: str = "labels") -> tuple[AnnotatorL
         try:
             value = json.loads(value)
         except json.JSONDecodeError as exc:
-            raise Problem(path, f"invalid JSON list of labels: {exc.msg} at character {exc.pos + 1}") from None
+            raise Problem(path, f"invalid JSON list of labels: {json_message(exc)} (character {exc.pos + 1})") from None
     items = expect_list(value, path)
     out: list[AnnotatorLabel] = []
     first: dict[str, int] = {}
@@ -220,7 +220,7 @@ def jsonl_from_text(text: str, name: str) -> CaseSet:
         try:
             record = json.loads(line)
         except json.JSONDecodeError as exc:
-            raise LoadError(name, f"line {n}, column {exc.colno}", f"invalid JSON: {exc.msg}") from None
+            raise LoadError(name, f"line {n}, column {exc.colno}", f"invalid JSON: {json_message(exc)}") from None
         except RecursionError:
             raise LoadError(name, f"line {n}", "invalid JSON: nested too deeply") from None
         if not isinstance(record, dict):

@@ -63,6 +63,9 @@ def is_inspect_json(data: Any) -> bool:
 
 
 def _check_zip(data: bytes, name: str) -> None:
+    """LoadError unless ``data`` is a zip holding an Inspect log whose entries, each and all
+    together, unpack to at most :func:`max_bytes` (read from the archive's directory, nothing
+    is unpacked here)."""
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as zf:
             infos = zf.infolist()
@@ -75,6 +78,8 @@ def _check_zip(data: bytes, name: str) -> None:
     for info in infos:
         if info.file_size > limit:
             check_size(info.file_size, name, f"entry {show(info.filename)} is")
+    # the whole archive once unpacked, too: many entries each under the limit add up (zip bombs)
+    check_size(sum(info.file_size for info in infos), name, "contents are")
 
 
 def _read_log(data: bytes, name: str, fmt: str) -> Any:

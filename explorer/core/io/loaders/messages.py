@@ -28,7 +28,7 @@ from typing import Any
 
 from ..errors import LoadError
 from ..model import CaseSet, Invocation, Run, ToolCall
-from ..reading import json_lines, parse_json, read_bytes, text_of
+from ..reading import json_lines, json_message, parse_json, read_bytes, text_of
 from ._common import (
     Problem, check_unique_ids, expect_list, expect_object, expect_str, join_path, json_type,
     make_case_set, parse_verdict, show,
@@ -87,7 +87,7 @@ def _tool_call(value: Any, path: str) -> ToolCall:
             try:
                 args = json.loads(args)
             except json.JSONDecodeError as exc:
-                raise Problem(apath, f"arguments are not a JSON string: {exc.msg} at character {exc.pos + 1}") from None
+                raise Problem(apath, f"arguments are not a JSON string: {json_message(exc)} (character {exc.pos + 1})") from None
     if args is None:
         args = {}
     if not isinstance(args, dict):
