@@ -95,3 +95,18 @@ def test_help_says_how_lists_are_given(capsys):
         text = " ".join(capsys.readouterr().out.split())
         assert "--deny a b = --deny a --deny b = --deny a,b" in text
         assert "paths are never split at commas" in text
+
+
+def test_tools_no_run_calls_are_warned_about(capsys):
+    # found by the bad-input trial: a misspelt --deny or --single-tool changed nothing, silently.
+    # The bundled runs' actual calls use book_flight, confirm_booking, delete_booking, get_profile,
+    # get_weather and search_flights (cases/booking_agent.json), no tool named "nosuchtool".
+    from explorer.cli import main
+
+    assert main(["score", "--deny", "nosuchtool", "delete_booking"]) == 0
+    err = capsys.readouterr().err
+    assert "warning: denied tool nosuchtool: no run calls it" in err and "delete_booking" not in err
+    assert main(["sweep", "--grid", "adk", "--single-tool", "nosuchtool", "--top", "1"]) == 0
+    assert "warning: single tool nosuchtool: no run calls it, so single tool use scores 0 for every run" in capsys.readouterr().err
+    assert main(["score", "--deny", "delete_booking"]) == 0
+    assert "warning" not in capsys.readouterr().err

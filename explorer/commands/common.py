@@ -230,6 +230,20 @@ def warn_on_load(features: Features, source: str) -> None:
         print(f"metric-explorer: warning: {source}: {line}", file=sys.stderr)
 
 
+def warn_unused_tools(settings: Settings, features: Features) -> None:
+    """Warn on stderr, one line each, about tools ``settings`` names that no run calls: a denied
+    tool (the deny-list check can never fail a run on it) and the single-tool-use tool (every run
+    scores 0). A misspelt name would otherwise change nothing, silently."""
+    called = set(features.tool_names)
+    unused = [tool for tool in settings.deny_tools if tool not in called]
+    if unused:
+        print(f"metric-explorer: warning: denied tool{'s' if len(unused) > 1 else ''} {', '.join(unused)}: "
+              "no run calls it, so the deny-list check never fails a run on it", file=sys.stderr)
+    if settings.single_tool and settings.single_tool not in called:
+        print(f"metric-explorer: warning: single tool {settings.single_tool}: no run calls it, "
+              "so single tool use scores 0 for every run", file=sys.stderr)
+
+
 def base_settings_from_args(args: argparse.Namespace) -> Settings:
     """Settings from ``--settings PATH`` (defaults when absent); the settings flags go on top
     with :func:`settings_from_args`. LoadError for a bad file."""

@@ -15,7 +15,7 @@ from ..core.evaluation.features import build_features
 from ..core.evaluation.verdicts import evaluate
 from ..core.io.exports import load_settings
 from .annotator_options import add_annotator_options, truth_from_args
-from .common import LIST_OPTION, CliError, add_run_input_options, load_cases_from_args, print_json
+from .common import LIST_OPTION, CliError, add_run_input_options, load_cases_from_args, print_json, warn_unused_tools
 from .response_options import response_features
 
 HELP = "compare two settings on the same runs: flipped runs, change in agreement, McNemar's exact test"
@@ -43,6 +43,8 @@ def compare_report(args: argparse.Namespace) -> dict:
     case_set = load_cases_from_args(args)
     truth = truth_from_args(args, case_set, build_features(case_set))
     features = truth.features
+    for settings in (settings_a, settings_b):
+        warn_unused_tools(settings, features)
     ev_a = evaluate(features, settings_a, response_features(None, case_set, settings_a))
     ev_b = evaluate(features, settings_b, response_features(None, case_set, settings_b))
     result = compare_verdicts(features.run_ids, ev_a.passed, ev_b.passed, features.human)

@@ -24,7 +24,7 @@ from ..core.scoring.passmark import show_threshold
 from .common import (
     CliError, add_run_input_options, half_width_arg, add_settings_options, base_settings_from_args, clean_json,
     load_cases_from_args,
-    settings_from_args, warn_on_load,
+    settings_from_args, warn_on_load, warn_unused_tools,
 )
 
 HELP = "score runs with the given settings and compare with the person's verdicts"
@@ -56,6 +56,7 @@ def score_report(case_set, settings, response_args=None) -> dict:
     truth = truth_from_args(response_args, case_set, build_features(case_set))
     features = truth.features
     warn_on_load(features, case_set.source or case_set.name)
+    warn_unused_tools(settings, features)
     rf = response_features(response_args, case_set, settings)  # None: today's F1
     ev = evaluate(features, settings, rf)
     table = result_table(features, ev)

@@ -22,7 +22,7 @@ from ..core.io.exports import dumps_csv_frame
 from ..core.scoring.passmark import show_threshold
 from .common import (
     DENY_SYNTAX, LIST_OPTION, add_date_reading_options, add_run_input_options, base_settings_from_args, load_cases_from_args,
-    positive_int, print_json, tool_list, warn_on_load,
+    positive_int, print_json, tool_list, warn_on_load, warn_unused_tools,
 )
 
 HELP = ("score every setting (trajectory family x argument mode x combine x deny-list x key fields x trajectory "
@@ -62,6 +62,7 @@ def run(args: argparse.Namespace) -> int:
         base = base.with_(single_tool=args.single_tool)
     features = build_features(case_set)
     warn_on_load(features, case_set.source or case_set.name)
+    warn_unused_tools(base, features)
     table = with_intervals(sweep(features, base, grid=GRIDS[args.grid]))
     reading = sweep_reading(table)
     top = best(table)
