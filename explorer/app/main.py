@@ -117,8 +117,9 @@ class ExplorerSession:
         self.on_shared: list[Callable[[SharedData], None]] = []
         """Called with the new shared data when this session's argument rules change its features
         (the workspace keeps them for the set)."""
-        self.inputs_view = InputsView(self.inputs, self.rules_view)
-        self.response_inputs = ResponseInputs(self.inputs)
+        # the settings card follows the inputs from :meth:`_on_inputs`, in the same message as the figures
+        self.inputs_view = InputsView(self.inputs, self.rules_view, follow=False)
+        self.response_inputs = ResponseInputs(self.inputs, follow=False)
         self.review_view = ReviewQueueView(self.decide)
         self.review_card = self.review_view.panel()
         self.calibration = CalibrationView(self.response, self.use_bands)
@@ -143,22 +144,26 @@ class ExplorerSession:
     # --- reactions ---------------------------------------------------------------------------
 
     def _on_inputs(self, *_events: Any) -> None:
-        try:
-            settings = self.inputs.settings()
-        except ValueError as exc:  # e.g. a typed threshold outside 0..1 (the widgets bound it)
-            self.show_notices([str(exc)])
-            return
-        try:
-            self.ev = self._evaluate(settings)
-        except SimilarityUnavailable as exc:  # cosine/cascade without the similarity extra
-            self.response_inputs.show_model(None, str(exc))
-            self.show_notices([f"Embedding similarity is not installed: {exc}"])
-            self.inputs.response_scorer = "f1"
-            return
-        with pn.io.hold():  # one message to the browser for the whole update
+        # one message to the browser for the whole change: the settings card, the figures, the
+        # replay's rewind and the URL (each message makes Bokeh walk the document's models; issue 15)
+        with pn.io.hold():
+            self.inputs_view.follow()
+            self.response_inputs.follow()
+            try:
+                settings = self.inputs.settings()
+            except ValueError as exc:  # e.g. a typed threshold outside 0..1 (the widgets bound it)
+                self.show_notices([str(exc)])
+                return
+            try:
+                self.ev = self._evaluate(settings)
+            except SimilarityUnavailable as exc:  # cosine/cascade without the similarity extra
+                self.response_inputs.show_model(None, str(exc))
+                self.show_notices([f"Embedding similarity is not installed: {exc}"])
+                self.inputs.response_scorer = "f1"
+                return
             self.clock.param.update(playing=False, time=0.0)
             self._refresh_all()
-        self.write_url()
+            self.write_url()
 
     def _evaluate(self, settings: Settings) -> Evaluation:
         """Evaluate ``settings`` over this session's labelled features, the case set's response
