@@ -21,6 +21,9 @@ Phases, on one server, for each N (default 10, 20, 40):
 * **close**: the N pages close their websockets; the server reaps the sessions (Bokeh discards a
   session 15 s after its last connection closed, checking every 17 s), then RSS is read again.
 
+**churn** (``--churn 200``): sessions opened, changed once and closed in batches of 10; the
+server's memory every 50 sessions and once they are reaped (issue 15's figure).
+
 Then, once: **sequential** CPU per settings change (one page, ``--sequential`` changes one after
 another: server CPU / changes, the figure to halve in issue 15) and **replay**: 10 pages change
 settings (``--rounds`` rounds each) with no replay playing ("idle"), then again while 20 other
@@ -38,6 +41,7 @@ Usage::
     .venv/bin/python bench/workshop.py                       # N = 10, 20, 40
     .venv/bin/python bench/workshop.py --n 40 --rounds 5 --serve-args="--num-procs 1"
     .venv/bin/python bench/workshop.py --json bench/workshop.json   # the figures as JSON too
+    .venv/bin/python bench/workshop.py --n --replays 0 --churn 200   # memory: 200 sessions in batches of 10
 """
 
 from __future__ import annotations
@@ -340,6 +344,20 @@ async def run(args: argparse.Namespace) -> dict:
                   f"({100 * (rss_closed - rss_start) / rss_start:+.1f} %); load {load()}", flush=True)
             print(f"N={n}: open: {mem_open}; closed and reaped: {mem_closed}", flush=True)
 
+        if args.churn:
+            # issue 15's memory figure: sessions opened and closed in batches of 10, then reaped
+            levels = []
+            for done in range(0, args.churn, 10):
+                pages, _ = await open_pages(served.url, min(10, args.churn - done))
+                await change_rounds([Person(p, expected) for p in pages], 1)
+                await close_pages(pages)
+                if (done + 10) % 50 == 0:
+                    levels.append((done + 10, memory(pid)))
+                    print(f"churn: {done + 10} sessions opened and closed: {levels[-1][1]}; load {load()}", flush=True)
+            await asyncio.sleep(REAP_WAIT_S)
+            out["churn"] = {"sessions": args.churn, "levels": levels, "reaped": memory(pid), "load": load()}
+            print(f"churn: {args.churn} sessions, reaped: {out['churn']['reaped']}; load {load()}", flush=True)
+
         if args.replays:
             changers, _ = await open_pages(served.url, 10)
             people = [Person(p, expected) for p in changers]
@@ -369,7 +387,10 @@ async def run(args: argparse.Namespace) -> dict:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cases", default=str(REPO / "cases" / "booking_agent.json"))
-    parser.add_argument("--n", type=int, nargs="+", default=[10, 20, 40], help="pages opened at once (default 10 20 40)")
+    parser.add_argument("--n", type=int, nargs="*", default=[10, 20, 40], help="pages opened at once (default 10 20 40; "
+                        "none: skip those phases)")
+    parser.add_argument("--churn", type=int, default=0, metavar="N",
+                        help="also open and close N sessions in batches of 10 (each changes once) and report memory (issue 15: 200)")
     parser.add_argument("--rounds", type=int, default=5, help="change rounds per phase (default 5)")
     parser.add_argument("--sequential", type=int, default=30, help="one page's changes for the CPU per change (default 30)")
     parser.add_argument("--replays", type=int, default=20, help="replays playing in the replay phase (0: skip it)")

@@ -72,7 +72,8 @@ def write_through(obj, **params) -> None:
         obj.param.update(**changed)
         return
     with param.parameterized.discard_events(obj):
-        obj.param.update(**changed)
+        for name, value in changed.items():  # not ``param.update``: it reads every parameter to roll back
+            setattr(obj, name, value)
     props = obj._process_param_change(dict(changed))
     if props:
         with unlocked():

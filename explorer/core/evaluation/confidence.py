@@ -99,6 +99,14 @@ def wilson(count: int, n: int, level: float = LEVEL) -> Interval:
     return Interval(count / n, low, high, n, count, "wilson")
 
 
+@lru_cache(maxsize=16)
+def two_sided_z(level: float = LEVEL) -> float:
+    """The standard normal quantile of a two-sided interval at ``level`` (1.959964 at 0.95):
+    ``norm.ppf(1 - (1 - level) / 2)``, kept per level (scipy's ppf costs ~0.1 ms a call, and the
+    summary bar asks for it several times per settings change, issue 15)."""
+    return float(norm.ppf(1 - (1 - level) / 2))
+
+
 def wilson_arrays(count: np.ndarray, n: np.ndarray | int, level: float = LEVEL) -> tuple[np.ndarray, np.ndarray]:
     """Wilson score limits (Wilson 1927) for arrays of ``count`` out of ``n``, as numpy work:
     centre (k + z²/2) / (n + z²), half-width z·sqrt(k(n-k)/n + z²/4) / (n + z²). Returns float64
@@ -106,7 +114,7 @@ def wilson_arrays(count: np.ndarray, n: np.ndarray | int, level: float = LEVEL) 
     :func:`wilson` (statsmodels) is the reference the tests compare it with."""
     k = np.asarray(count, dtype=np.float64)
     nn = np.asarray(n, dtype=np.float64)
-    z = float(norm.ppf(1 - (1 - level) / 2))
+    z = two_sided_z(level)
     z2 = z * z
     with np.errstate(divide="ignore", invalid="ignore"):
         denom = nn + z2
