@@ -186,10 +186,12 @@ class Person:
     expected: dict[str, str]
     step: int = 0
     latencies: list[float] = field(default_factory=list)
+    _whole: str | None = None
 
     def whole(self) -> str:
-        mid = self.page.find_text("me-whole-agreement")
-        found = WHOLE.search(self.page.text(mid))
+        if self._whole is None:  # the summary's model stays; a scan of every model per message would load the client
+            self._whole = self.page.find_text("me-whole-agreement")
+        found = WHOLE.search(self.page.text(self._whole))
         return f"{found[1]}/{found[2]}" if found else ""
 
     async def change_trajectory(self) -> float:
