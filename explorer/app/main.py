@@ -61,7 +61,7 @@ from .views.calibration import CalibrationView
 from .views.replay_controls import ReplayControls
 from .views.response_inputs import ResponseInputs
 from .views.review_queue import ReviewDecisions, ReviewQueueView
-from .views.style import WRAP, LiveHTML, styled
+from .views.style import WRAP, LiveHTML, styled, write_through
 from .views.table import PAGE_SIZE as TABLE_PAGE_SIZE, TableView
 from .views.trace import TraceView
 
@@ -355,7 +355,8 @@ class ExplorerSession:
         cascade = settings.response_scorer == "cascade"
         if self.review_card.visible != cascade:
             self.review_card.visible = cascade
-        self.review_view.show(self.features, self.ev, self.review.decisions)
+        if cascade:  # the queue's card is hidden otherwise; it is filled again when it shows
+            self.review_view.show(self.features, self.ev, self.review.decisions)
         self._shown_revealed = -1
         self._refresh_time()
 
@@ -402,7 +403,7 @@ class ExplorerSession:
             settings = self.ev.settings
             # the date reading in effect, always: a link keeps it even when it is the case set's own
             reading = settings.day_first if settings.day_first is not None else self.features.day_first
-            loc.search = page_query(settings, self.page.present, bool(reading))
+            write_through(loc, search=page_query(settings, self.page.present, bool(reading)))
 
     # --- layout ------------------------------------------------------------------------------
 

@@ -14,7 +14,7 @@ import panel as pn
 
 from ...core.scoring.embedding import EmbedderIdentity
 from ..state import Inputs
-from .style import WRAP, LiveHTML, styled
+from .style import WRAP, LiveHTML, not_busy, styled
 
 USES_RUNG = ("exact", "cascade")
 RUNG_HELP = (
@@ -63,6 +63,7 @@ class ResponseInputs:
         self.model = LiveHTML("", css_classes=["me-embedding-model"], **styled(margin=(4, 10), sizing_mode="stretch_width"))
         self.hint = LiveHTML("", css_classes=["me-response-hint"], **styled(margin=(0, 10), sizing_mode="stretch_width"))
         inputs.param.watch(self._keep_bands_ordered, ["pass_above", "fail_below"])
+        not_busy(self.scorer, self.rung, self.pass_above, self.fail_below)
         if follow:  # else the owner calls :meth:`follow` after each change (one message, see InputsView)
             inputs.param.watch(self._visibility, ["response_scorer"])
         self._visibility()

@@ -81,6 +81,21 @@ def write_through(obj, **params) -> None:
                 model.update(**props)
 
 
+SETTING_EVENTS = ("value", "value_throttled", "value_input", "active")
+"""What a settings widget sends from the page."""
+
+
+def not_busy(*widgets) -> None:
+    """Handle these widgets' changes without marking the server busy (issue 15). Panel marks
+    ``pn.state.busy`` around every widget event, which makes the state's ~70 parameters writable
+    and read-only again several times (~0.8 ms of server CPU per settings change, about a tenth of
+    it); the flag drives Panel's busy indicators, and this app shows none. Uses the widgets'
+    ``_busy__ignore`` list (Panel's own, e.g. a layout's ``scroll_position``); with a Panel that
+    no longer reads it, nothing changes but the cost."""
+    for widget in widgets:
+        widget._busy__ignore = [*type(widget)._busy__ignore, *SETTING_EVENTS]
+
+
 class LiveHTML(pn.pane.HTML):
     """An HTML pane whose text is replaced as the session changes (a figure, a line of status).
 
