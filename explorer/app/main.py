@@ -357,7 +357,8 @@ class ExplorerSession:
             self.review_card.visible = cascade
         if cascade:  # the queue's card is hidden otherwise; it is filled again when it shows
             self.review_view.show(self.features, self.ev, self.review.decisions)
-        self._shown_revealed = -1
+        if self._shown_revealed != 0:  # with nothing revealed the replay's views do not depend on the evaluation
+            self._shown_revealed = -1
         self._refresh_time()
 
     def _draw_chart(self) -> None:

@@ -94,13 +94,17 @@ class LessonView:
         """The step whose text is shown (the one the inputs are on, else the last one shown)."""
         self.current: LessonStep | None = None
         """The step whose settings the inputs are on, or None."""
+        self._opening: Settings | None = None
+        self._step_settings: tuple[Settings, ...] = ()
 
     def mark_current(self, settings: Settings, opening: Settings, now: Agreement) -> None:
         """Highlight and show the step whose settings are ``settings`` (none highlighted when the
         inputs left every step; the text then says so); ``now``: the current all-runs figures."""
         if not self.steps:
             return
-        self.current = next((s for s in self.steps if s.settings(opening) == settings), None)
+        if self._opening != opening:  # the steps' settings, worked out once per opening settings
+            self._opening, self._step_settings = opening, tuple(s.settings(opening) for s in self.steps)
+        self.current = next((s for s, st in zip(self.steps, self._step_settings) if st == settings), None)
         if self.current is not None:
             self.shown = self.current
         for b, s in zip(self.buttons, self.steps):
