@@ -41,7 +41,7 @@ Usage::
     .venv/bin/python bench/workshop.py                       # N = 10, 20, 40
     .venv/bin/python bench/workshop.py --n 40 --rounds 5 --serve-args="--num-procs 1"
     .venv/bin/python bench/workshop.py --json bench/workshop.json   # the figures as JSON too
-    .venv/bin/python bench/workshop.py --n --replays 0 --churn 200   # memory: 200 sessions in batches of 10
+    .venv/bin/python bench/workshop.py --n --replays 0 --churn 200 --churn-wait 20   # memory: 200 sessions in batches of 10
 """
 
 from __future__ import annotations
@@ -353,11 +353,12 @@ async def run(args: argparse.Namespace) -> dict:
                 pages, _ = await open_pages(served.url, min(10, args.churn - done))
                 await change_rounds([Person(p, expected) for p in pages], 1)
                 await close_pages(pages)
+                await asyncio.sleep(args.churn_wait)
                 if (done + 10) % 50 == 0:
                     levels.append((done + 10, memory(pid)))
                     print(f"churn: {done + 10} sessions opened and closed: {levels[-1][1]}; load {load()}", flush=True)
             await asyncio.sleep(REAP_WAIT_S)
-            out["churn"] = {"sessions": args.churn, "levels": levels, "reaped": memory(pid), "load": load()}
+            out["churn"] = {"sessions": args.churn, "wait_s": args.churn_wait, "levels": levels, "reaped": memory(pid), "load": load()}
             print(f"churn: {args.churn} sessions, reaped: {out['churn']['reaped']}; load {load()}", flush=True)
 
         if args.replays:
@@ -393,6 +394,9 @@ def main(argv: list[str] | None = None) -> int:
                         "none: skip those phases)")
     parser.add_argument("--churn", type=int, default=0, metavar="N",
                         help="also open and close N sessions in batches of 10 (each changes once) and report memory (issue 15: 200)")
+    parser.add_argument("--churn-wait", type=float, default=0.0, metavar="S",
+                        help="seconds to wait after each batch is closed (20: most closed sessions are reaped before the next "
+                             "batch; 0: up to ~80 closed sessions wait for Bokeh's reaper at once)")
     parser.add_argument("--rounds", type=int, default=5, help="change rounds per phase (default 5)")
     parser.add_argument("--sequential", type=int, default=30, help="one page's changes for the CPU per change (default 30)")
     parser.add_argument("--replays", type=int, default=20, help="replays playing in the replay phase (0: skip it)")
