@@ -13,13 +13,16 @@ Phases, on one server, for each N (default 10, 20, 40):
   (median, p95, slowest); server CPU seconds per session (user + system of every server process,
   /proc, over the phase, divided by N).
 * **change**: ``--rounds`` rounds in which all N pages change Trajectory match at the same moment
-  (a ``ModelChanged`` of the ``me-trajectory`` buttons, as Chromium sends it), each waiting for the
+  (a ``ModelChanged`` of the ``me-trajectory`` Select's value, as Chromium sends it), each waiting for the
   summary bar's ``All runs: n/N agree`` to read the figure ``explorer.core`` computes for that
   setting. Change latency = message sent -> the patch with that figure received (median, p95); the
   first round (each page's first change) is also given alone. Server CPU per change = the server's
   CPU over the rounds / (N × rounds).
 * **close**: the N pages close their websockets; the server reaps the sessions (Bokeh discards a
   session 15 s after its last connection closed, checking every 17 s), then RSS is read again.
+
+**churn** (``--churn 200``): sessions opened, changed once and closed in batches of 10; the
+server's memory every 50 sessions and once they are reaped (issue 15's figure).
 
 Then, once: **sequential** CPU per settings change (one page, ``--sequential`` changes one after
 another: server CPU / changes, the figure to halve in issue 15) and **replay**: 10 pages change
@@ -38,6 +41,7 @@ Usage::
     .venv/bin/python bench/workshop.py                       # N = 10, 20, 40
     .venv/bin/python bench/workshop.py --n 40 --rounds 5 --serve-args="--num-procs 1"
     .venv/bin/python bench/workshop.py --json bench/workshop.json   # the figures as JSON too
+    .venv/bin/python bench/workshop.py --n --replays 0 --churn 200 --churn-wait 20   # memory: 200 sessions in batches of 10
 """
 
 from __future__ import annotations
@@ -67,7 +71,8 @@ from explorer.core.evaluation.verdicts import evaluate  # noqa: E402
 
 WHOLE = re.compile(r"All runs:\s*(\d+)\s*/\s*(\d+)\s*agree")
 TRAJECTORY_CYCLE = (("IN_ORDER", "in_order"), ("ANY_ORDER", "any_order"), ("EXACT", "exact"))
-"""(button label, settings value): each differs from the one before on the bundled set."""
+"""(label, settings value): each differs from the one before on the bundled set. The page's Select sends
+the value (Panel's grouped options are ``(str(value), label)`` pairs)."""
 REAP_WAIT_S = 40.0
 """After the pages close: Bokeh discards a session 15 s after its last connection, checking every 17 s."""
 CLK_TCK = os.sysconf("SC_CLK_TCK")
@@ -121,6 +126,37 @@ def server_rss_mb(pid: int) -> float:
     return total_kb / 1024
 
 
+def server_pss_mb(pid: int) -> dict[int, float]:
+    """Proportional set size of each of the server's processes, MB (``Pss`` of
+    ``/proc/<pid>/smaps_rollup``: a page shared by k processes counts 1/k in each, so the sum is
+    what the server costs the machine; ``VmRSS`` counts the pages the forked workers share with
+    the parent once per process)."""
+    out = {}
+    for p in _descendants(pid):
+        try:
+            with open(f"/proc/{p}/smaps_rollup") as f:
+                for line in f:
+                    if line.startswith("Pss:"):
+                        out[p] = int(line.split()[1]) / 1024
+        except OSError:
+            continue
+    return out
+
+
+def memory(pid: int) -> str:
+    """``RSS 680 MB (3 processes: 230/225/225), PSS 420 MB``."""
+    rss = {}
+    for p in _descendants(pid):
+        try:
+            with open(f"/proc/{p}/status") as f:
+                rss[p] = next(int(line.split()[1]) / 1024 for line in f if line.startswith("VmRSS:"))
+        except (OSError, StopIteration):
+            continue
+    pss = server_pss_mb(pid)
+    return (f"RSS {sum(rss.values()):.0f} MB ({len(rss)} processes: {'/'.join(f'{v:.0f}' for v in rss.values())}), "
+            f"PSS {sum(pss.values()):.0f} MB")
+
+
 def load() -> str:
     return "/".join(f"{x:.1f}" for x in os.getloadavg())
 
@@ -150,17 +186,18 @@ class Person:
     expected: dict[str, str]
     step: int = 0
     latencies: list[float] = field(default_factory=list)
+    _whole: str | None = None
 
     def whole(self) -> str:
-        mid = self.page.find_text("me-whole-agreement")
-        found = WHOLE.search(self.page.text(mid))
+        if self._whole is None:  # the summary's model stays; a scan of every model per message would load the client
+            self._whole = self.page.find_text("me-whole-agreement")
+        found = WHOLE.search(self.page.text(self._whole))
         return f"{found[1]}/{found[2]}" if found else ""
 
     async def change_trajectory(self) -> float:
-        """Click the next Trajectory match button whose figure differs; seconds until the summary
+        """Choose the next Trajectory match whose figure differs; seconds until the summary
         shows the figure of that setting."""
-        widget = self.page.find("me-trajectory")
-        labels = self.page.models[widget]["attributes"].get("labels") or []
+        widget = self.page.find("me-trajectory", "Select")
         for _ in range(len(TRAJECTORY_CYCLE)):
             label, value = TRAJECTORY_CYCLE[self.step % len(TRAJECTORY_CYCLE)]
             self.step += 1
@@ -168,7 +205,7 @@ class Person:
                 break
         want = self.expected[value]
         start = time.monotonic()
-        await self.page.change(widget, "active", labels.index(label))
+        await self.page.change(widget, "value", value)  # a grouped Select's option is (value, label)
         done = await self.page.wait_for(lambda: self.whole() == want)
         self.latencies.append(done - start)
         return done - start
@@ -226,7 +263,8 @@ async def play_replay(page: BokehPage, times: list[float], speed: float, stop: a
     start_wall, start_t = time.monotonic(), stops[0]
 
     async def report(t: float, playing: bool) -> None:
-        await page.change(data, "report", [page.models[data]["attributes"]["epoch"], t, playing])
+        # the epoch is left out of the pulled document while it has its default (0)
+        await page.change(data, "report", [page.models[data]["attributes"].get("epoch", 0), t, playing])
 
     await report(start_t, True)
     sent += 1
@@ -260,7 +298,8 @@ async def run(args: argparse.Namespace) -> dict:
         await asyncio.sleep(REAP_WAIT_S)
         rss_start = server_rss_mb(pid)
         out["rss_start_mb"] = rss_start
-        print(f"server ready; RSS after one warm-up session {rss_start:.0f} MB; load {load()}", flush=True)
+        out["memory_start"] = memory(pid)
+        print(f"server ready; after one warm-up session {memory(pid)}; load {load()}", flush=True)
 
         # sequential CPU per settings change: one page, one change after another
         pages, _ = await open_pages(served.url, 1)
@@ -281,6 +320,7 @@ async def run(args: argparse.Namespace) -> dict:
             open_wall = time.monotonic() - t0
             cpu_open = server_cpu_s(pid) - cpu0
             rss_open = server_rss_mb(pid)
+            mem_open = memory(pid)
             people = [Person(p, expected) for p in pages]
             cpu1 = server_cpu_s(pid)
             rounds = await change_rounds(people, args.rounds)
@@ -289,11 +329,13 @@ async def run(args: argparse.Namespace) -> dict:
             await close_pages(pages)
             await asyncio.sleep(REAP_WAIT_S)
             rss_closed = server_rss_mb(pid)
+            mem_closed = memory(pid)
             phase = {
                 "n": n, "ready": stats_ms(ready), "all_ready_s": max(ready), "open_wall_s": open_wall,
                 "cpu_s_per_session": cpu_open / n, "first_change": stats_ms(rounds[0]),
                 "change": stats_ms(all_changes), "cpu_ms_per_change": 1000 * cpu_changes / len(all_changes),
-                "rss_open_mb": rss_open, "rss_closed_mb": rss_closed, "load": load(),
+                "rss_open_mb": rss_open, "rss_closed_mb": rss_closed, "memory_open": mem_open, "memory_closed": mem_closed,
+                "load": load(),
             }
             out["phases"].append(phase)
             print(f"N={n}: all ready in {max(ready):.2f} s; {show('page ready', ready)}; server CPU "
@@ -302,6 +344,22 @@ async def run(args: argparse.Namespace) -> dict:
                   f"{phase['cpu_ms_per_change']:.1f} ms per change", flush=True)
             print(f"N={n}: RSS {rss_start:.0f} MB at start, {rss_open:.0f} MB open, {rss_closed:.0f} MB closed and reaped "
                   f"({100 * (rss_closed - rss_start) / rss_start:+.1f} %); load {load()}", flush=True)
+            print(f"N={n}: open: {mem_open}; closed and reaped: {mem_closed}", flush=True)
+
+        if args.churn:
+            # issue 15's memory figure: sessions opened and closed in batches of 10, then reaped
+            levels = []
+            for done in range(0, args.churn, 10):
+                pages, _ = await open_pages(served.url, min(10, args.churn - done))
+                await change_rounds([Person(p, expected) for p in pages], 1)
+                await close_pages(pages)
+                await asyncio.sleep(args.churn_wait)
+                if (done + 10) % 50 == 0:
+                    levels.append((done + 10, memory(pid)))
+                    print(f"churn: {done + 10} sessions opened and closed: {levels[-1][1]}; load {load()}", flush=True)
+            await asyncio.sleep(REAP_WAIT_S)
+            out["churn"] = {"sessions": args.churn, "wait_s": args.churn_wait, "levels": levels, "reaped": memory(pid), "load": load()}
+            print(f"churn: {args.churn} sessions, reaped: {out['churn']['reaped']}; load {load()}", flush=True)
 
         if args.replays:
             changers, _ = await open_pages(served.url, 10)
@@ -332,7 +390,13 @@ async def run(args: argparse.Namespace) -> dict:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cases", default=str(REPO / "cases" / "booking_agent.json"))
-    parser.add_argument("--n", type=int, nargs="+", default=[10, 20, 40], help="pages opened at once (default 10 20 40)")
+    parser.add_argument("--n", type=int, nargs="*", default=[10, 20, 40], help="pages opened at once (default 10 20 40; "
+                        "none: skip those phases)")
+    parser.add_argument("--churn", type=int, default=0, metavar="N",
+                        help="also open and close N sessions in batches of 10 (each changes once) and report memory (issue 15: 200)")
+    parser.add_argument("--churn-wait", type=float, default=0.0, metavar="S",
+                        help="seconds to wait after each batch is closed (20: most closed sessions are reaped before the next "
+                             "batch; 0: up to ~80 closed sessions wait for Bokeh's reaper at once)")
     parser.add_argument("--rounds", type=int, default=5, help="change rounds per phase (default 5)")
     parser.add_argument("--sequential", type=int, default=30, help="one page's changes for the CPU per change (default 30)")
     parser.add_argument("--replays", type=int, default=20, help="replays playing in the replay phase (0: skip it)")

@@ -117,3 +117,16 @@ def test_summary_intervals_at_the_opening_settings(bundled_features):
     d = iv.to_dict()
     assert set(d["agreement"]) == {"value", "low", "high", "n"}
     assert "Wilson" in d["method"]["proportions"] and "bootstrap" in d["method"]["kappa"]
+
+
+def test_summary_intervals_are_kept_per_table_and_equal_a_fresh_computation(bundled_features):
+    # issue 15: the intervals of a 2x2 table are kept; a kept answer must equal what the
+    # definitions give afresh (Wilson for agreement, the seeded bootstrap for kappa)
+    ev = evaluate(bundled_features, Settings(trajectory="any_order"))
+    s = ev.summary
+    first, again = summary_intervals(s), summary_intervals(s)
+    assert again is first  # the same table: the kept answer
+    assert first.agreement == wilson(s.true_pass + s.true_fail, s.labelled)
+    assert first.kappa == bootstrap_kappa(s.true_pass, s.false_pass, s.false_fail, s.true_fail)
+    other = summary_intervals(evaluate(bundled_features, Settings()).summary)  # 4/10, not 6/10
+    assert other.agreement.count == 4 and first.agreement.count == 6

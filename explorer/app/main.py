@@ -61,7 +61,7 @@ from .views.calibration import CalibrationView
 from .views.replay_controls import ReplayControls
 from .views.response_inputs import ResponseInputs
 from .views.review_queue import ReviewDecisions, ReviewQueueView
-from .views.style import WRAP, LiveHTML, styled
+from .views.style import WRAP, LiveHTML, styled, write_through
 from .views.table import PAGE_SIZE as TABLE_PAGE_SIZE, TableView
 from .views.trace import TraceView
 
@@ -117,8 +117,9 @@ class ExplorerSession:
         self.on_shared: list[Callable[[SharedData], None]] = []
         """Called with the new shared data when this session's argument rules change its features
         (the workspace keeps them for the set)."""
-        self.inputs_view = InputsView(self.inputs, self.rules_view)
-        self.response_inputs = ResponseInputs(self.inputs)
+        # the settings card follows the inputs from :meth:`_on_inputs`, in the same message as the figures
+        self.inputs_view = InputsView(self.inputs, self.rules_view, follow=False)
+        self.response_inputs = ResponseInputs(self.inputs, follow=False)
         self.review_view = ReviewQueueView(self.decide)
         self.review_card = self.review_view.panel()
         self.calibration = CalibrationView(self.response, self.use_bands)
@@ -143,22 +144,26 @@ class ExplorerSession:
     # --- reactions ---------------------------------------------------------------------------
 
     def _on_inputs(self, *_events: Any) -> None:
-        try:
-            settings = self.inputs.settings()
-        except ValueError as exc:  # e.g. a typed threshold outside 0..1 (the widgets bound it)
-            self.show_notices([str(exc)])
-            return
-        try:
-            self.ev = self._evaluate(settings)
-        except SimilarityUnavailable as exc:  # cosine/cascade without the similarity extra
-            self.response_inputs.show_model(None, str(exc))
-            self.show_notices([f"Embedding similarity is not installed: {exc}"])
-            self.inputs.response_scorer = "f1"
-            return
-        with pn.io.hold():  # one message to the browser for the whole update
+        # one message to the browser for the whole change: the settings card, the figures, the
+        # replay's rewind and the URL (each message makes Bokeh walk the document's models; issue 15)
+        with pn.io.hold():
+            self.inputs_view.follow()
+            self.response_inputs.follow()
+            try:
+                settings = self.inputs.settings()
+            except ValueError as exc:  # e.g. a typed threshold outside 0..1 (the widgets bound it)
+                self.show_notices([str(exc)])
+                return
+            try:
+                self.ev = self._evaluate(settings)
+            except SimilarityUnavailable as exc:  # cosine/cascade without the similarity extra
+                self.response_inputs.show_model(None, str(exc))
+                self.show_notices([f"Embedding similarity is not installed: {exc}"])
+                self.inputs.response_scorer = "f1"
+                return
             self.clock.param.update(playing=False, time=0.0)
             self._refresh_all()
-        self.write_url()
+            self.write_url()
 
     def _evaluate(self, settings: Settings) -> Evaluation:
         """Evaluate ``settings`` over this session's labelled features, the case set's response
@@ -350,8 +355,10 @@ class ExplorerSession:
         cascade = settings.response_scorer == "cascade"
         if self.review_card.visible != cascade:
             self.review_card.visible = cascade
-        self.review_view.show(self.features, self.ev, self.review.decisions)
-        self._shown_revealed = -1
+        if cascade:  # the queue's card is hidden otherwise; it is filled again when it shows
+            self.review_view.show(self.features, self.ev, self.review.decisions)
+        if self._shown_revealed != 0:  # with nothing revealed the replay's views do not depend on the evaluation
+            self._shown_revealed = -1
         self._refresh_time()
 
     def _draw_chart(self) -> None:
@@ -397,7 +404,7 @@ class ExplorerSession:
             settings = self.ev.settings
             # the date reading in effect, always: a link keeps it even when it is the case set's own
             reading = settings.day_first if settings.day_first is not None else self.features.day_first
-            loc.search = page_query(settings, self.page.present, bool(reading))
+            write_through(loc, search=page_query(settings, self.page.present, bool(reading)))
 
     # --- layout ------------------------------------------------------------------------------
 

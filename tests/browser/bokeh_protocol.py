@@ -56,7 +56,8 @@ def walk_models(value: Any, out: dict[str, dict]) -> None:
             walk_models(v, out)
     elif isinstance(value, list):
         for v in value:
-            walk_models(v, out)
+            if isinstance(v, (dict, list)):  # not into a column of numbers
+                walk_models(v, out)
 
 
 def stylesheet_urls(models: dict[str, dict]) -> list[str]:

@@ -107,7 +107,7 @@ class ChartView:
             self.figure.xaxis[0].axis_label = words
             self.hover.tooltips = self._tooltips(varies)
         hint = HINTS[varies] + (f". {unused} The lines are flat." if unused else "")
-        self.hint.object = f"<div class=\"me-hint\">{html.escape(hint)}</div>"
+        self.hint.show(f"<div class=\"me-hint\">{html.escape(hint)}</div>")
         low, high = wilson_arrays(sweep.agree, sweep.labelled)  # the band, in runs: limits x labelled runs
         self.source.data = {
             "threshold": sweep.thresholds, "agree": sweep.agree,

@@ -21,7 +21,7 @@ import panel as pn
 
 from ...core.scoring.trajectory_metrics import DEFINITIONS, canonical
 from ..state import TRAJECTORY_GROUPS, Inputs
-from .style import WRAP, LiveHTML, styled
+from .style import WRAP, LiveHTML, not_busy, styled, write_through
 
 TWO_LINE_BUTTONS = ":host .bk-btn { padding: 3px 4px; font-size: 12.5px; white-space: normal; line-height: 1.2; }"
 """Side-by-side choices whose labels take two lines (they fit the settings column's width)."""
@@ -94,11 +94,13 @@ class TypedBox:
     is not applied, the box shows the threshold again and ``message`` says why (until the next
     value is applied)."""
 
-    def __init__(self, inputs: Inputs, name: str, box: pn.widgets.FloatInput, message: pn.pane.HTML) -> None:
+    def __init__(self, inputs: Inputs, name: str, box: pn.widgets.FloatInput, message: pn.pane.HTML,
+                 follow: bool = True) -> None:
         self.inputs, self.name, self.box, self.message = inputs, name, box, message
         self._resetting = False
         box.param.watch(self._from_box, "value")
-        inputs.param.watch(self._to_box, name)
+        if follow:  # else the owner calls :meth:`follow` after each change of the inputs
+            inputs.param.watch(lambda _e: self.follow(), name)
 
     def _from_box(self, event) -> None:
         if self._resetting:
@@ -117,9 +119,11 @@ class TypedBox:
         elif value != current:
             setattr(self.inputs, self.name, float(value))
 
-    def _to_box(self, event) -> None:
-        if self.box.value != event.new:
-            self.box.value = event.new
+    def follow(self) -> None:
+        """The box shows the threshold (after a slider move, a lesson step, a link)."""
+        value = getattr(self.inputs, self.name)
+        if self.box.value != value:
+            self.box.value = value
 
 
 def _label(text: str, css: str = "me-label", title: str = "") -> pn.pane.HTML:
@@ -134,9 +138,14 @@ def _reason_pane(css: str) -> pn.pane.HTML:
 class InputsView:
     """The settings card; widgets are created once and stay bound to ``inputs`` both ways.
     ``rules``: the argument rules' toggle and panel (:class:`~explorer.app.views.arg_rules.ArgRulesView`),
-    placed beside the argument mode."""
+    placed beside the argument mode.
 
-    def __init__(self, inputs: Inputs, rules=None) -> None:
+    ``follow``: the card follows ``inputs`` by itself (its own watchers). The explorer session
+    passes False and calls :meth:`follow` inside its one ``hold`` per settings change, so that the
+    card's updates go to the browser in the same message as the figures (issue 15: each message
+    makes Bokeh walk the document's whole model list)."""
+
+    def __init__(self, inputs: Inputs, rules=None, follow: bool = True) -> None:
         self.inputs = inputs
         self.rules = rules
         p = inputs.param
@@ -159,7 +168,8 @@ class InputsView:
         self.trajectory_reason = _reason_pane("me-trajectory-threshold-reason")
         self.trajectory_message = LiveHTML("", css_classes=["me-trajectory-threshold-message"], visible=False,
                                            **styled(margin=(0, 10), sizing_mode="stretch_width"))
-        self._trajectory_box = TypedBox(inputs, "trajectory_threshold", self.trajectory_threshold_input, self.trajectory_message)
+        self._trajectory_box = TypedBox(inputs, "trajectory_threshold", self.trajectory_threshold_input, self.trajectory_message,
+                                        follow=follow)
         self.args = pn.widgets.Select.from_param(
             p.args, label="", css_classes=["me-args"], width=118, margin=(5, 0, 0, 2),
         )
@@ -201,12 +211,23 @@ class InputsView:
         self.day_first = pn.widgets.Select.from_param(
             p.day_first, label="", css_classes=["me-day-first"], sizing_mode="stretch_width", margin=(2, 10, 0, 2),
         )
-        self._f1_box = TypedBox(inputs, "f1_threshold", self.f1_input, self.f1_message)
+        self._f1_box = TypedBox(inputs, "f1_threshold", self.f1_input, self.f1_message, follow=follow)
+        not_busy(self.trajectory, self.trajectory_threshold, self.trajectory_threshold_input, self.args, self.single_tool,
+                 self.f1, self.f1_input, self.combine, self.deny_check, self.deny_tools, self.key_fields, self.day_first)
         self.trajectory.param.watch(self._from_trajectory, ["value"])
         self.single_tool.param.watch(self._from_single_tool, ["value"])
-        inputs.param.watch(self._to_trajectory, ["trajectory", "args", "single_tool"])
-        inputs.param.watch(self._honest, ["deny_check", "combine", "response_scorer", "trajectory", "trajectory_threshold"])
+        if follow:
+            inputs.param.watch(self._to_trajectory, ["trajectory", "args", "single_tool"])
+            inputs.param.watch(self._honest, ["deny_check", "combine", "response_scorer", "trajectory", "trajectory_threshold"])
         self._to_trajectory()
+        self._honest()
+
+    def follow(self) -> None:
+        """Show the inputs as they are now: the trajectory's widgets and words, the typed
+        threshold boxes, the disabled controls and their reasons (sets only what differs)."""
+        self._to_trajectory()
+        self._trajectory_box.follow()
+        self._f1_box.follow()
         self._honest()
 
     # --- the trajectory ----------------------------------------------------------------------
@@ -226,36 +247,38 @@ class InputsView:
         single = canonical(i.trajectory) == "single_tool_use"
         if single and self.single_tool.value != i.single_tool:
             self.single_tool.value = i.single_tool
-        self.definition.object = definition_html(i.trajectory)
+        self.definition.show(definition_html(i.trajectory))
         chooser = self.single_tool if single else self.args
         if self.args_row[1] is not chooser:
             self.args_row[1] = chooser
-        chooser.visible = i.trajectory != "none"
-        self.args_label.object = ('<div class="me-label me-label-inline">Tool</div>' if single else
+        write_through(chooser, visible=i.trajectory != "none")
+        self.args_label.show('<div class="me-label me-label-inline">Tool</div>' if single else
                                   '<div class="me-label me-label-inline">Arguments</div>' if i.trajectory != "none" else "")
         meaning = args_meaning_html(i.trajectory, i.args)
-        self.args_meaning.object = meaning
-        self.args_meaning.visible = bool(meaning)
+        self.args_meaning.show(meaning, visible=bool(meaning))
 
     # --- honest controls ---------------------------------------------------------------------
     def _honest(self, *_events) -> None:
         """Disable what does nothing under the current settings and say why."""
         i = self.inputs
         deny_off = not i.deny_check
-        self.deny_tools.disabled = deny_off
+        write_through(self.deny_tools, disabled=deny_off)
         self._reason(self.deny_reason, DENY_OFF_REASON if deny_off else "")
         why = threshold_reason(i.combine, i.response_scorer)
-        self.f1.disabled = self.f1_input.disabled = bool(why)
+        write_through(self.f1, disabled=bool(why))
+        write_through(self.f1_input, disabled=bool(why))
         self._reason(self.f1_reason, why)
         why = i.threshold_unused()
-        self.trajectory_threshold.disabled = self.trajectory_threshold_input.disabled = bool(why)
+        write_through(self.trajectory_threshold, disabled=bool(why))
+        write_through(self.trajectory_threshold_input, disabled=bool(why))
         self._reason(self.trajectory_reason, why)
 
     @staticmethod
-    def _reason(pane: pn.pane.HTML, text: str) -> None:
+    def _reason(pane: LiveHTML, text: str) -> None:
         if text:
-            pane.object = f'<div class="me-hint">{html.escape(text)}</div>'
-        pane.visible = bool(text)
+            pane.show(f'<div class="me-hint">{html.escape(text)}</div>', visible=True)
+        else:
+            write_through(pane, visible=False)
 
     # --- layout ------------------------------------------------------------------------------
     def trajectory_group(self) -> pn.Column:

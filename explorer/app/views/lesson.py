@@ -21,7 +21,7 @@ from ...core.evaluation.settings import Settings
 from ..lesson import LessonStep
 from ..lessons import BOOKING, Lesson
 from ..words import figure, settings_words
-from .style import WRAP, LiveHTML, flex_item, styled, tooltip_below
+from .style import WRAP, LiveHTML, flex_item, styled, tooltip_below, write_through
 
 STEP_CHIP = ":host .bk-btn { padding: 3px 7px; font-size: 12.5px; white-space: nowrap; }"
 NAV_BUTTON = ":host .bk-btn { padding: 3px 8px; font-size: 13px; }"
@@ -94,23 +94,29 @@ class LessonView:
         """The step whose text is shown (the one the inputs are on, else the last one shown)."""
         self.current: LessonStep | None = None
         """The step whose settings the inputs are on, or None."""
+        self._opening: Settings | None = None
+        self._step_settings: tuple[Settings, ...] = ()
 
     def mark_current(self, settings: Settings, opening: Settings, now: Agreement) -> None:
         """Highlight and show the step whose settings are ``settings`` (none highlighted when the
         inputs left every step; the text then says so); ``now``: the current all-runs figures."""
         if not self.steps:
             return
-        self.current = next((s for s in self.steps if s.settings(opening) == settings), None)
+        if self._opening != opening:  # the steps' settings, worked out once per opening settings
+            self._opening, self._step_settings = opening, tuple(s.settings(opening) for s in self.steps)
+        self.current = next((s for s, st in zip(self.steps, self._step_settings) if st == settings), None)
         if self.current is not None:
             self.shown = self.current
         for b, s in zip(self.buttons, self.steps):
             color = "primary" if s is self.current else "light"
             if b.color != color:
-                b.color = color
-        self.prev.disabled = self.current is not None and self.current.number == 1
-        self.next.disabled = self.current is not None and self.current.number == len(self.steps)
-        self.head.object = step_head_html(self.shown, now, self.current is not None, len(self.steps))
-        self.text.object = step_html(self.shown, opening, self.current is not None)
+                # both names at once: Panel keeps ``button_type`` (to be removed in Panel 2) in step
+                # with ``color`` by a second update of the model otherwise
+                write_through(b, color=color, button_type=color)
+        write_through(self.prev, disabled=self.current is not None and self.current.number == 1)
+        write_through(self.next, disabled=self.current is not None and self.current.number == len(self.steps))
+        self.head.show(step_head_html(self.shown, now, self.current is not None, len(self.steps)))
+        self.text.show(step_html(self.shown, opening, self.current is not None))
 
     def choose(self, step: LessonStep) -> None:
         """Apply ``step``'s settings (what a click on its chip does); the text follows through

@@ -191,11 +191,11 @@ class MetricsView:
     def show_whole(self, features: Features, ev: Evaluation, disputed: np.ndarray | None = None) -> None:
         """The whole set's figures for the current settings (independent of the replay);
         ``disputed`` bool (N,) runs counted apart."""
-        self.summary.object = summary_html(features, ev, disputed)
+        self.summary.show(summary_html(features, ev, disputed))
 
     def show(self, state: ReplayState) -> None:
         """The revealed-so-far line at the inspection time."""
-        self.replay.object = replay_html(state, state.t)
+        self.replay.show(replay_html(state, state.t))
 
     def summary_panel(self, beside: Sequence[pn.viewable.Viewable] = (), below: Sequence[pn.viewable.Viewable] = ()) -> pn.Column:
         """The summary bar: sticky at the top of the page while it scrolls; ``beside`` at its right

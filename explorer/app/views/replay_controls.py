@@ -63,7 +63,7 @@ class ReplayControls:
 
     def show(self, t: float, playing: bool) -> None:
         """Reflect the clock: the time label and the Play/Pause label."""
-        self.label.object = f'<span class="me-time-text" title="{REPLAY_TIME_HELP}">{time_label(t)}</span>'
+        self.label.show(f'<span class="me-time-text" title="{REPLAY_TIME_HELP}">{time_label(t)}</span>')
         label = "Pause" if playing else "Play"
         if self.play.label != label:
             self.play.label = label

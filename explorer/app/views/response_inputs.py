@@ -14,7 +14,7 @@ import panel as pn
 
 from ...core.scoring.embedding import EmbedderIdentity
 from ..state import Inputs
-from .style import WRAP, LiveHTML, styled
+from .style import WRAP, LiveHTML, not_busy, styled
 
 USES_RUNG = ("exact", "cascade")
 RUNG_HELP = (
@@ -40,7 +40,7 @@ class ResponseInputs:
     """The card; :meth:`show_model` updates the model line (the session calls it after each
     evaluation, when the embedder may have loaded)."""
 
-    def __init__(self, inputs: Inputs) -> None:
+    def __init__(self, inputs: Inputs, follow: bool = True) -> None:
         self.inputs = inputs
         p = inputs.param
         self.scorer = pn.widgets.Select.from_param(
@@ -63,7 +63,13 @@ class ResponseInputs:
         self.model = LiveHTML("", css_classes=["me-embedding-model"], **styled(margin=(4, 10), sizing_mode="stretch_width"))
         self.hint = LiveHTML("", css_classes=["me-response-hint"], **styled(margin=(0, 10), sizing_mode="stretch_width"))
         inputs.param.watch(self._keep_bands_ordered, ["pass_above", "fail_below"])
-        inputs.param.watch(self._visibility, ["response_scorer"])
+        not_busy(self.scorer, self.rung, self.pass_above, self.fail_below)
+        if follow:  # else the owner calls :meth:`follow` after each change (one message, see InputsView)
+            inputs.param.watch(self._visibility, ["response_scorer"])
+        self._visibility()
+
+    def follow(self) -> None:
+        """Show the controls of the chosen response scorer (sets only what differs)."""
         self._visibility()
 
     def _keep_bands_ordered(self, *events) -> None:

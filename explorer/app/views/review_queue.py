@@ -118,22 +118,22 @@ class ReviewQueueView:
 
     def _show_current(self, features: Features, ev: Evaluation) -> None:
         if self.current is None:
-            self.item.object = '<div class="me-review-none">Nothing to review.</div>'
+            self.item.show('<div class="me-review-none">Nothing to review.</div>')
         else:
-            self.item.object = item_html(features, ev, self.current)
+            self.item.show(item_html(features, ev, self.current))
         rows = []
         for i in self._queue:
             mark = ' class="me-review-current"' if i == self.current else ""
             text = f"{_esc(features.run_ids[i])} · cosine {ev.response_score[i]:.2f}"
             rows.append(f"<li{mark}><b>{text}</b></li>" if mark else f"<li>{text}</li>")
-        self.waiting.object = f'<ul class="me-review-ids">{"".join(rows)}</ul>' if rows else ""
+        self.waiting.show(f'<ul class="me-review-ids">{"".join(rows)}</ul>' if rows else "")
 
     def show(self, features: Features, ev: Evaluation, decisions: np.ndarray) -> None:
         """Show the runs waiting for review under ``ev`` (whole set), the current one, the
         decisions made and the agreement."""
         self._last = (features, ev, decisions)
         summary = ev.summary
-        self.agreement.object = (
+        self.agreement.show(
             f'<div class="me-review-agree">Agreement with the person: {summary.agree}/{summary.labelled}</div>'
         )
         cascade = ev.settings.response_scorer == "cascade"
@@ -143,13 +143,13 @@ class ReviewQueueView:
         if self.current not in self._queue:
             self.current = self._queue[0] if self._queue else None
         if not cascade:
-            self.header.object = '<div class="me-hint">The review queue fills when the response scorer is the cascade.</div>'
+            self.header.show('<div class="me-hint">The review queue fills when the response scorer is the cascade.</div>')
         else:
             word = "run waits" if waiting.size == 1 else "runs wait"
             emb = ev.response.embedding if ev.response is not None else None
             model = f' <div class="me-hint">· cosine by {html.escape(emb.label())}</div>' if emb is not None else ""
             shown = f" (the first {MAX_SHOWN} listed)" if waiting.size > MAX_SHOWN else ""
-            self.header.object = f'<div class="me-review-count">{waiting.size} {word} for review{shown}</div>{model}'
+            self.header.show(f'<div class="me-review-count">{waiting.size} {word} for review{shown}</div>{model}')
         self._show_current(features, ev)
         done = np.flatnonzero(decisions >= 0)
         if done.size:
@@ -158,9 +158,9 @@ class ReviewQueueView:
             )
             if done.size > MAX_SHOWN:
                 parts = f"{done.size} runs; the last {MAX_SHOWN}: {parts}"
-            self.decided.object = f'<div class="me-review-done">Decided: {parts}</div>'
+            self.decided.show(f'<div class="me-review-done">Decided: {parts}</div>')
         else:
-            self.decided.object = '<div class="me-review-done">Decided: none</div>'
+            self.decided.show('<div class="me-review-done">Decided: none</div>')
 
     def panel(self) -> pn.Column:
         """The card."""

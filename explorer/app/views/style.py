@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import panel as pn
+import param
 
 STATIC_DIR = Path(__file__).resolve().parents[3] / "static"
 """The folder served at ``/assets`` (our CSS)."""
@@ -48,6 +49,53 @@ def tooltip_below(text: str):
     return Tooltip(content=text, position="bottom", stylesheets=[":host { white-space: initial; max-width: 300px; }"])
 
 
+def write_through(obj, **params) -> None:
+    """Set ``params`` of the Panel component ``obj`` (a widget or a pane: ``color``,
+    ``disabled``, ``visible``...) and write the Bokeh properties they map to straight into the
+    models it already has in the page, in one ``update`` per model (issue 15).
+
+    Panel's own path for a parameter change (its watchers, the design's style modifiers, the
+    model update) costs a few hundred microseconds of server CPU per parameter, and a settings
+    change sets a dozen of them; the page needs only the changed properties. Only what differs is
+    set; nothing at all when nothing differs. The values stay in ``obj``'s parameters, so a model
+    built later (a tab opened again) shows them too. Outside a session, in a callback thread
+    (``serve --num-threads``) or before the page has loaded, Panel's usual path is taken: it
+    knows how to schedule the change on the session's loop."""
+    changed = {k: v for k, v in params.items() if getattr(obj, k) != v}
+    if not changed:
+        return
+    from panel.io.document import unlocked
+    from panel.io.state import state
+
+    models = [model for model, _ in obj._models.values()]
+    if not models or any(model.document is None or not state._unblocked(model.document) for model in models):
+        obj.param.update(**changed)
+        return
+    with param.parameterized.discard_events(obj):
+        for name, value in changed.items():  # not ``param.update``: it reads every parameter to roll back
+            setattr(obj, name, value)
+    props = obj._process_param_change(dict(changed))
+    if props:
+        with unlocked():
+            for model in models:
+                model.update(**props)
+
+
+SETTING_EVENTS = ("value", "value_throttled", "value_input", "active")
+"""What a settings widget sends from the page."""
+
+
+def not_busy(*widgets) -> None:
+    """Handle these widgets' changes without marking the server busy (issue 15). Panel marks
+    ``pn.state.busy`` around every widget event, which makes the state's ~70 parameters writable
+    and read-only again several times (~0.8 ms of server CPU per settings change, about a tenth of
+    it); the flag drives Panel's busy indicators, and this app shows none. Uses the widgets'
+    ``_busy__ignore`` list (Panel's own, e.g. a layout's ``scroll_position``); with a Panel that
+    no longer reads it, nothing changes but the cost."""
+    for widget in widgets:
+        widget._busy__ignore = [*type(widget)._busy__ignore, *SETTING_EVENTS]
+
+
 class LiveHTML(pn.pane.HTML):
     """An HTML pane whose text is replaced as the session changes (a figure, a line of status).
 
@@ -61,3 +109,12 @@ class LiveHTML(pn.pane.HTML):
 
     def _update(self, ref: str, model) -> None:
         model.update(text=self._transform_object(self.object)["object"])
+
+    def show(self, text: str, visible: bool | None = None) -> None:
+        """Replace the text (and set ``visible`` when given), written straight into the page's
+        models (:func:`write_through`); the cheap way for views that change on every settings
+        change."""
+        params: dict = {"object": text}
+        if visible is not None:
+            params["visible"] = visible
+        write_through(self, **params)

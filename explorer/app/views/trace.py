@@ -27,7 +27,7 @@ class TraceView:
 
     def show(self, events: list[TraceEvent]) -> None:
         """Show ``events`` (already cut to the inspection time)."""
-        self.pane.object = trace_html(events)
+        self.pane.show(trace_html(events))
 
     def panel(self) -> pn.Column:
         """The trace (a tab beside the runs table)."""

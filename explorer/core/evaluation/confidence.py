@@ -25,6 +25,7 @@ false-fail rate = FN / (TP + FN), the share of acceptable runs it failed (1 - re
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 from scipy.stats import norm
@@ -98,6 +99,14 @@ def wilson(count: int, n: int, level: float = LEVEL) -> Interval:
     return Interval(count / n, low, high, n, count, "wilson")
 
 
+@lru_cache(maxsize=16)
+def two_sided_z(level: float = LEVEL) -> float:
+    """The standard normal quantile of a two-sided interval at ``level`` (1.959964 at 0.95):
+    ``norm.ppf(1 - (1 - level) / 2)``, kept per level (scipy's ppf costs ~0.1 ms a call, and the
+    summary bar asks for it several times per settings change, issue 15)."""
+    return float(norm.ppf(1 - (1 - level) / 2))
+
+
 def wilson_arrays(count: np.ndarray, n: np.ndarray | int, level: float = LEVEL) -> tuple[np.ndarray, np.ndarray]:
     """Wilson score limits (Wilson 1927) for arrays of ``count`` out of ``n``, as numpy work:
     centre (k + z²/2) / (n + z²), half-width z·sqrt(k(n-k)/n + z²/4) / (n + z²). Returns float64
@@ -105,7 +114,7 @@ def wilson_arrays(count: np.ndarray, n: np.ndarray | int, level: float = LEVEL) 
     :func:`wilson` (statsmodels) is the reference the tests compare it with."""
     k = np.asarray(count, dtype=np.float64)
     nn = np.asarray(n, dtype=np.float64)
-    z = float(norm.ppf(1 - (1 - level) / 2))
+    z = two_sided_z(level)
     z2 = z * z
     with np.errstate(divide="ignore", invalid="ignore"):
         denom = nn + z2
@@ -181,11 +190,22 @@ class SummaryIntervals:
 
 def summary_intervals(summary: Agreement, resamples: int = RESAMPLES, seed: int = SEED, level: float = LEVEL) -> SummaryIntervals:
     """Intervals for every figure of an :class:`~explorer.core.evaluation.metrics.Agreement`
-    (``Evaluation.summary``): Wilson for the five proportions, bootstrap for kappa. O(resamples),
-    independent of the number of runs (a few ms)."""
-    tp, fp, fn, tn = summary.true_pass, summary.false_pass, summary.false_fail, summary.true_fail
+    (``Evaluation.summary``): Wilson for the five proportions, bootstrap for kappa (seeded, so the
+    same counts always give the same intervals). O(resamples), independent of the number of runs
+    (about 2 ms); the last :data:`INTERVALS_CACHED` tables' intervals are kept (a room of people
+    trying the same settings asks for the same few tables over and over, issue 15)."""
+    return _intervals_of_counts(summary.true_pass, summary.false_pass, summary.false_fail, summary.true_fail,
+                                resamples, seed, level)
+
+
+INTERVALS_CACHED = 4096
+"""2×2 tables whose intervals :func:`summary_intervals` keeps (per process; a few hundred bytes each)."""
+
+
+@lru_cache(maxsize=INTERVALS_CACHED)
+def _intervals_of_counts(tp: int, fp: int, fn: int, tn: int, resamples: int, seed: int, level: float) -> SummaryIntervals:
     return SummaryIntervals(
-        agreement=wilson(tp + tn, summary.labelled, level),
+        agreement=wilson(tp + tn, tp + fp + fn + tn, level),  # every labelled run is in one cell
         precision=wilson(tp, tp + fp, level),
         recall=wilson(tp, tp + fn, level),
         false_pass_rate=wilson(fp, fp + tn, level),

@@ -25,9 +25,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.stats import norm
 
-from .confidence import LEVEL, Interval, wilson
+from .confidence import LEVEL, Interval, two_sided_z, wilson
 
 
 @dataclass(frozen=True)
@@ -92,7 +91,7 @@ def rogan_gladen(passed: np.ndarray, human: np.ndarray, unlabelled: np.ndarray |
     raw = (p + sp - 1.0) / j
     c = min(max(raw, 0.0), 1.0)
     var = (p * (1 - p) / n_u + c * c * se * (1 - se) / n_acc + (1 - c) ** 2 * sp * (1 - sp) / n_unacc) / (j * j)
-    z = float(norm.ppf(1 - (1 - level) / 2))
+    z = two_sided_z(level)
     half = z * float(np.sqrt(var))
     note = ""
     if raw < 0 or raw > 1:

@@ -16,9 +16,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from scipy.stats import norm
-
-from .confidence import LEVEL
+from .confidence import LEVEL, two_sided_z
 from .metrics import Agreement
 
 DEFAULT_HALF_WIDTH = 0.05
@@ -32,7 +30,7 @@ def runs_needed(rate: float, half_width: float, level: float = LEVEL) -> int:
         raise ValueError(f"rate must be in [0, 1], got {rate}")
     if not 0.0 < half_width < 0.5:
         raise ValueError(f"half_width must be in (0, 0.5), got {half_width}")
-    z = float(norm.ppf(1 - (1 - level) / 2))
+    z = two_sided_z(level)
     z2, h2, pq = z * z, half_width * half_width, rate * (1.0 - rate)
     a, b, c = h2, 2 * h2 * z2 - z2 * pq, h2 * z2 * z2 - z2 * z2 / 4
     root = (-b + math.sqrt(b * b - 4 * a * c)) / (2 * a)
