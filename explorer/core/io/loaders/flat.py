@@ -86,10 +86,15 @@ def _well_formed_invocation(obj: dict[str, Any]) -> Invocation | None:
         if type(refs) is not list or not refs or not all(type(r) is str for r in refs):
             return None
         references = tuple(refs)
-    expected_calls = tuple(fast_call(c) for c in expected)
-    actual_calls = tuple(fast_call(c) for c in actual)
-    if None in expected_calls or None in actual_calls:
+    expected_calls = tuple([fast_call(c) for c in expected])
+    if any(c is None for c in expected_calls):
         return None
+    if actual == expected:  # the same calls (equal JSON): one tuple serves both, as equal as two built apart
+        actual_calls = expected_calls
+    else:
+        actual_calls = tuple([fast_call(c) for c in actual])
+        if any(c is None for c in actual_calls):
+            return None
     return Invocation(expected_calls=expected_calls, actual_calls=actual_calls, answer=answer, references=references)  # type: ignore[arg-type]
 
 
@@ -160,6 +165,53 @@ def parse_annotator_labels(value: Any, path: str = "labels") -> tuple[AnnotatorL
         note = obj.get("note")
         out.append(AnnotatorLabel(name, verdict, "" if note is None else expect_str(note, join_path(ipath, "note"))))  # type: ignore[arg-type]
     return tuple(out)
+
+
+_VERDICT_CODES = {None: -1, "": -1, "acceptable": 1, "unacceptable": 0}
+"""``human_verdict`` values taken as they are by :func:`well_formed_run` -> verdict code."""
+
+
+def well_formed_run(obj: Any) -> tuple[str, int, tuple[Invocation, ...]] | None:
+    """(run id, verdict code 1 / 0 / -1, invocations) of a flat record written the common way,
+    without building the Run: known fields (and ``adk_*``), an id that is a non-blank string or
+    an integer, well-formed invocations (:func:`_well_formed_invocation`, at the top or as a
+    non-empty ``invocations`` list), ``human_verdict`` null or exactly ``acceptable`` /
+    ``unacceptable`` / empty, no ``labels``, text or null ``title`` / ``user_input`` /
+    ``human_note``. Anything else gives None, and :func:`run_from_record` then builds the run
+    or names the problem, so a record this accepts is one ``run_from_record`` accepts, with the
+    same id, verdict and invocations (``tests/test_well_formed_run.py``). The hot path of a
+    big load (:mod:`explorer.core.io.bigload`)."""
+    if type(obj) is not dict:
+        return None
+    if not obj.keys() <= _KNOWN_FIELDS and not all(k.startswith("adk_") for k in obj.keys() - _KNOWN_FIELDS):
+        return None
+    run_id = obj.get("id")
+    if type(run_id) is int:
+        run_id = str(run_id)
+    elif type(run_id) is not str or not (run_id := run_id.strip()):
+        return None
+    verdict = obj.get("human_verdict")
+    if (verdict is not None and type(verdict) is not str) or verdict not in _VERDICT_CODES or obj.get("labels") is not None:
+        return None
+    for key in ("title", "user_input", "human_note"):
+        value = obj.get(key)
+        if value is not None and type(value) is not str:
+            return None
+    if "invocations" in obj:
+        items = obj["invocations"]
+        if type(items) is not list or not items or any(k in obj for k in INVOCATION_FIELDS):
+            return None
+        invocations = []
+        for item in items:
+            inv = _well_formed_invocation(item) if type(item) is dict else None
+            if inv is None:
+                return None
+            invocations.append(inv)
+        return run_id, _VERDICT_CODES[verdict], tuple(invocations)
+    inv = _well_formed_invocation(obj)
+    if inv is None:
+        return None
+    return run_id, _VERDICT_CODES[verdict], (inv,)
 
 
 def run_from_record(obj: Any) -> Run:
