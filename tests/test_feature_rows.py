@@ -49,7 +49,7 @@ SETTINGS = hsettings(max_examples=120, deadline=None, suppress_health_check=[Hea
 
 def check(runs, id_pattern: str, rules: ArgRules, day_first: bool) -> None:
     id_rx = re.compile(id_pattern)
-    rows = feature_rows([invs for invs, _ in runs], [HUMAN_CODES[v] for _, v in runs], id_rx, rules, day_first)
+    rows = feature_rows([[inv.plain() for inv in invs] for invs, _ in runs], [HUMAN_CODES[v] for _, v in runs], id_rx, rules, day_first)
     assert rows.traj.shape == (len(runs), 36) and rows.f1.shape == (len(runs),)
     for i, (invs, verdict) in enumerate(runs):
         run = Run(f"r{i}", "", "", tuple(invs), verdict)
@@ -103,7 +103,7 @@ def test_a_run_of_two_invocations_by_hand():
     book = ToolCall("book", {"date": "2026-03-12"})
     first = Invocation((book,), (book,), "Booked BK-1234.", ("Booked BK-1234.",))
     second = Invocation((book,), (book, ToolCall("weather", {})), "on 13 March", ("on 12 March today",))
-    rows = feature_rows([[first, second]], [1], re.compile(DEFAULT_ID_PATTERN))
+    rows = feature_rows([[first.plain(), second.plain()]], [1], re.compile(DEFAULT_ID_PATTERN))
     assert rows.traj[0, 0 * 4 + 0] == 0.5 and rows.traj[0, 2 * 4 + 0] == 1.0  # exact, any_order under exact args
     assert rows.f1[0] == (1.0 + 4 / 7) / 2
     assert rows.reason_day[0] == "invocation 2: date 13 March differs from 12 March"

@@ -7,8 +7,8 @@ Every value equals :func:`~explorer.core.evaluation.features.run_row`'s, which s
 one-run definition (``tests/test_feature_rows.py`` compares the two on random runs, Unicode
 texts, numeric dates in both readings, other id patterns and argument rules):
 
-* trajectory scores: :func:`~explorer.core.scoring.trajectory_metrics.invocation_scores` per
-  invocation (the same function);
+* trajectory scores: :func:`~explorer.core.scoring.trajectory_metrics.plain_scores` per
+  invocation (what ``invocation_scores`` computes, on the calls as ``(name, args)`` pairs);
 * unigram F1: :func:`~explorer.core.scoring.overlap_batch.best_f1_many` over every invocation
   of the batch (each distinct text tokenised once, the multiset overlap as array work);
 * key fields: every answer and reference that is not identical to the answer's reference is
@@ -27,13 +27,13 @@ from typing import Sequence
 
 import numpy as np
 
-from ..io.model import Invocation
+from ..io.model import PlainInvocation
 from ..scoring.arg_rules import NO_RULES, ArgRules
 from ..scoring.fields import reason_from_values
 from ..scoring.normalise import is_empty_answer
-from ..scoring.overlap_batch import best_f1_many
+from ..scoring.overlap_batch import PairIndex, best_f1_indexed, index_pairs
 from ..scoring.text_scan import KeyScan, scan_key_fields
-from ..scoring.trajectory_metrics import N_SCORES, invocation_scores
+from ..scoring.trajectory_metrics import N_SCORES, plain_scores
 from .features import EMPTY_ANSWER, EMPTY_REFERENCE, NO_OUTPUT
 
 
@@ -79,58 +79,53 @@ def _best_reason(scan: KeyScan, answer: int, refs: list[int], day_first: bool) -
     return first
 
 
-def _key_reasons(flat: list[Invocation], id_rx: re.Pattern[str]) -> tuple[list[str], list[str]]:
-    """Per invocation, (reason read day-first, read month-first) as
-    :func:`~explorer.core.evaluation.features.invocation_key_reasons` gives them."""
-    index: dict[str, int] = {}
-    todo: list[tuple[int, int, list[int]]] = []
-    for k, inv in enumerate(flat):
-        if inv.answer in inv.references:
-            continue
-        a = index.setdefault(inv.answer, len(index))
-        todo.append((k, a, [index.setdefault(r, len(index)) for r in inv.references]))
-    day = [""] * len(flat)
-    month = [""] * len(flat)
-    if not todo:
+def _key_reasons(pairs: PairIndex, copied: np.ndarray, id_rx: re.Pattern[str]) -> tuple[list[str], list[str]]:
+    """Per answer of ``pairs``, (reason read day-first, read month-first) as
+    :func:`~explorer.core.evaluation.features.invocation_key_reasons` gives them; ``copied``: bool
+    per answer, the answer is one of its references (both reasons ``""``)."""
+    n = pairs.n
+    day = [""] * n
+    month = [""] * n
+    todo = np.flatnonzero(~copied)
+    if not len(todo):
         return day, month
-    scan = scan_key_fields(list(index), id_rx)
+    keep = ~copied[pairs.pair_owner]
+    used = np.unique(np.concatenate([pairs.answer[todo], pairs.pair_ref[keep]]))
+    local = np.full(len(pairs.texts), -1, dtype=np.int64)
+    local[used] = np.arange(len(used))
+    texts = pairs.texts
+    scan = scan_key_fields([texts[t] for t in used.tolist()], id_rx)
     numeric = scan.numeric
-    for k, a, refs in todo:
-        day[k] = _best_reason(scan, a, refs, True)
-        if numeric[a] or any(numeric[r] for r in refs):
-            month[k] = _best_reason(scan, a, refs, False)
+    answer = local[pairs.answer].tolist()
+    refs = local[pairs.pair_ref].tolist()
+    bounds = np.searchsorted(pairs.pair_owner, np.arange(n + 1)).tolist()
+    for k in todo.tolist():
+        a, rs = answer[k], refs[bounds[k] : bounds[k + 1]]
+        day[k] = _best_reason(scan, a, rs, True)
+        if numeric[a] or any(numeric[r] for r in rs):
+            month[k] = _best_reason(scan, a, rs, False)
         else:
             month[k] = day[k]
     return day, month
 
 
-def _flags(flat: list[Invocation]) -> list[int]:
-    """Per invocation, the :data:`~explorer.core.evaluation.features.RunRow` flag bits."""
-    empty: dict[str, bool] = {}
-
-    def is_empty(text: str) -> bool:
-        got = empty.get(text)
-        if got is None:
-            got = empty[text] = is_empty_answer(text)
-        return got
-
-    out = []
-    for inv in flat:
-        bits = 0
-        if inv.no_output:
-            bits = NO_OUTPUT | EMPTY_ANSWER
-        elif is_empty(inv.answer):
-            bits = EMPTY_ANSWER
-        if any(is_empty(r) for r in inv.references):
-            bits |= EMPTY_REFERENCE
-        out.append(bits)
-    return out
+def _flags(pairs: PairIndex, never_ran: list[bool]) -> np.ndarray:
+    """int8 per answer of ``pairs``: the :data:`~explorer.core.evaluation.features.RunRow` flag
+    bits of its invocation (``never_ran``: the turn was never run)."""
+    empty = np.array([is_empty_answer(t) for t in pairs.texts], dtype=bool)
+    flags = np.where(empty[pairs.answer], EMPTY_ANSWER, 0).astype(np.int8)
+    ran_not = np.asarray(never_ran, dtype=bool)
+    flags[ran_not] = NO_OUTPUT | EMPTY_ANSWER
+    empty_ref = np.zeros(pairs.n, dtype=bool)
+    empty_ref[pairs.pair_owner[empty[pairs.pair_ref]]] = True
+    flags[empty_ref] |= EMPTY_REFERENCE
+    return flags
 
 
-def _tool_invocations(flat: list[Invocation], owner: np.ndarray, n: int) -> tuple[tuple[str, ...], np.ndarray]:
+def _tool_invocations(flat: list[PlainInvocation], owner: np.ndarray, n: int) -> tuple[tuple[str, ...], np.ndarray]:
     """(sorted tool names, uint16 (n, T): how many invocations of each run called each tool), from
     the invocations ``flat`` and the run ``owner[k]`` of invocation k."""
-    names = [c.name for inv in flat for c in inv.actual_calls]
+    names = [name for inv in flat for name, _ in inv.actual]
     first: dict[str, int] = {}
     ids = np.fromiter(map(first.setdefault, names, itertools.count()), dtype=np.int64, count=len(names))
     tool_names = tuple(sorted(first))
@@ -139,20 +134,21 @@ def _tool_invocations(flat: list[Invocation], owner: np.ndarray, n: int) -> tupl
         return tool_names, counts
     column = np.zeros(len(names), dtype=np.int64)  # first occurrence -> column of the sorted name
     column[[first[t] for t in tool_names]] = np.arange(len(tool_names))
-    of_call = np.repeat(np.arange(len(flat)), [len(inv.actual_calls) for inv in flat])
+    of_call = np.repeat(np.arange(len(flat)), [len(inv.actual) for inv in flat])
     key = np.unique(of_call * len(tool_names) + column[ids])  # one entry per (invocation, tool called)
     np.add.at(counts, (owner[key // len(tool_names)], key % len(tool_names)), 1)
     return tool_names, counts
 
 
 def feature_rows(
-    invocations: Sequence[Sequence[Invocation]],
+    invocations: Sequence[Sequence[PlainInvocation]],
     human: Sequence[int],
     id_rx: re.Pattern[str],
     rules: ArgRules = NO_RULES,
     day_first: bool = True,
 ) -> FeatureRows:
-    """The per-run features of a batch: ``invocations[i]`` the invocations of run i (at least one),
+    """The per-run features of a batch: ``invocations[i]`` the invocations of run i (at least one;
+    :meth:`Invocation.plain() <explorer.core.io.model.Invocation.plain>` of each),
     ``human[i]`` its verdict code (1, 0, -1); key-field ids found with ``id_rx``; trajectory
     scores under the argument ``rules`` with their dates read ``day_first``. Equal, run by run, to
     :func:`~explorer.core.evaluation.features.run_row` (module docstring). Raises ValueError when a
@@ -165,19 +161,23 @@ def feature_rows(
         raise ValueError("a run needs at least one invocation")
     flat = [inv for invs in invocations for inv in invs]
 
-    scores = [invocation_scores(inv, rules, day_first) for inv in flat]
-    f1_flat = best_f1_many([inv.answer for inv in flat], [inv.references for inv in flat])
-    day_flat, month_flat = _key_reasons(flat, id_rx)
-    flag_flat = _flags(flat)
+    scores = [plain_scores(inv, rules, day_first) for inv in flat]
+    pairs = index_pairs([inv.answer for inv in flat], [inv.references for inv in flat])
+    f1_flat = best_f1_indexed(pairs)
+    copied = np.zeros(len(flat), dtype=bool)  # the answer is one of its references
+    copied[pairs.pair_owner[pairs.pair_answer == pairs.pair_ref]] = True
+    day_flat, month_flat = _key_reasons(pairs, copied, id_rx)
+    flag_flat = _flags(pairs, [inv.no_output for inv in flat])
     tool_names, tool_invocations = _tool_invocations(flat, np.repeat(np.arange(n), sizes), n)
     if len(flat) == n:  # one invocation per run: run_row takes its values as they are (F1 / 1 is F1)
         traj = np.array(scores, dtype=np.float64).reshape(n, N_SCORES)
         return FeatureRows(
             traj=traj, f1=f1_flat, tool_names=tool_names, tool_invocations=tool_invocations,
             reason_day=day_flat, reason_month=month_flat, human=np.asarray(human, dtype=np.int8),
-            n_invocations=np.ones(n, dtype=np.int32), flags=np.asarray(flag_flat, dtype=np.int8),
+            n_invocations=np.ones(n, dtype=np.int32), flags=flag_flat,
         )
     f1_list = f1_flat.tolist()
+    flag_list = flag_flat.tolist()
     rows: list[tuple[float, ...]] = []
     f1 = np.empty(n, dtype=np.float64)
     reason_day = [""] * n
@@ -189,7 +189,7 @@ def feature_rows(
             rows.append(scores[at])
             f1[i] = f1_list[at] / 1
             reason_day[i], reason_month[i] = day_flat[at], month_flat[at]
-            flags[i] = flag_flat[at]
+            flags[i] = flag_list[at]
         else:  # as run_row: Python's sum(...) / k, whatever summation this Python's sum uses
             rows.append(tuple(sum(col) / k for col in zip(*scores[at : at + k])))
             f1[i] = sum(f1_list[at : at + k]) / k
@@ -200,7 +200,7 @@ def feature_rows(
                     reason_day[i] = f"invocation {j + 1}: {day}"
                 if month and not reason_month[i]:
                     reason_month[i] = f"invocation {j + 1}: {month}"
-                bits |= flag_flat[at + j]
+                bits |= flag_list[at + j]
             flags[i] = bits
         at += k
     traj = np.array(rows, dtype=np.float64).reshape(n, N_SCORES)

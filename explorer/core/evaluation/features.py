@@ -389,7 +389,8 @@ def build_features(
     for start in range(0, n, BATCH_RUNS):
         batch = runs[start : start + BATCH_RUNS]
         parts.append(feature_rows(
-            [run.invocations for run in batch], [HUMAN_CODES[run.human_verdict] for run in batch], id_rx, rules, case_set.day_first,
+            [[inv.plain() for inv in run.invocations] for run in batch], [HUMAN_CODES[run.human_verdict] for run in batch], id_rx, rules,
+            case_set.day_first,
         ))
         if progress and start + BATCH_RUNS < n:
             progress(start + BATCH_RUNS, n)

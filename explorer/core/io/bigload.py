@@ -128,7 +128,7 @@ def _chunk_features_now(
                 run = run_from_record(record)
             except Problem as p:
                 raise LoadError(name, f"line {n}, {p.path}" if p.path else f"line {n}", p.message) from None
-            parts = (run.id, HUMAN_CODES[run.human_verdict], run.invocations)
+            parts = (run.id, HUMAN_CODES[run.human_verdict], tuple(inv.plain() for inv in run.invocations))
         kept.append(line)
         ids.append(parts[0])
         human.append(parts[1])
@@ -163,18 +163,26 @@ def _chunk_features_now(
 
 
 def _chunks(path: Path, chunk_bytes: int):
-    """(chunk bytes, first line number) over the file, whole lines of about ``chunk_bytes``."""
+    """(chunk bytes, first line number) over the file, whole lines of about ``chunk_bytes``
+    (at least one line; without the newline that ends the chunk). Reads blocks and cuts them
+    after their last newline: no object per line."""
     with open(path, "rb") as fh:
         first = 1
+        carry = b""
         while True:
-            lines = fh.readlines(chunk_bytes)
-            if not lines:
+            block = fh.read(chunk_bytes)
+            if not block:
+                if carry:
+                    yield carry, first
                 return
-            data = b"".join(lines)
-            if data.endswith(b"\n"):
-                data = data[:-1]
-            yield data, first
-            first += len(lines)
+            data = carry + block if carry else block
+            cut = data.rfind(b"\n")
+            if cut < 0:  # one line longer than the block: read on
+                carry = data
+                continue
+            chunk, carry = data[:cut], data[cut + 1 :]
+            yield chunk, first
+            first += chunk.count(b"\n") + 1
 
 
 def looks_like_flat_jsonl(path: str | os.PathLike[str], input_format: str = "auto", min_bytes: int | None = None) -> bool:

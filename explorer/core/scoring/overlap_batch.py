@@ -23,6 +23,7 @@ one-pair code, so every value is identical (``tests/test_overlap_batch.py`` comp
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
@@ -122,27 +123,51 @@ def _ascii_tokens(texts: Sequence[str], numbers: _TokenNumbers) -> tuple[list[in
     return j.index, owner, refs
 
 
+@dataclass(frozen=True)
+class PairIndex:
+    """N answers and their references over the batch's distinct ``texts``: ``answer`` int64 (N,)
+    the text of each answer; one entry per (answer, reference) pair, in answer order:
+    ``pair_owner`` (the answer), ``pair_answer`` and ``pair_ref`` (text indices), all int64 (P,)."""
+
+    texts: list[str]
+    answer: np.ndarray
+    pair_owner: np.ndarray
+    pair_answer: np.ndarray
+    pair_ref: np.ndarray
+
+    @property
+    def n(self) -> int:
+        """Number of answers N."""
+        return len(self.answer)
+
+
+def index_pairs(answers: Sequence[str], references: Sequence[Sequence[str]]) -> PairIndex:
+    """The :class:`PairIndex` of ``answers[i]`` against ``references[i]``. Raises ValueError on
+    unequal lengths."""
+    if len(answers) != len(references):
+        raise ValueError(f"{len(answers)} answers but {len(references)} reference lists")
+    index: dict[str, int] = {}
+    answer = [index.setdefault(a, len(index)) for a in answers]
+    pair_ref = [index.setdefault(r, len(index)) for refs in references for r in refs]
+    sizes = [len(refs) for refs in references]
+    owner = np.repeat(np.arange(len(answers), dtype=np.int64), sizes)
+    answer_arr = np.asarray(answer, dtype=np.int64)
+    return PairIndex(list(index), answer_arr, owner, answer_arr[owner], np.asarray(pair_ref, dtype=np.int64))
+
+
 def best_f1_many(answers: Sequence[str], references: Sequence[Sequence[str]]) -> np.ndarray:
     """float64 (N,): for each ``answers[i]``, the best unigram F1 over ``references[i]`` (0.0 when
     the answer has no token or no reference has one), equal to
     :func:`explorer.core.scoring.overlap.best_f1`. Raises ValueError on unequal lengths."""
-    if len(answers) != len(references):
-        raise ValueError(f"{len(answers)} answers but {len(references)} reference lists")
-    n = len(answers)
-    out = np.zeros(n, dtype=np.float64)
-    index: dict[str, int] = {}
-    pair_answer: list[int] = []
-    pair_ref: list[int] = []
-    pair_owner: list[int] = []
-    for i, (answer, refs) in enumerate(zip(answers, references)):
-        a = index.setdefault(answer, len(index))
-        for r in refs:
-            pair_answer.append(a)
-            pair_ref.append(index.setdefault(r, len(index)))
-            pair_owner.append(i)
-    if not pair_owner:
+    return best_f1_indexed(index_pairs(answers, references))
+
+
+def best_f1_indexed(pairs: PairIndex) -> np.ndarray:
+    """:func:`best_f1_many` of the answers and references of ``pairs``."""
+    out = np.zeros(pairs.n, dtype=np.float64)
+    if not len(pairs.pair_owner):
         return out
-    texts = list(index)
+    texts = pairs.texts
     numbers = _TokenNumbers()
     ascii_index, owner, refs = _ascii_tokens(texts, numbers)
     owner = np.asarray(ascii_index, dtype=np.int64)[owner] if len(owner) else owner
@@ -165,9 +190,7 @@ def best_f1_many(answers: Sequence[str], references: Sequence[Sequence[str]]) ->
     bounds = np.searchsorted(key // v, np.arange(len(texts) + 1))
     token_of = key % v
 
-    pa = np.asarray(pair_answer, dtype=np.int64)
-    pr = np.asarray(pair_ref, dtype=np.int64)
-    po = np.asarray(pair_owner, dtype=np.int64)
+    pa, pr, po = pairs.pair_answer, pairs.pair_ref, pairs.pair_owner
     na, nr = n_tokens[pa], n_tokens[pr]
     overlap = np.where(pa == pr, na, 0)  # the answer is that reference: every token shared
     todo = np.flatnonzero((pa != pr) & (na > 0) & (nr > 0))

@@ -50,8 +50,8 @@ from dataclasses import dataclass
 from itertools import chain
 from typing import Sequence
 
-from ..io.model import Invocation, ToolCall
-from .arg_match import ARG_MODES, EXACT, IGNORE, SUBSET, SUPERSET, ArgMatcher, relation
+from ..io.model import Invocation, PlainInvocation, ToolCall
+from .arg_match import ARG_MODES, EXACT, IGNORE, SUBSET, SUPERSET, ArgMatcher, args_relation
 from .arg_rules import NO_RULES, ArgRules
 from .matching import lcs_length, matching_size
 
@@ -246,35 +246,42 @@ def _mask_scores(masks: list[int], n_e: int, n_a: int) -> tuple[float, ...]:
 
 def invocation_scores(inv: Invocation, rules: ArgRules = NO_RULES, day_first: bool = True) -> tuple[float, ...]:
     """Every stored family (``SCORE_ROWS``) under every argument mode (``ARG_MODES``) for one
-    invocation, flattened row-major: index ``row * len(ARG_MODES) + mode``.
-
-    Equal to :func:`family_score` of :func:`call_counts` for each (the property tests check it);
-    faster because only calls of the same name are compared (others never match); equal args
-    match in every mode and under every rule, so only same-name pairs whose args differ go through
-    :func:`~explorer.core.scoring.arg_match.relation` (once for all four modes); modes with the
-    same matches share their counts; the counts come from bit masks (:func:`_mask_scores`); and an
-    identical trajectory scores 1 everywhere.
-    """
+    invocation, flattened row-major: index ``row * len(ARG_MODES) + mode``. The scores of
+    :func:`plain_scores` for ``inv.plain()``."""
     if inv.no_output:
         return _ZEROS
-    expected, actual = inv.expected_calls, inv.actual_calls
+    return plain_scores(inv.plain(), rules, day_first)
+
+
+def plain_scores(inv: PlainInvocation, rules: ArgRules = NO_RULES, day_first: bool = True) -> tuple[float, ...]:
+    """:func:`invocation_scores` of an invocation given as plain tuples (calls as ``(name, args)``).
+
+    Equal to :func:`family_score` of :func:`call_counts` for each family and mode (the property
+    tests check it); faster because only calls of the same name are compared (others never
+    match); equal args match in every mode and under every rule, so only same-name pairs whose
+    args differ go through :func:`~explorer.core.scoring.arg_match.args_relation` (once for all
+    four modes); modes with the same matches share their counts; the counts come from bit masks
+    (:func:`_mask_scores`); and an identical trajectory scores 1 everywhere.
+    """
+    expected, actual = inv.expected, inv.actual
+    if not actual and not inv.answer.strip():  # a turn never run
+        return _ZEROS
     n_e, n_a = len(expected), len(actual)
-    if n_e == n_a and (expected is actual or all(a.name == e.name and (a.args is e.args or a.args == e.args) for a, e in zip(actual, expected))):
+    if expected is actual or expected == actual:
         return _ONES
     by_name: dict[str, list[int]] = {}
     name_mask: dict[str, int] = {}
-    for j, a in enumerate(actual):
-        by_name.setdefault(a.name, []).append(j)
-        name_mask[a.name] = name_mask.get(a.name, 0) | (1 << j)
-    names = [name_mask.get(e.name, 0) for e in expected]  # same name: the matches under ``ignore``
+    for j, (name, _) in enumerate(actual):
+        by_name.setdefault(name, []).append(j)
+        name_mask[name] = name_mask.get(name, 0) | (1 << j)
+    names = [name_mask.get(name, 0) for name, _ in expected]  # same name: the matches under ``ignore``
     partial: list[tuple[int, int, int]] = []  # (expected i, actual j, relation) of same-name pairs with different args
-    for i, e in enumerate(expected):
+    for i, (name, args) in enumerate(expected):
         if names[i]:
-            args = e.args
-            for j in by_name[e.name]:
-                other = actual[j].args
+            for j in by_name[name]:
+                other = actual[j][1]
                 if other is not args and other != args:
-                    partial.append((i, j, relation(actual[j], e, rules, day_first)))
+                    partial.append((i, j, args_relation(name, other, args, rules, day_first)))
     if not partial:  # every same-name pair has equal args: one matrix for every mode
         per_mode = (_mask_scores(names, n_e, n_a),) * len(_MODE_BITS)
     else:
