@@ -82,11 +82,17 @@ def parse_record(line: bytes) -> Run:
     return run_from_record(record)
 
 
-def _chunk_features(
+def chunk_features(
     chunk: bytes, first_line: int, name: str, day_first: bool, id_pattern: str, arg_rules: ArgRules = NO_RULES
 ) -> dict[str, Any]:
-    """Parse and featurise the lines of ``chunk`` (line numbers from ``first_line``; trajectory
-    scores under ``arg_rules``); LoadError for the first bad line.
+    """Parse and featurise the lines of ``chunk`` (whole lines of a flat JSONL file without the
+    last newline; line numbers from ``first_line``; trajectory scores under ``arg_rules``);
+    LoadError for the first bad line. The unit of work of a worker process (or a Dask task): a
+    dict of the chunk's columns (``ids``, ``line_nos``, ``traj`` (n, 36), ``f1``, ``tool_names`` /
+    ``tools`` (uint16 (n, T)), ``reasons`` / ``reasons_other`` (row -> text, where not ``""`` /
+    where the other date reading differs), ``human``, ``n_inv``, ``flags``, the compressed
+    ``blocks`` of lines with ``codec``, ``raw_sizes`` and ``block_sizes``, ``bytes``) that
+    :func:`load_jsonl_features` assembles.
 
     A record written the common way is read by :func:`~explorer.core.io.loaders.flat.well_formed_run`
     (no Run built); any other goes through :func:`~explorer.core.io.loaders.flat.run_from_record`,
@@ -254,7 +260,7 @@ def load_jsonl_features(
     done = 0
     if workers <= 1 or size < PARALLEL_MIN_BYTES:
         for chunk, first in _chunks(p, CHUNK_BYTES):
-            parts.append(_chunk_features(chunk, first, name, day_first, id_pattern, rules))
+            parts.append(chunk_features(chunk, first, name, day_first, id_pattern, rules))
             done += parts[-1]["bytes"] + 1
             if progress:
                 progress(min(done, size), size)
@@ -263,7 +269,7 @@ def load_jsonl_features(
             pending: deque = deque()
             try:
                 for chunk, first in _chunks(p, CHUNK_BYTES):
-                    pending.append(pool.submit(_chunk_features, chunk, first, name, day_first, id_pattern, rules))
+                    pending.append(pool.submit(chunk_features, chunk, first, name, day_first, id_pattern, rules))
                     while len(pending) > 2 * workers:
                         parts.append(pending.popleft().result())
                         done += parts[-1]["bytes"] + 1
@@ -348,4 +354,6 @@ def _assemble(parts: list[dict[str, Any]], name: str, day_first: bool, id_patter
     )
 
 
-__all__ = ["load_jsonl_features", "build_features", "parse_record"]
+_chunk_features = chunk_features  # the name before issue 14
+
+__all__ = ["load_jsonl_features", "build_features", "parse_record", "chunk_features"]
