@@ -9,7 +9,13 @@ For each N (default 1k, 10k, 100k, 1M runs from ``bench/synth.py``, generated on
 ``bench/data/``) a fresh Python process, so peak memory is that N's alone:
 
 * ``load_features``: the JSONL file loaded with features computed (``explorer.core.io.bigload``,
-  parallel); per-run CPU time in ``detail``;
+  parallel); per-run CPU time in ``detail``; target at 1M (issue 14): <= 20 s wall;
+* ``load_features_vs_before`` (``--side-by-side``, default 100k): the same load with the code
+  before issue 14 (``git archive`` of ``BASELINE_REV`` into ``bench/data/``) and now, in fresh
+  processes, alternately, median of 2 each: wall and CPU seconds (main process + workers);
+* ``rouge1_pairs`` / ``rouge1_column`` (100k, issue 14): ROUGE-1 as ADK calls it pair by pair
+  against ``rouge1_many`` on the same 3,000 answers (CPU seconds per pair, values asserted equal),
+  and the ROUGE-1 column of the whole set in worker processes;
 * ``load_flat`` / ``features_single`` (N <= 10k): the flat loader and ``build_features`` in one
   process, for reference;
 * ``rescore_<kind>``: ``evaluate`` after a change of one setting (trajectory family, compare args,

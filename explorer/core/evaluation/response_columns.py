@@ -27,13 +27,13 @@ nothing without its model.
 from __future__ import annotations
 
 import os
-import threading
 from concurrent.futures import ProcessPoolExecutor
-from multiprocessing import get_all_start_methods, get_context
+from multiprocessing import get_context
 from typing import Any, Sequence
 
 import numpy as np
 
+from ..io.bigload import process_context
 from ..scoring.embedding import Embedder, EmbedderIdentity, OnnxMiniLM, make_embedder
 from ..scoring.normalise import is_empty_answer
 from ..scoring.passmark import quantise
@@ -41,11 +41,6 @@ from ..scoring.response_scorers import CosineScorer, rouge1_many
 
 AT_SCALE: tuple[str, ...] = ("rouge1", "cosine")
 """Response scorers this module computes in parallel."""
-
-
-def _context():
-    """``fork`` when this process runs one thread, else ``spawn`` (as the big loader)."""
-    return get_context("fork" if threading.active_count() == 1 and "fork" in get_all_start_methods() else "spawn")
 
 
 def _processes(processes: int | None) -> int:
@@ -91,7 +86,7 @@ def rouge1_column(runs: Sequence, processes: int | None = None, chunk: int = 20_
     if procs == 1 or len(answers) <= chunk:
         return run_column(rouge1_many(answers, refs), sizes)
     parts = [(answers[s : s + chunk], refs[s : s + chunk]) for s in range(0, len(answers), chunk)]
-    with ProcessPoolExecutor(max_workers=procs, mp_context=_context()) as pool:
+    with ProcessPoolExecutor(max_workers=procs, mp_context=process_context()) as pool:
         values = list(pool.map(rouge1_many, *zip(*parts)))
     return run_column(np.concatenate(values), sizes)
 

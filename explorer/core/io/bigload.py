@@ -123,7 +123,7 @@ def _chunk_features_now(
         line = raw[:-1] if raw.endswith(b"\r") else raw
         if n == 1 and line.startswith(b"\xef\xbb\xbf"):
             line = line[3:]
-        if not line.strip():
+        if not line or line.isspace():  # blank (bytes.isspace: the ASCII whitespace bytes.strip removes)
             continue
         record = _loads(line, n, name)
         parts = well_formed_run(record)
@@ -216,10 +216,14 @@ def looks_like_flat_jsonl(path: str | os.PathLike[str], input_format: str = "aut
     return False
 
 
-def _context():
-    """``fork`` when this process runs one thread (fast, and scripts need no ``__main__`` guard);
-    ``spawn`` otherwise (a server's threads may hold locks a forked child would inherit)."""
+def process_context():
+    """The multiprocessing context for worker pools: ``fork`` when this process runs one thread
+    (fast, and scripts need no ``__main__`` guard); ``spawn`` otherwise (a server's threads may
+    hold locks a forked child would inherit)."""
     return get_context("fork" if threading.active_count() == 1 and "fork" in get_all_start_methods() else "spawn")
+
+
+_context = process_context
 
 
 def load_jsonl_features(
