@@ -107,3 +107,19 @@ def test_put_column_checks_shape_and_name():
         rf.put_column("exact", np.zeros(3))
     rf.put_column("rouge1", np.full(3, 0.5))
     assert rf.rouge1().tolist() == [0.5, 0.5, 0.5]
+
+
+@needs_model
+def test_response_features_use_the_parallel_path_for_big_sets(monkeypatch):
+    """From PARALLEL_MIN_RUNS runs, ResponseFeatures computes rouge1 and cosine in worker
+    processes; the columns equal the one-process ones (here with the threshold lowered)."""
+    import explorer.core.evaluation.response_features as rf_module
+
+    cs = _case_set(70)
+    one = ResponseFeatures(cs)
+    want = (one.rouge1(), one.cosine(), one.cosine_windowed())
+    monkeypatch.setattr(rf_module, "PARALLEL_MIN_RUNS", 10)
+    big = ResponseFeatures(cs)
+    got = (big.cosine_windowed(), big.cosine(), big.rouge1())
+    assert np.array_equal(got[0], want[2]) and np.array_equal(got[1], want[1]) and np.array_equal(got[2], want[0])
+    assert big._embedder is None and big.embedding_identity() == one.embedding_identity()

@@ -35,12 +35,12 @@ from ..scoring.embedding import Embedder, EmbedderIdentity, SimilarityUnavailabl
 from ..io.model import CaseSet
 from ..scoring.passmark import quantise
 from ..scoring.response_scorers import CosineScorer, make_scorer, rouge1_blind, run_scores
-from .response_columns import rouge1_column
+from .response_columns import cosine_column, rouge1_column
 from .settings import Settings
 
 NEEDS_EMBEDDER = ("cosine", "cascade")
 PARALLEL_MIN_RUNS = 20_000
-"""From this many runs, :meth:`ResponseFeatures.rouge1` runs in worker processes."""
+"""From this many runs, :meth:`ResponseFeatures.rouge1` and :meth:`ResponseFeatures.cosine` run in worker processes."""
 """Scorers that need the embedding model (the ``similarity`` extra)."""
 
 
@@ -204,12 +204,26 @@ class ResponseFeatures:
         return self._cached(("exact", rung, reading), lambda: quantise(run_scores(scorer, self.case_set.runs)))
 
     def cosine(self) -> np.ndarray:
-        """float64 (N,) embedding cosine. Raises SimilarityUnavailable."""
-        return self._cached(("cosine", 0), lambda: quantise(run_scores(CosineScorer(self.embedder()), self.case_set.runs)))
+        """float64 (N,) embedding cosine; from ``PARALLEL_MIN_RUNS`` runs on (int8 backend, no
+        embedder given) computed by :func:`~explorer.core.evaluation.response_columns.cosine_column`
+        in worker processes, with the same values. Raises SimilarityUnavailable."""
+
+        def make() -> np.ndarray:
+            if self.n >= PARALLEL_MIN_RUNS and self._embedder is None and self.backend == "onnx-int8":
+                require_similarity(self.backend)
+                column, windowed, identity = cosine_column(self.case_set.runs)
+                self._columns[("cosine_windowed", 0)] = windowed
+                self._given_identity = identity
+                return column
+            return quantise(run_scores(CosineScorer(self.embedder()), self.case_set.runs))
+
+        return self._cached(("cosine", 0), make)
 
     def cosine_windowed(self) -> np.ndarray:
         """bool (N,): an answer or reference of the run is longer than the embedding model's
         window (embedded in windows and pooled). Raises SimilarityUnavailable."""
+        if self.n >= PARALLEL_MIN_RUNS and self._embedder is None and self.backend == "onnx-int8":
+            self.cosine()  # the parallel path gives the flags with the column
 
         def make() -> np.ndarray:
             scorer = CosineScorer(self.embedder())
