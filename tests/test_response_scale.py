@@ -123,3 +123,10 @@ def test_response_features_use_the_parallel_path_for_big_sets(monkeypatch):
     got = (big.cosine_windowed(), big.cosine(), big.rouge1())
     assert np.array_equal(got[0], want[2]) and np.array_equal(got[1], want[1]) and np.array_equal(got[2], want[0])
     assert big._embedder is None and big.embedding_identity() == one.embedding_identity()
+
+
+def test_column_identity_names_what_made_a_column():
+    rouge = column_identity("rouge1")
+    assert rouge["scorer"] == "rouge1" and rouge["quantised"] is True and rouge["rouge-score"] and rouge["nltk"]
+    with pytest.raises(ValueError):
+        column_identity("cosine")

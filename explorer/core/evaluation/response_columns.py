@@ -166,11 +166,21 @@ def cosine_column(runs: Sequence, processes: int | None = None, batch_size: int 
 
 
 def column_identity(name: str, identity: EmbedderIdentity | None = None) -> dict[str, Any]:
-    """What a feature file should store with a response column: ``{"scorer": name}`` plus, for
-    cosine, ``"embedding": identity.to_dict()`` (model, backend, weights sha256, dimension, source),
-    and ``"quantised": True`` (values as :func:`~explorer.core.scoring.passmark.quantise` leaves
-    them). Raises ValueError for cosine without an identity."""
+    """What a feature file should store with a response column: ``{"scorer": name}``,
+    ``"quantised": True`` (values as :func:`~explorer.core.scoring.passmark.quantise` leaves them),
+    for rouge1 the versions of ``rouge-score`` and ``nltk`` (tokenizer and Porter stemmer), for
+    cosine ``"embedding": identity.to_dict()`` (model, backend, weights sha256, dimension, source).
+    A stored column whose identity differs from the running one's is stale. Raises ValueError for
+    cosine without an identity."""
     out: dict[str, Any] = {"scorer": name, "quantised": True}
+    if name == "rouge1":  # the tokenizer and stemmer that made it
+        from importlib.metadata import PackageNotFoundError, version
+
+        for package in ("rouge-score", "nltk"):
+            try:
+                out[package] = version(package)
+            except PackageNotFoundError:
+                out[package] = None
     if name == "cosine":
         if identity is None:
             raise ValueError("a cosine column needs the identity of the embedder that made it")
