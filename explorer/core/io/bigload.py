@@ -81,11 +81,14 @@ def parse_record(line: bytes) -> Run:
 
 
 def _chunk_features(
-    chunk: bytes, first_line: int, name: str, day_first: bool, id_pattern: str, arg_rules: ArgRules = NO_RULES
+    chunk: bytes, first_line: int, name: str, day_first: bool, id_pattern: str, arg_rules: ArgRules = NO_RULES,
+    keep_runs: bool = False,
 ) -> dict[str, Any]:
     """Parse and featurise the lines of ``chunk`` (line numbers from ``first_line``; trajectory
-    scores under ``arg_rules``); LoadError for the first bad line."""
+    scores under ``arg_rules``); LoadError for the first bad line. ``keep_runs``: also return the
+    parsed runs under ``"runs"`` (the feature store writes their texts; issue 14)."""
     id_rx = re.compile(id_pattern)
+    runs: list[Run] = []
     kept: list[bytes] = []
     ids: list[str] = []
     line_nos: list[int] = []
@@ -118,6 +121,8 @@ def _chunk_features(
         if r_other != r:
             reasons_other[len(ids)] = r_other
         kept.append(line)
+        if keep_runs:
+            runs.append(run)
         ids.append(run.id)
         line_nos.append(n)
         traj.append(t)
@@ -143,6 +148,7 @@ def _chunk_features(
         "blocks": blocks,
         "block_sizes": [min(BLOCK_RUNS, len(kept) - s) for s in range(0, len(kept), BLOCK_RUNS)],
         "bytes": len(chunk),
+        "runs": runs if keep_runs else None,
     }
 
 
