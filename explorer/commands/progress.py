@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Callable
+from contextlib import contextmanager
+from typing import Callable, Iterator
 
 from tqdm import tqdm
 
@@ -31,3 +32,19 @@ def load_big_jsonl(
                 also(done, total)
 
         return load_jsonl_features(path, progress=progress, arg_rules=arg_rules)
+
+
+@contextmanager
+def byte_bar(desc: str, also: Callable[[int, int], None] | None = None) -> Iterator[Callable[[int, int], None]]:
+    """A ``progress(done, total)`` callback (bytes) drawing a tqdm bar on stderr (hidden when
+    stderr is not a terminal); ``also(done, total)`` is called too when given."""
+    with tqdm(total=None, unit="B", unit_scale=True, desc=desc, file=sys.stderr, disable=None, leave=False) as bar:
+
+        def progress(done: int, total: int) -> None:
+            bar.total = total
+            bar.n = done
+            bar.refresh()
+            if also is not None:
+                also(done, total)
+
+        yield progress
