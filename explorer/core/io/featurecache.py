@@ -34,7 +34,7 @@ from typing import Any, Callable, Sequence
 
 from .errors import LoadError
 from .featurestore import (
-    FORMAT, FeatureSettings, combine_hashes, file_hash, open_features, product_version, read_manifest, sample_hash,
+    FORMAT, FeatureSettings, block_bytes_of, open_features, product_version, read_manifest, sample_hash, tree_hash,
     verify_parts,
 )
 from .featurize import Runner, featurize
@@ -108,7 +108,11 @@ def _source_unchanged(src: dict[str, Any]) -> str | None:
         if sample_hash(path, st.st_size) != src["sample"]:
             return f"{path} changed (same size and time, different content)"
         return None
-    if combine_hashes([file_hash(path)]) != src["sha256"]:
+    try:
+        block = block_bytes_of(src["sha256"])
+    except ValueError:
+        return f"{path}: cache entry has no usable hash"
+    if tree_hash(path, block) != src["sha256"]:
         return f"{path} changed (modified {time.ctime(st.st_mtime)})"
     return None
 
@@ -149,12 +153,14 @@ def open_cached(
     paths: Sequence[str], settings: FeatureSettings | None = None, *, rules_given: bool = False,
     read_options: dict[str, Any] | None = None, cache_dir: str | None = None, runner: Runner | None = None,
     progress: Callable[[int, int], None] | None = None, say: Callable[[str], None] | None = None,
+    partition_bytes: int | None = None, block_bytes: int | None = None,
 ) -> CaseSet:
     """The runs of ``paths`` with their features, from the cache when it holds them, else
     computed (:func:`~explorer.core.io.featurize.featurize`, in local processes by default) into
     the cache and opened from there. The returned case set's ``notes`` end with one line saying
     which (``"features read from the cache ..."`` / ``"features computed and cached ..."``), and
-    ``say(line)`` is called with it too.
+    ``say(line)`` is called with it too. ``partition_bytes`` / ``block_bytes``: as for
+    :func:`~explorer.core.io.featurize.featurize`.
 
     With the cache off (``cache_dir="off"``) or its folder not writable, the features are computed
     into a temporary folder removed at exit (and the note says so). Raises LoadError for bad run
@@ -191,8 +197,9 @@ def open_cached(
         target = scratch / "features"
     else:
         target = entry
+    sizes = {} if block_bytes is None else {"block_bytes": block_bytes}
     featurize(paths, target, settings, rules_given=rules_given, read_options=read_options, runner=runner,
-              progress=progress, extra={"request": key})
+              progress=progress, extra={"request": key}, partition_bytes=partition_bytes, **sizes)
     case_set = open_features(target)
     where = f"cached in {entry}" if entry is not None else "not cached"
     note = f"features computed in {time.perf_counter() - t0:.1f} s ({why}); {where}"

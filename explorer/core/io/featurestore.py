@@ -125,29 +125,42 @@ class FeatureSettings:
         return json.dumps(self.to_data(), sort_keys=True, separators=(",", ":"))
 
 
-def file_hash(path: str | os.PathLike[str], start_block: int = 0, stop_block: int | None = None) -> str:
-    """``sha256`` tree hash of a file: the sha256 of the concatenated sha256 digests of its
-    ``HASH_BLOCK`` (8 MiB) blocks, as hex. With ``start_block`` / ``stop_block`` the digests of
-    those blocks only, concatenated (hex), so workers hash their own byte ranges and
-    :func:`combine_hashes` joins them. Raises OSError."""
+def file_hash(path: str | os.PathLike[str], start_block: int = 0, stop_block: int | None = None, block_bytes: int = HASH_BLOCK) -> str:
+    """The sha256 digests of the ``block_bytes`` blocks (default 8 MiB) ``start_block ..
+    stop_block-1`` of a file (all by default), concatenated, as hex: workers hash their own byte
+    ranges and :func:`combine_hashes` joins them into the file's tree hash. Raises OSError."""
     digests = []
     with open(path, "rb") as fh:
-        fh.seek(start_block * HASH_BLOCK)
+        fh.seek(start_block * block_bytes)
         k = start_block
         while stop_block is None or k < stop_block:
-            block = fh.read(HASH_BLOCK)
+            block = fh.read(block_bytes)
             if not block and k > start_block:
                 break
             digests.append(hashlib.sha256(block).digest())
             k += 1
-            if len(block) < HASH_BLOCK:
+            if len(block) < block_bytes:
                 break
     return b"".join(digests).hex()
 
 
-def combine_hashes(block_digests_hex: Sequence[str]) -> str:
-    """The tree hash from the per-range block digests of :func:`file_hash` (in file order)."""
-    return "sha256-tree-8MiB:" + hashlib.sha256(bytes.fromhex("".join(block_digests_hex))).hexdigest()
+def combine_hashes(block_digests_hex: Sequence[str], block_bytes: int = HASH_BLOCK) -> str:
+    """A file's tree hash, ``"sha256-tree-<block bytes>:<hex>"``: the sha256 of its blocks'
+    digests (:func:`file_hash`, in file order)."""
+    return f"sha256-tree-{block_bytes}:" + hashlib.sha256(bytes.fromhex("".join(block_digests_hex))).hexdigest()
+
+
+def tree_hash(path: str | os.PathLike[str], block_bytes: int = HASH_BLOCK) -> str:
+    """:func:`combine_hashes` of the whole file. Raises OSError."""
+    return combine_hashes([file_hash(path, block_bytes=block_bytes)], block_bytes)
+
+
+def block_bytes_of(hash_text: str) -> int:
+    """The block size a :func:`combine_hashes` text was made with (ValueError for other text)."""
+    kind = hash_text.split(":", 1)[0]
+    if not kind.startswith("sha256-tree-"):
+        raise ValueError(f"not a tree hash: {hash_text[:40]!r}")
+    return int(kind.removeprefix("sha256-tree-"))
 
 
 def sample_hash(path: str | os.PathLike[str], size: int) -> str:

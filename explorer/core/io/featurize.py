@@ -32,8 +32,7 @@ import numpy as np
 import pandas as pd
 
 from ..evaluation.features import build_features
-from ..scoring.arg_rules import arg_rules_from_data
-from .bigload import BLOCK_RUNS, _chunk_features, _context, looks_like_flat_jsonl
+from .bigload import _chunk_features, _context, looks_like_flat_jsonl
 from .errors import LoadError
 from .featurestore import (
     HASH_BLOCK, RECORD_FLAT, RECORD_RUN_JSON, FeatureSettings, PartColumns, SourceFile, columns_of_features,
@@ -60,14 +59,17 @@ class Partition:
     start: int = 0
     stop: int = 0
     size: int = 0
+    block: int = HASH_BLOCK
 
 
-def plan(paths: Sequence[str], input_format: str = "auto", partition_bytes: int | None = None) -> list[Partition]:
-    """The partitions of ``paths`` in run order. ``partition_bytes`` (a multiple of
-    ``HASH_BLOCK``; default: a quarter of the file in whole blocks, at most ``PARTITION_BYTES``).
-    Raises LoadError for a missing file or a folder, ValueError for a bad size."""
-    if partition_bytes is not None and (partition_bytes <= 0 or partition_bytes % HASH_BLOCK):
-        raise ValueError(f"partition size must be a positive multiple of {HASH_BLOCK} bytes")
+def plan(paths: Sequence[str], input_format: str = "auto", partition_bytes: int | None = None,
+         block_bytes: int = HASH_BLOCK) -> list[Partition]:
+    """The partitions of ``paths`` in run order. ``partition_bytes``: a multiple of
+    ``block_bytes`` (the hash block, 8 MiB; smaller in tests); default a quarter of the file in
+    whole blocks, at most ``PARTITION_BYTES``. Raises LoadError for a missing file or a folder,
+    ValueError for a bad size."""
+    if partition_bytes is not None and (partition_bytes <= 0 or partition_bytes % block_bytes):
+        raise ValueError(f"partition size must be a positive multiple of {block_bytes} bytes")
     out: list[Partition] = []
     for s, path in enumerate(paths):
         p = Path(path)
@@ -78,11 +80,12 @@ def plan(paths: Sequence[str], input_format: str = "auto", partition_bytes: int 
         if p.is_dir():
             raise LoadError(str(path), "", "is a folder, not a file")
         if size and looks_like_flat_jsonl(path, input_format, min_bytes=0):
-            step = partition_bytes or min(PARTITION_BYTES, HASH_BLOCK * max(1, -(-size // (4 * HASH_BLOCK))))
+            step = partition_bytes or max(block_bytes, min(PARTITION_BYTES // block_bytes * block_bytes,
+                                                           block_bytes * -(-size // (4 * block_bytes))))
             for start in range(0, size, step):
-                out.append(Partition(len(out), s, str(path), "jsonl", start, min(size, start + step), size))
+                out.append(Partition(len(out), s, str(path), "jsonl", start, min(size, start + step), size, block_bytes))
         else:
-            out.append(Partition(len(out), s, str(path), "file", 0, size, size))
+            out.append(Partition(len(out), s, str(path), "file", 0, size, size, block_bytes))
     return out
 
 
@@ -197,7 +200,7 @@ def _jsonl_partition(part: Partition, out: Path, settings: FeatureSettings) -> d
         start += m
     width = len(cols["traj"][0][0]) if cols["traj"] and len(cols["traj"][0]) else 36
     cat = lambda key, dt: np.concatenate(cols[key]).astype(dt, copy=False) if cols[key] else np.zeros(0, dtype=dt)  # noqa: E731
-    digests = file_hash(part.path, part.start // HASH_BLOCK, -(-part.stop // HASH_BLOCK))
+    digests = file_hash(part.path, part.start // part.block, -(-part.stop // part.block), part.block)
     summary = {"index": part.index, "source": part.source, "n_runs": n, "n_lines": n_lines, "digests": digests,
                "id_hashes": _id_hashes(cols["ids"]), "settings": settings.to_data()}
     if n == 0:
@@ -230,7 +233,7 @@ def _file_partition(part: Partition, out: Path, settings: FeatureSettings, rules
     cols = columns_of_features(features, 0, features.n, runs, records, RECORD_FLAT if flat else RECORD_RUN_JSON)
     entry = write_part(out, cols, {"settings": used.to_data(), "part": part.index, "source_path": part.path})
     return {"index": part.index, "source": part.source, "n_runs": features.n, "n_lines": None,
-            "digests": file_hash(part.path), "id_hashes": _id_hashes([str(x) for x in features.run_ids]),
+            "digests": file_hash(part.path, block_bytes=part.block), "id_hashes": _id_hashes([str(x) for x in features.run_ids]),
             "settings": used.to_data(), "part": entry, "name": case_set.name, "description": case_set.description,
             "notes": list(case_set.notes)}
 
@@ -274,7 +277,7 @@ def featurize(
     paths: Sequence[str], out: str | os.PathLike[str], settings: FeatureSettings | None = None, *,
     rules_given: bool = False, read_options: dict[str, Any] | None = None, runner: Runner | None = None,
     partition_bytes: int | None = None, progress: Callable[[int, int], None] | None = None,
-    extra: dict[str, Any] | None = None,
+    extra: dict[str, Any] | None = None, block_bytes: int = HASH_BLOCK,
 ) -> dict[str, Any]:
     """Featurise ``paths`` (run files, in order) into the dataset folder ``out`` (replaced when it
     exists; written beside it first, so a failed run leaves the old one). ``settings``: the date
@@ -289,7 +292,7 @@ def featurize(
     paths = [str(p) for p in paths]
     if not paths:
         raise ValueError("no run files to featurise")
-    parts = plan(paths, settings.input_format, partition_bytes)
+    parts = plan(paths, settings.input_format, partition_bytes, block_bytes)
     total = sum(p.stop - p.start for p in parts) or 1
     out = Path(out)
     tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")
@@ -319,7 +322,7 @@ def featurize(
             if os.stat(path).st_mtime_ns != mtime or os.stat(path).st_size != size:
                 raise LoadError(path, "", "the file changed while its features were computed; run again")
             sources.append(SourceFile(path=path, size=size, mtime_ns=mtime, sample=sample_hash(path, size),
-                                      sha256=combine_hashes([r["digests"] for r in mine])))
+                                      sha256=combine_hashes([r["digests"] for r in mine], block_bytes)))
             lines_before = 0
             for r in mine:
                 if r.get("part"):
@@ -417,5 +420,4 @@ def _check_duplicate_ids(parts: list[Partition], results: list[dict[str, Any]], 
         owner[rid] = paths[src]
 
 
-__all__ = ["Partition", "plan", "featurize_partition", "featurize", "local_runner", "PARTITION_BYTES", "BLOCK_RUNS",
-           "arg_rules_from_data"]
+__all__ = ["Partition", "plan", "featurize_partition", "featurize", "local_runner", "PARTITION_BYTES"]
