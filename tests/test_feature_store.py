@@ -266,11 +266,20 @@ def _corrupt_truncate(entry):
     part.write_bytes(part.read_bytes()[: part.stat().st_size // 2])
 
 
-def _corrupt_flip(entry):
+def _flip_in_column(entry, column):
+    """Flip one byte in the middle of ``column``'s first chunk of the last part (same size)."""
     part = sorted(entry.glob("part-*.parquet"))[-1]
+    meta = pq.ParquetFile(part).metadata.row_group(0)
+    chunk = next(meta.column(i) for i in range(meta.num_columns) if meta.column(i).path_in_schema.split(".")[0] == column)
+    first = min(o for o in (chunk.dictionary_page_offset, chunk.data_page_offset) if o is not None and o > 0)
     data = bytearray(part.read_bytes())
-    data[len(data) // 3] ^= 0xFF
+    data[first + chunk.total_compressed_size // 2] ^= 0xFF
     part.write_bytes(bytes(data))
+    return part
+
+
+def _corrupt_flip(entry):
+    _flip_in_column(entry, "f1")
 
 
 def _corrupt_manifest(entry):
@@ -303,6 +312,21 @@ def test_a_corrupt_cache_entry_is_ignored_and_rebuilt(run_file, reference, tmp_p
     assert said[-1].startswith("features read from the cache")
 
 
+def test_a_corrupt_text_page_is_an_error_never_a_wrong_run_and_the_entry_is_rebuilt(run_file, reference, tmp_path):
+    cs, ref = reference
+    _open(run_file, tmp_path)
+    part = _flip_in_column(_entry(tmp_path), "record")
+    opened = _open(run_file, tmp_path)  # the feature columns are intact: opens
+    assert_same_features(ref, build_features(opened))
+    with pytest.raises(LoadError) as err:
+        opened.runs[len(opened.runs) - 1]  # a run of the corrupt part
+    assert str(part) in str(err.value) and "cannot read the features file" in str(err.value)
+    said = []
+    again = _open(run_file, tmp_path, say=said.append)
+    assert said[-1].startswith("features computed")
+    assert list(again.runs) == list(cs.runs)
+
+
 def test_a_cache_folder_that_cannot_be_written_still_loads(run_file, reference, tmp_path):
     blocker = tmp_path / "file-not-folder"
     blocker.write_text("x")
@@ -316,10 +340,16 @@ def test_a_corrupt_features_dataset_is_one_line_naming_the_file(run_file, tmp_pa
     out = tmp_path / "f"
     featurize([str(run_file)], out, partition_bytes=SMALL_BLOCK, block_bytes=SMALL_BLOCK)
     part = sorted(out.glob("part-*.parquet"))[0]
-    part.write_bytes(part.read_bytes()[:1000])
+    data = part.read_bytes()
+    part.write_bytes(data[:1000])
     assert main(["score", "--cases", str(out)]) == 2
     err = capsys.readouterr().err.strip()
-    assert len(err.splitlines()) == 1 and str(part) in err and "cannot read the features file" in err
+    assert err == f"metric-explorer: error: {part}: corrupt features dataset part: truncated or changed (1000 bytes, the manifest says {len(data)})"
+    part.write_bytes(data)
+    _flip_in_column(out, "f1")  # same size, a feature page that fails its checksum
+    assert main(["score", "--cases", str(out)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "cannot read the features file" in err and "CRC checksum" in err
 
 
 # --- the CLI -----------------------------------------------------------------------------------

@@ -23,11 +23,9 @@ class TextColumn:
     __array_priority__ = 1
 
     def __init__(self, array: pa.Array | pa.ChunkedArray):
-        if isinstance(array, pa.ChunkedArray):
-            array = array.combine_chunks() if array.num_chunks != 1 else array.chunk(0)
         if array.null_count:
             array = array.fill_null("")
-        self.array = array
+        self.array = array  # a chunked array is kept as it is (indexing and take work across chunks)
 
     @classmethod
     def from_strings(cls, values) -> "TextColumn":

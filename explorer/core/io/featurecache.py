@@ -10,8 +10,10 @@ replaced (never served stale):
 * every source file has the recorded size, and either the recorded modification time and the same
   sample hash (1 MB read: the first and last 64 kB and 14 spread blocks), or, when the time
   changed, the same full sha256 tree hash (the file touched but unchanged);
-* every part file has the size and sha256 the manifest lists, and opens (a truncated or corrupt
-  entry is ignored, removed and rebuilt).
+* every part file has the size the manifest lists and opens, every page read passing its
+  checksum (a truncated or corrupt entry is ignored and rebuilt). Text pages are read later,
+  when a run is shown: one that fails its checksum then raises LoadError (never a wrong text)
+  and removes the entry's manifest, so the next open rebuilds it.
 
 Where entries live (``METRIC_EXPLORER_CACHE_DIR``, or the ``cache_dir`` argument): ``"user"``
 (default) the user's cache folder (``platformdirs``: ``~/.cache/metric-explorer/features`` on
@@ -142,8 +144,15 @@ def lookup(entry: Path, key: str, paths: Sequence[str]) -> Lookup:
     problem = verify_parts(folder, manifest)
     if problem:
         return Lookup(None, f"cache entry corrupt ({problem})")
+
+    def forget() -> None:  # a page that fails its checksum later: the next open rebuilds the entry
+        try:
+            (entry / "_features.json").unlink()
+        except OSError:
+            pass
+
     try:
-        case_set = open_features(entry)
+        case_set = open_features(entry, on_bad_read=forget)
     except LoadError as exc:
         return Lookup(None, f"cache entry unreadable ({exc.problem})")
     return Lookup(case_set, "cache hit")

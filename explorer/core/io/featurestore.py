@@ -74,6 +74,9 @@ HASH_BLOCK = 8 * 1024 * 1024
 blocks)."""
 TRAJECTORY_COLUMNS = tuple(f"trajectory[{f},{a}]" for f in SCORE_ROWS for a in ARG_MODES)
 """The trajectory columns, in ``invocation_scores`` order (family-major, then argument mode)."""
+TEXT_COLUMNS = frozenset(("id", "title", "human_verdict", "answer", "references", "expected_calls", "actual_calls",
+                          "key_reason", "key_reason_other", "record"))
+"""Columns of text (compressed with zstd; the feature columns with lz4)."""
 _VERDICTS = np.array(["unacceptable", "acceptable"], dtype=object)
 
 
@@ -265,19 +268,43 @@ PARSERS = {RECORD_FLAT: _parse_flat, RECORD_RUN_JSON: run_from_json}
 """``record_format`` -> the function rebuilding a Run from a record."""
 
 
-def run_texts(runs: Sequence[Run]) -> dict[str, list]:
-    """The display columns of ``runs``: ``title`` (text), ``answer`` (one text per invocation),
-    ``references`` (a list of texts per invocation), ``expected_calls`` / ``actual_calls`` (one JSON
-    text per invocation)."""
-    title, answer, refs, expected, actual = [], [], [], [], []
+def _calls_json(calls: Sequence[ToolCall]) -> str:
+    try:  # orjson writes the ToolCall dataclasses as {"name", "args"} objects itself
+        return orjson.dumps(calls, default=dict).decode("utf-8")
+    except TypeError:
+        return _json_bytes(_calls_data(calls)).decode("utf-8")
+
+
+def run_texts(runs: Sequence[Run]) -> dict[str, pa.Array]:
+    """The display columns of ``runs`` as Arrow arrays (one row a run): ``title`` (string),
+    ``answer`` (list of string, one per invocation), ``references`` (list of list of string),
+    ``expected_calls`` / ``actual_calls`` (list of string: one JSON text of ``[{"name",
+    "args"}]`` per invocation)."""
+    title: list[str] = []
+    answers: list[str] = []
+    refs: list[str] = []
+    expected: list[str] = []
+    actual: list[str] = []
+    inv_offsets = [0]
+    ref_offsets = [0]
     for run in runs:
-        invs = run.invocations
         title.append(run.title)
-        answer.append([inv.answer for inv in invs])
-        refs.append([list(inv.references) for inv in invs])
-        expected.append([_json_bytes(_calls_data(inv.expected_calls)).decode("utf-8") for inv in invs])
-        actual.append([_json_bytes(_calls_data(inv.actual_calls)).decode("utf-8") for inv in invs])
-    return {"title": title, "answer": answer, "references": refs, "expected_calls": expected, "actual_calls": actual}
+        for inv in run.invocations:
+            answers.append(inv.answer)
+            refs += inv.references
+            ref_offsets.append(len(refs))
+            expected.append(_calls_json(inv.expected_calls))
+            actual.append(_calls_json(inv.actual_calls))
+        inv_offsets.append(len(answers))
+    per_run = pa.array(np.asarray(inv_offsets, dtype=np.int32))
+
+    def listed(values: list[str]) -> pa.Array:
+        return pa.ListArray.from_arrays(per_run, pa.array(values, type=pa.string()))
+
+    inner = pa.ListArray.from_arrays(pa.array(np.asarray(ref_offsets, dtype=np.int32)), pa.array(refs, type=pa.string()))
+    return {"title": pa.array(title, type=pa.string()), "answer": listed(answers),
+            "references": pa.ListArray.from_arrays(per_run, inner), "expected_calls": listed(expected),
+            "actual_calls": listed(actual)}
 
 
 # --- writing -----------------------------------------------------------------------------------
@@ -298,8 +325,8 @@ class PartColumns:
     key_reason: Sequence[str]  # the file's date reading
     key_reason_other: Sequence[str]  # the other reading
     flags: np.ndarray  # int8 (m,)
-    texts: dict[str, list]
-    records: list[bytes]
+    texts: dict[str, pa.Array]  # run_texts (or chunks of it joined)
+    records: pa.Array | list[bytes]
     record_format: str
     lines: np.ndarray | None = None  # int64 (m,) line of each run in the part (JSONL)
 
@@ -326,12 +353,12 @@ def part_table(cols: PartColumns) -> tuple[pa.Table, dict[str, Any]]:
     differs = not reason.equals(reason_other)
     columns: dict[str, pa.Array] = {
         "id": pa.array(cols.ids, type=pa.string()),
-        "title": pa.array(cols.texts["title"], type=pa.string()),
+        "title": cols.texts["title"],
         "human_verdict": verdict,
-        "answer": pa.array(cols.texts["answer"], type=pa.list_(pa.string())),
-        "references": pa.array(cols.texts["references"], type=pa.list_(pa.list_(pa.string()))),
-        "expected_calls": pa.array(cols.texts["expected_calls"], type=pa.list_(pa.string())),
-        "actual_calls": pa.array(cols.texts["actual_calls"], type=pa.list_(pa.string())),
+        "answer": cols.texts["answer"],
+        "references": cols.texts["references"],
+        "expected_calls": cols.texts["expected_calls"],
+        "actual_calls": cols.texts["actual_calls"],
         "human": pa.array(human),
         "n_invocations": pa.array(np.asarray(cols.n_invocations, dtype=np.int32)),
         "f1": pa.array(np.asarray(cols.f1, dtype=np.float64)),
@@ -343,7 +370,7 @@ def part_table(cols: PartColumns) -> tuple[pa.Table, dict[str, Any]]:
         "key_reason_other": reason_other,
         "flags": pa.array(np.asarray(cols.flags, dtype=np.int8)),
         "line": pa.array(np.zeros(m, dtype=np.int64) if cols.lines is None else np.asarray(cols.lines, dtype=np.int64)),
-        "record": pa.array(cols.records, type=pa.binary()),
+        "record": cols.records if isinstance(cols.records, (pa.Array, pa.ChunkedArray)) else pa.array(cols.records, type=pa.binary()),
     }
     meta = {"n_runs": m, "trajectory": traj_meta, "tools": list(cols.tool_names), "record_format": cols.record_format,
             "key_other_differs": differs, "has_lines": cols.lines is not None}
@@ -358,7 +385,12 @@ def write_part(path: str | os.PathLike[str], cols: PartColumns, meta: dict[str, 
     table, part_meta = part_table(cols)
     full = {"format": FORMAT, "version": product_version(), **meta, **part_meta}
     table = table.replace_schema_metadata({META_KEY: json.dumps(full).encode("utf-8")})
-    pq.write_table(table, path, row_group_size=ROW_GROUP_ROWS, compression="zstd", write_page_checksum=True)
+    # texts: zstd (small files), plain, no statistics (every byte of a text page is under its
+    # checksum); feature columns: lz4 (read at every open: twice as fast as zstd)
+    compression = {name: ("zstd" if name in TEXT_COLUMNS else "lz4") for name in table.column_names}
+    features_only = [name for name in table.column_names if name not in TEXT_COLUMNS]
+    pq.write_table(table, path, row_group_size=ROW_GROUP_ROWS, compression=compression, write_page_checksum=True,
+                   use_dictionary=features_only, write_statistics=features_only)
     return {"file": Path(path).name, "n_runs": part_meta["n_runs"], "size": os.path.getsize(path),
             "sha256": _sha256_file(path), "tools": part_meta["tools"]}
 
@@ -491,7 +523,7 @@ class StoredRuns(Sequence[Run]):
     LoadError)."""
 
     def __init__(self, folder: Path, parts: Sequence[dict[str, Any]], formats: Sequence[str], row_groups: Sequence[Sequence[int]],
-                 keep_groups: int = 8):
+                 keep_groups: int = 8, on_bad_read: Any = None):
         self.folder = folder
         self._files = [folder / p["file"] for p in parts]
         self._formats = list(formats)
@@ -501,6 +533,7 @@ class StoredRuns(Sequence[Run]):
         self._lock = threading.Lock()
         self._groups: OrderedDict[tuple, pa.Array] = OrderedDict()
         self._keep = keep_groups
+        self._on_bad_read = on_bad_read
         self.features: Any = None
 
     def __len__(self) -> int:
@@ -534,6 +567,8 @@ class StoredRuns(Sequence[Run]):
             pf = pq.ParquetFile(path, page_checksum_verification=True)
             arr = pf.read_row_group(g, columns=[column]).column(0).combine_chunks()
         except (OSError, pa.ArrowException) as exc:
+            if self._on_bad_read is not None:
+                self._on_bad_read()
             raise LoadError(str(path), f"row group {g}, column {column}", f"cannot read the features file: {exc}") from None
         with self._lock:
             self._groups[key] = arr
@@ -624,32 +659,33 @@ class StoredText:
         return f"StoredText({self.column_name!r}, {len(self)} texts)"
 
 
-def verify_parts(folder: Path, manifest: dict[str, Any]) -> str | None:
-    """None when every part file has the size and sha256 the manifest lists, else what differs
-    (one line). Reads every part once."""
+def verify_parts(folder: Path, manifest: dict[str, Any], hashes: bool = False) -> str | None:
+    """None when every part file has the size (and with ``hashes``, the sha256) the manifest
+    lists, else what differs (one line). Sizes cost nothing; hashes read every part (about 0.3 s
+    per 400 MB: the cache does not, Parquet's page checksums check every page read)."""
     for part in manifest["parts"]:
         path = folder / part["file"]
         try:
             size = path.stat().st_size
         except OSError as exc:
-            return f"{part['file']}: {exc.strerror or exc}"
+            return f"{path}: {exc.strerror or exc}"
         if "size" in part and size != part["size"]:
-            return f"{part['file']}: {size} bytes, the manifest says {part['size']}"
-        if "sha256" in part and _sha256_file(path) != part["sha256"]:
-            return f"{part['file']}: content differs from the manifest's hash"
+            return f"{path}: truncated or changed ({size} bytes, the manifest says {part['size']})"
+        if hashes and "sha256" in part and _sha256_file(path) != part["sha256"]:
+            return f"{path}: changed (its sha256 differs from the manifest's)"
     return None
 
 
-def _read_part(path: Path) -> tuple[dict[str, Any], pa.Table, list[int]]:
-    pf = pq.ParquetFile(path, page_checksum_verification=True)
+def _part_meta(path: Path) -> tuple[dict[str, Any], list[int]]:
+    """A part's features metadata and its row groups' sizes (the footer only)."""
+    pf = pq.ParquetFile(path)
     meta = json.loads((pf.schema_arrow.metadata or {})[META_KEY])
-    wanted = ["id", "human", "n_invocations", "f1", *TRAJECTORY_COLUMNS, *(f"tool[{t}]" for t in meta["tools"]),
-              "key_ok", "key_ok_other", "flags"]
-    table = pf.read(columns=wanted, use_threads=True)
-    if table.num_rows != meta["n_runs"]:
-        raise ValueError(f"{table.num_rows} rows, its metadata says {meta['n_runs']}")
+    if meta.get("format") != FORMAT:
+        raise ValueError(f"expected {FORMAT}, got {meta.get('format')!r}")
     groups = [pf.metadata.row_group(g).num_rows for g in range(pf.num_row_groups)]
-    return meta, table, groups
+    if sum(groups) != meta["n_runs"]:
+        raise ValueError(f"{sum(groups)} rows, its metadata says {meta['n_runs']}")
+    return meta, groups
 
 
 def _np(table: pa.Table, name: str, dtype=None) -> np.ndarray:
@@ -658,42 +694,40 @@ def _np(table: pa.Table, name: str, dtype=None) -> np.ndarray:
     return arr if dtype is None else arr.astype(dtype, copy=False)
 
 
-def open_features(path: str | os.PathLike[str], verify: bool = False, notes: Sequence[str] = ()) -> CaseSet:
+def open_features(path: str | os.PathLike[str], verify: bool = False, notes: Sequence[str] = (),
+                  on_bad_read: Any = None) -> CaseSet:
     """Open a features dataset (folder or single part file) as a CaseSet whose ``runs`` are
     :class:`StoredRuns` carrying the :class:`Features` (so ``build_features(case_set)`` returns
-    them at once). Reads the feature columns only: ids as one Arrow array
-    (:class:`~explorer.core.evaluation.textcolumn.TextColumn`), trajectory scores as their codes
-    (:class:`~explorer.core.evaluation.coded.CodedScores`), key-field reasons cell by cell when
-    asked (:class:`StoredText`). ``verify``: check every part's size and sha256 first. ``notes``:
-    the case set's notes (e.g. that it came from the cache).
+    them at once). Reads the footers, then the feature columns part by part into arrays made once:
+    ids as Arrow arrays (:class:`~explorer.core.evaluation.textcolumn.TextColumn`), trajectory
+    scores as their codes (:class:`~explorer.core.evaluation.coded.CodedScores`), key-field
+    reasons cell by cell when asked (:class:`StoredText`). Every page read is checked against its
+    checksum. ``verify``: also check every part's sha256 first. ``notes``: more lines for the
+    case set's notes. ``on_bad_read()``: called when a later lazy read finds a corrupt page.
 
     Raises LoadError ``"<path>: <problem>"`` for anything that is not a readable features dataset
     of this format (missing, truncated or corrupt part, wrong metadata)."""
     name = str(path)
     folder, manifest = read_manifest(path)
-    if verify:
-        problem = verify_parts(folder, manifest)
-        if problem:
-            raise LoadError(name, "", f"corrupt features dataset: {problem}")
+    problem = verify_parts(folder, manifest, hashes=verify)
+    if problem:
+        raise LoadError(problem.split(": ", 1)[0], "", f"corrupt features dataset part: {problem.split(': ', 1)[1]}")
     settings = FeatureSettings.from_data(manifest.get("settings"), name)
-    metas, tables, groups = [], [], []
+    metas, groups = [], []
     for part in manifest["parts"]:
         try:
-            meta, table, rg = _read_part(folder / part["file"])
-        except LoadError:
-            raise
+            meta, rg = _part_meta(folder / part["file"])
         except (OSError, pa.ArrowException, ValueError, KeyError, TypeError) as exc:
             raise LoadError(str(folder / part["file"]), "", f"cannot read the features file: {exc}") from None
-        if meta.get("format") != FORMAT:
-            raise LoadError(str(folder / part["file"]), "format", f"expected {FORMAT}, got {meta.get('format')!r}")
         metas.append(meta)
-        tables.append(table)
         groups.append(rg)
+    runs = StoredRuns(folder, manifest["parts"], [m["record_format"] for m in metas], groups, on_bad_read=on_bad_read)
     try:
-        features_args = _assemble(tables, metas, settings)
-    except (ValueError, KeyError, TypeError, pa.ArrowException) as exc:
+        features_args = _assemble(folder, manifest["parts"], metas)
+    except LoadError:
+        raise
+    except (ValueError, KeyError, TypeError, IndexError, pa.ArrowException) as exc:
         raise LoadError(name, "", f"inconsistent features dataset: {exc}") from None
-    runs = StoredRuns(folder, manifest["parts"], [m["record_format"] for m in metas], groups)
     differs = any(m.get("key_other_differs") for m in metas)
     key_reason = StoredText(runs, "key_reason")
     features = Features(
@@ -714,50 +748,64 @@ def open_features(path: str | os.PathLike[str], verify: bool = False, notes: Seq
     )
 
 
-def _assemble(tables: list[pa.Table], metas: list[dict[str, Any]], settings: FeatureSettings) -> dict[str, Any]:
-    """Features' array fields from the parts' tables (run order)."""
-    n = sum(t.num_rows for t in tables)
-    ids = pa.chunked_array([c for t in tables for c in t.column("id").chunks], type=pa.string())
-    coded = []
-    for t, meta in zip(tables, metas):
-        m = t.num_rows
-        tm = meta["trajectory"]
-        if tm["codes"] is None:
-            arr = np.stack([_np(t, c, np.float64) for c in TRAJECTORY_COLUMNS]).reshape(len(SCORE_ROWS), len(ARG_MODES), m)
-            coded.append(arr)
-            continue
-        values = np.array([float.fromhex(v) for v in tm["values"]], dtype=np.float64)
-        codes = np.empty((len(TRAJECTORY_COLUMNS), m), dtype=np.dtype(tm["codes"]))
-        for k, c in enumerate(TRAJECTORY_COLUMNS):
-            codes[k] = _np(t, c)
-        coded.append(CodedScores(codes.reshape(len(SCORE_ROWS), len(ARG_MODES), m), values))
-    trajectory = coded[0] if len(coded) == 1 else CodedScores.concat(coded)
-    tool_names = tuple(sorted({t for meta in metas for t in meta["tools"]}))
-    biggest = max((t.column(f"tool[{name}]").type.bit_width for t, meta in zip(tables, metas) for name in meta["tools"]), default=8)
-    counts = np.zeros((n, len(tool_names)), dtype=np.uint8 if biggest <= 8 else np.uint16)
+def _assemble(folder: Path, parts: list[dict[str, Any]], metas: list[dict[str, Any]]) -> dict[str, Any]:
+    """Features' array fields, read part by part (one part's columns alive at a time) into
+    arrays allocated once from the footers: N, the tools, the union of the trajectory tables."""
+    sizes = [int(m["n_runs"]) for m in metas]
+    n = sum(sizes)
+    tool_names = tuple(sorted({t for m in metas for t in m["tools"]}))
+    coded = all(m["trajectory"]["codes"] is not None for m in metas)
+    dt, union = None, np.zeros(0)
+    if coded:
+        tables = [np.array([float.fromhex(v) for v in m["trajectory"]["values"]], dtype=np.float64) for m in metas]
+        union = distinct_bits(np.concatenate(tables)) if tables else union
+        dt = code_dtype(union.size)
+        coded = dt is not None
+    traj = np.empty((len(TRAJECTORY_COLUMNS), n), dtype=dt if coded else np.float64)
+    out = {
+        "f1": np.empty(n, dtype=np.float64), "human": np.empty(n, dtype=np.int8), "n_invocations": np.empty(n, dtype=np.int32),
+        "key_ok": np.empty(n, dtype=bool), "key_ok_other": np.empty(n, dtype=bool), "flags": np.empty(n, dtype=np.int8),
+    }
+    wide = False
+    counts = np.zeros((n, len(tool_names)), dtype=np.uint8)
+    ids: list[pa.Array] = []
     start = 0
-    for t, meta in zip(tables, metas):
-        m = t.num_rows
+    for part, meta, m in zip(parts, metas, sizes):
+        path = folder / part["file"]
+        wanted = ["id", *out, *TRAJECTORY_COLUMNS, *(f"tool[{t}]" for t in meta["tools"])]
+        try:
+            table = pq.ParquetFile(path, page_checksum_verification=True).read(columns=wanted, use_threads=True)
+        except (OSError, pa.ArrowException) as exc:
+            raise LoadError(str(path), "", f"cannot read the features file: {exc}") from None
+        if table.num_rows != m:
+            raise ValueError(f"{path.name}: {table.num_rows} rows, its metadata says {m}")
+        stop = start + m
+        ids += table.column("id").chunks
+        for key, arr in out.items():
+            arr[start:stop] = _np(table, key)
+        if coded:
+            lut = encode(np.array([float.fromhex(v) for v in meta["trajectory"]["values"]], dtype=np.float64), union)
+            for k, c in enumerate(TRAJECTORY_COLUMNS):
+                np.take(lut, _np(table, c), out=traj[k, start:stop])
+        else:
+            for k, c in enumerate(TRAJECTORY_COLUMNS):
+                col = _np(table, c)
+                traj[k, start:stop] = col if meta["trajectory"]["codes"] is None else np.array(
+                    [float.fromhex(v) for v in meta["trajectory"]["values"]])[col]
         for name in meta["tools"]:
-            counts[start : start + m, tool_names.index(name)] = _np(t, f"tool[{name}]")
-        start += m
-
-    def cat(name: str, dtype) -> np.ndarray:
-        return np.concatenate([_np(t, name, dtype) for t in tables]) if tables else np.zeros(0, dtype=dtype)
-
-    flags = cat("flags", np.int8)
+            col = _np(table, f"tool[{name}]")
+            if col.dtype.itemsize > 1 and not wide and int(col.max(initial=0)) > 255:
+                counts, wide = counts.astype(np.uint16), True
+            counts[start:stop, tool_names.index(name)] = col
+        del table
+        start = stop
+    shape = (len(SCORE_ROWS), len(ARG_MODES), n)
+    trajectory = CodedScores(traj.reshape(shape), union) if coded else traj.reshape(shape)
+    flags = out.pop("flags")
     return {
-        "run_ids": TextColumn(ids),
-        "trajectory": trajectory,
-        "f1": cat("f1", np.float64),
-        "tool_names": tool_names,
-        "tools_called": counts > 0,
-        "tool_invocations": counts,
-        "key_ok": cat("key_ok", bool),
-        "key_ok_other": cat("key_ok_other", bool),
-        "human": cat("human", np.int8),
-        "n_invocations": cat("n_invocations", np.int32),
-        "no_output": (flags & NO_OUTPUT) != 0,
-        "empty_answer": (flags & EMPTY_ANSWER) != 0,
+        "run_ids": TextColumn(pa.chunked_array(ids, type=pa.string())),
+        "trajectory": trajectory, "tool_names": tool_names, "tools_called": counts > 0, "tool_invocations": counts,
+        **out,
+        "no_output": (flags & NO_OUTPUT) != 0, "empty_answer": (flags & EMPTY_ANSWER) != 0,
         "empty_reference": (flags & EMPTY_REFERENCE) != 0,
     }

@@ -22,7 +22,6 @@ import dataclasses
 import os
 import re
 import shutil
-import zlib
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,6 +29,7 @@ from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 from ..evaluation.features import build_features
 from .bigload import _chunk_features, _context, looks_like_flat_jsonl
@@ -160,7 +160,7 @@ def featurize_partition(part: Partition, out_dir: str, settings_data: dict[str, 
 
 def _jsonl_partition(part: Partition, out: Path, settings: FeatureSettings) -> dict[str, Any]:
     line_base = 1 if part.start == 0 else 2  # only the file's first line may start with a BOM
-    cols: dict[str, list] = {k: [] for k in ("ids", "lines", "traj", "f1", "human", "n_inv", "flags", "reason", "other", "records", "runs")}
+    cols: dict[str, list] = {k: [] for k in ("ids", "lines", "traj", "f1", "human", "n_inv", "flags", "reason", "other", "records", "texts")}
     called: list[tuple[tuple[str, ...], np.ndarray]] = []
     n_lines = 0
     try:
@@ -184,8 +184,11 @@ def _jsonl_partition(part: Partition, out: Path, settings: FeatureSettings) -> d
             cols["flags"].append(got["flags"])
             cols["reason"] += own
             cols["other"] += other
-            cols["records"] += [line for block in got["blocks"] for line in zlib.decompress(block).split(b"\n")]
-            cols["runs"] += got["runs"]
+            # the runs' texts and lines kept as Arrow arrays, the Run objects dropped (a partition's
+            # runs as objects would take ~8 kB each)
+            cols["records"].append(pa.array(got["lines"], type=pa.binary()))
+            cols["texts"].append(run_texts(got["runs"]))
+            del got["runs"], got["lines"], got["blocks"]
             called.append((tuple(got["tool_names"]), got["tools"]))
     except LoadError as exc:
         return {"index": part.index, "source": part.source, "error": _error(exc, line_base)}
@@ -210,7 +213,8 @@ def _jsonl_partition(part: Partition, out: Path, settings: FeatureSettings) -> d
         ids=cols["ids"], human=cat("human", np.int8), n_invocations=cat("n_inv", np.int32), f1=cat("f1", np.float64),
         trajectory=np.concatenate(cols["traj"]).reshape(n, width), tool_names=tool_names, tool_counts=counts,
         key_reason=cols["reason"], key_reason_other=cols["other"], flags=cat("flags", np.int8),
-        texts=run_texts(cols["runs"]), records=cols["records"], record_format=RECORD_FLAT, lines=cat("lines", np.int64),
+        texts={k: pa.concat_arrays([t[k] for t in cols["texts"]]) for k in cols["texts"][0]},
+        records=pa.concat_arrays(cols["records"]), record_format=RECORD_FLAT, lines=cat("lines", np.int64),
     )
     cols.clear()
     summary["part"] = write_part(out, pc, {"settings": settings.to_data(), "part": part.index, "source_path": part.path})
