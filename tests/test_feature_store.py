@@ -478,3 +478,23 @@ def test_the_app_says_where_the_features_came_from(run_file, tmp_path):
     session = ExplorerSession(shared_from_case_set(_open(run_file, tmp_path)))
     assert any(n.startswith("Features read from the cache") for n in session.notices), session.notices
     assert session.features.n == 600 and session.ev.summary.labelled > 0
+
+
+def test_response_scorer_columns_are_kept_beside_the_features(run_file, tmp_path):
+    """ROUGE-1 computed once over a features dataset is read back by the next open (keyed by the
+    scorer and version), equal to the in-memory column; a dataset the key does not match (another
+    locale) computes its own."""
+    from explorer.core.evaluation.response_features import ResponseFeatures
+
+    featurize([str(run_file)], tmp_path / "f", partition_bytes=SMALL_BLOCK, block_bytes=SMALL_BLOCK)
+    plain = ResponseFeatures(load_jsonl(str(run_file))).rouge1()
+    first = ResponseFeatures(open_features(tmp_path / "f")).rouge1()
+    assert np.array_equal(first, plain)
+    kept = sorted((tmp_path / "f" / "_response").glob("rouge1-*.parquet"))
+    assert len(kept) == 1
+    stamp = kept[0].stat().st_mtime_ns
+    again = ResponseFeatures(open_features(tmp_path / "f")).rouge1()
+    assert np.array_equal(again, plain) and kept[0].stat().st_mtime_ns == stamp
+    import pandas as pd
+
+    assert len(pd.read_parquet(tmp_path / "f")) == 600  # the dataset still reads as one table

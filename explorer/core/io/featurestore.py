@@ -535,6 +535,8 @@ class StoredRuns(Sequence[Run]):
         self._keep = keep_groups
         self._on_bad_read = on_bad_read
         self.features: Any = None
+        self.response_columns = ResponseColumns(folder, len(self))
+        """Where response-scorer columns are kept once computed (:class:`ResponseColumns`)."""
 
     def __len__(self) -> int:
         return int(self._starts[-1])
@@ -610,6 +612,61 @@ class StoredRuns(Sequence[Run]):
 
     def __repr__(self) -> str:
         return f"StoredRuns({len(self)} runs in {len(self._files)} parts of {self.folder})"
+
+
+RESPONSE_DIR = "_response"
+"""The folder inside a dataset for response-scorer columns (a leading ``_``: Parquet readers of the
+dataset skip it)."""
+
+
+class ResponseColumns:
+    """Response-scorer columns (ROUGE-1, exact at a rung, embedding cosine, ...) of a features
+    dataset's N runs, kept beside it once computed, so a later open does not compute them again.
+
+    One Parquet file per column under ``<dataset>/_response/``, named by a hash of the column's
+    ``key`` (e.g. ``("cosine", 0)``) and ``identity`` (what made the values: the scorer and
+    product version, and for cosine the embedding model's identity: name, backend, weights
+    sha256); its metadata repeats both and they are compared on load. ``load`` returns None for a
+    missing, unreadable or mismatched file; ``save`` never raises (a read-only dataset just does not
+    keep them)."""
+
+    def __init__(self, folder: Path, n: int):
+        self.folder = Path(folder) / RESPONSE_DIR
+        self.n = n
+
+    def _path(self, key: tuple, identity: dict[str, Any]) -> Path:
+        text = json.dumps([list(key), identity], sort_keys=True, default=str)
+        return self.folder / f"{key[0]}-{hashlib.sha256(text.encode('utf-8')).hexdigest()[:20]}.parquet"
+
+    def load(self, key: tuple, identity: dict[str, Any]) -> np.ndarray | None:
+        """The stored column (float64 or bool (N,)), or None."""
+        path = self._path(key, identity)
+        try:
+            pf = pq.ParquetFile(path, page_checksum_verification=True)
+            meta = json.loads((pf.schema_arrow.metadata or {})[META_KEY])
+            if meta.get("key") != json.loads(json.dumps(list(key))) or meta.get("identity") != json.loads(json.dumps(identity, default=str)):
+                return None
+            col = pf.read(columns=["value"]).column(0).to_numpy()
+        except (OSError, KeyError, ValueError, pa.ArrowException):
+            return None
+        return col if col.shape == (self.n,) else None
+
+    def save(self, key: tuple, identity: dict[str, Any], column: np.ndarray) -> bool:
+        """Keep ``column`` (float64 or bool (N,)); True when written."""
+        if not isinstance(column, np.ndarray) or column.shape != (self.n,) or column.dtype not in (np.float64, bool):
+            return False
+        path = self._path(key, identity)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        try:
+            self.folder.mkdir(exist_ok=True)
+            meta = {"format": FORMAT, "key": list(key), "identity": identity}
+            table = pa.table({"value": column}).replace_schema_metadata({META_KEY: json.dumps(meta, default=str).encode()})
+            pq.write_table(table, tmp, compression="zstd", write_page_checksum=True)
+            os.replace(tmp, path)
+            return True
+        except OSError:
+            tmp.unlink(missing_ok=True)
+            return False
 
 
 class StoredText:
