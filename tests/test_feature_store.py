@@ -498,3 +498,18 @@ def test_response_scorer_columns_are_kept_beside_the_features(run_file, tmp_path
     import pandas as pd
 
     assert len(pd.read_parquet(tmp_path / "f")) == 600  # the dataset still reads as one table
+
+
+def test_texts_are_the_same_when_the_chunk_function_keeps_no_runs(run_file, reference, tmp_path, monkeypatch):
+    """The chunk function may compute features without building Run objects (issue 14 item 3):
+    the texts then come from the flat loader's parser, the same."""
+    from explorer.core.io import featurize as fz
+
+    real = fz._chunk_features
+    monkeypatch.setattr(fz, "_chunk_features", lambda *a, **k: {**real(*a, **k), "runs": None})
+    featurize([str(run_file)], tmp_path / "f", partition_bytes=SMALL_BLOCK, block_bytes=SMALL_BLOCK, runner=local_runner(1))
+    monkeypatch.setattr(fz, "_chunk_features", real)
+    featurize([str(run_file)], tmp_path / "g", partition_bytes=SMALL_BLOCK, block_bytes=SMALL_BLOCK, runner=local_runner(1))
+    a, b = pq.read_table(tmp_path / "f"), pq.read_table(tmp_path / "g")
+    assert a.equals(b)
+    assert list(open_features(tmp_path / "f").runs) == list(reference[0].runs)

@@ -86,8 +86,7 @@ def _chunk_features(
 ) -> dict[str, Any]:
     """Parse and featurise the lines of ``chunk`` (line numbers from ``first_line``; trajectory
     scores under ``arg_rules``); LoadError for the first bad line. ``keep_runs``: also return the
-    parsed runs under ``"runs"`` and their lines under ``"lines"`` (the feature store writes
-    them; issue 14)."""
+    parsed runs under ``"runs"`` (the feature store writes their texts; issue 14)."""
     id_rx = re.compile(id_pattern)
     runs: list[Run] = []
     kept: list[bytes] = []
@@ -150,7 +149,6 @@ def _chunk_features(
         "block_sizes": [min(BLOCK_RUNS, len(kept) - s) for s in range(0, len(kept), BLOCK_RUNS)],
         "bytes": len(chunk),
         "runs": runs if keep_runs else None,
-        "lines": kept if keep_runs else None,
     }
 
 

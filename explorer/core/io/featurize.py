@@ -119,6 +119,19 @@ def _line_chunks(path: str, start: int, stop: int, chunk_bytes: int = CHUNK_BYTE
             yield (data[:-1] if data.endswith(b"\n") else data), done
 
 
+def _kept_lines(chunk: bytes, first_line: int) -> list[bytes]:
+    """The record lines of ``chunk`` as the parallel loader keeps them (a final ``\r`` removed,
+    the file's byte-order mark on line 1 removed, blank lines skipped): one per run, in order."""
+    out = []
+    for offset, raw in enumerate(chunk.split(b"\n")):
+        line = raw[:-1] if raw.endswith(b"\r") else raw
+        if first_line + offset == 1 and line.startswith(b"\xef\xbb\xbf"):
+            line = line[3:]
+        if line.strip():
+            out.append(line)
+    return out
+
+
 _LINE = re.compile(r"line (\d+)")
 
 
@@ -167,6 +180,12 @@ def _jsonl_partition(part: Partition, out: Path, settings: FeatureSettings) -> d
         for chunk, before in _line_chunks(part.path, part.start, part.stop):
             got = _chunk_features(chunk, before + line_base, part.path, settings.day_first, settings.id_pattern,
                                   settings.arg_rules, keep_runs=True)
+            lines = _kept_lines(chunk, before + line_base)
+            runs = got.get("runs")
+            if runs is None:  # a chunk function that builds no Run objects: the flat loader's parser
+                from .bigload import parse_record
+
+                runs = [parse_record(line) for line in lines]
             m = len(got["ids"])
             n_lines = before + chunk.count(b"\n") + 1
             own = [""] * m
@@ -186,10 +205,12 @@ def _jsonl_partition(part: Partition, out: Path, settings: FeatureSettings) -> d
             cols["other"] += other
             # the runs' texts and lines kept as Arrow arrays, the Run objects dropped (a partition's
             # runs as objects would take ~8 kB each)
-            cols["records"].append(pa.array(got["lines"], type=pa.binary()))
-            cols["texts"].append(run_texts(got["runs"]))
-            del got["runs"], got["lines"], got["blocks"]
+            if len(lines) != m or len(runs) != m:
+                raise RuntimeError(f"{part.path}: {m} runs featurised, {len(lines)} lines kept")
+            cols["records"].append(pa.array(lines, type=pa.binary()))
+            cols["texts"].append(run_texts(runs))
             called.append((tuple(got["tool_names"]), got["tools"]))
+            del got, runs, lines
     except LoadError as exc:
         return {"index": part.index, "source": part.source, "error": _error(exc, line_base)}
     tool_names = tuple(sorted({t for names, _ in called for t in names}))
