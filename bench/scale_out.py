@@ -30,7 +30,6 @@ import json
 import os
 import resource
 import shutil
-import statistics
 import subprocess
 import sys
 import time
@@ -83,6 +82,45 @@ def write_data(files: int, per_file: int) -> list[Path]:
     return out
 
 
+def replicate_step(source: Path, copies: int, out: Path) -> dict:
+    """A features dataset of ``copies`` copies of the dataset ``source`` (a cache entry or a
+    ``featurize`` output), ids made unique (``c<k>-<id>``): N x copies rows to *serve* when the
+    machine cannot featurise that many in the time at hand. The features are the source's (real
+    values, computed by the product), the rows repeated."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    from explorer.core.io.featurestore import MANIFEST, _sha256_file, write_manifest
+
+    manifest = json.loads((source / MANIFEST).read_text())
+    tmp = out.with_name(out.name + ".tmp")
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir(parents=True)
+    parts = []
+    t0 = time.perf_counter()
+    for k in range(copies):
+        for part in manifest["parts"]:
+            pf = pq.ParquetFile(source / part["file"])
+            table = pf.read()
+            ids = pc.binary_join_element_wise(pa.scalar(f"c{k}"), table.column("id"), "-")
+            table = table.set_column(table.schema.get_field_index("id"), "id", ids)
+            table = table.replace_schema_metadata(pf.schema_arrow.metadata)
+            name = f"part-{len(parts):05d}.parquet"
+            texts = {"id", "title", "human_verdict", "answer", "references", "expected_calls", "actual_calls",
+                     "key_reason", "key_reason_other", "record"}
+            feats = [c for c in table.column_names if c not in texts]
+            pq.write_table(table, tmp / name, row_group_size=4096, write_page_checksum=True,
+                           compression={c: ("zstd" if c in texts else "lz4") for c in table.column_names},
+                           use_dictionary=feats, write_statistics=feats)
+            parts.append({**part, "file": name, "size": (tmp / name).stat().st_size, "sha256": _sha256_file(tmp / name)})
+    write_manifest(tmp, {**manifest, "parts": parts, "n_runs": manifest["n_runs"] * copies,
+                         "name": f"{copies} copies of {manifest.get('name')}", "replicated_from": str(source)})
+    shutil.rmtree(out, ignore_errors=True)
+    tmp.rename(out)
+    return {"seconds": time.perf_counter() - t0, "n_runs": manifest["n_runs"] * copies, "parts": len(parts)}
+
+
 def featurize_step(files: list[Path], out: Path, workers: int) -> dict:
     """``metric-explorer featurize --engine dask`` over ``files`` on a LocalCluster of ``workers``
     worker processes (one thread each); its JSON summary plus the load average around it."""
@@ -124,7 +162,9 @@ def record(records: list[dict]) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--steps", nargs="+", choices=("data", "featurize", "serve"), default=["data", "featurize", "serve"])
+    p.add_argument("--steps", nargs="+", choices=("data", "featurize", "replicate", "serve"), default=["data", "featurize", "serve"])
+    p.add_argument("--replicate-from", type=Path, help="replicate: the dataset to copy (e.g. the 1M cache entry)")
+    p.add_argument("--copies", type=int, default=10)
     p.add_argument("--files", type=int, default=FILES)
     p.add_argument("--per-file", type=int, default=PER_FILE)
     p.add_argument("--workers", type=int, default=2)
@@ -143,12 +183,21 @@ def main(argv: list[str] | None = None) -> int:
         f = featurize_step(files, out, args.workers)
         say(f"featurized in {f['wall_s']:.0f} s: {f['runs_per_second']:,.0f} runs/s, {f['runs_per_second_per_worker']:,.0f} per worker")
         records.append({**base, "figure": "scale_out_featurize", "median_s": f["seconds"], "detail": f})
+    if "replicate" in args.steps:
+        say(f"replicate {args.replicate_from} x {args.copies} into {out}")
+        r = replicate_step(args.replicate_from, args.copies, out)
+        n = r["n_runs"]
+        base["n_runs"] = n
+        say(f"replicated {n:,} rows in {r['seconds']:.0f} s")
     if "serve" in args.steps:
         say(f"serve {out}")
         g = serve_step(out, args.full_grid)
         say(f"reopen {g['reopen_s']:.1f} s, first page {g['first_page_s']:.1f} s, re-score max {g['rescore_max_s'] * 1e3:.1f} ms, "
             f"sweep ADK {g['sweep_adk_s']:.2f} s, full {g.get('sweep_full_s', float('nan')):.2f} s, peak {g['peak_mb']:.0f} MB")
-        where = {"load_average_start": g["load_average_start"], "load_average_end": g["load_average_end"]}
+        where = {"load_average_start": g["load_average_start"], "load_average_end": g["load_average_end"],
+                 "dataset": str(out), "n_runs": g["n_runs"],
+                 **({"replicated_from": str(args.replicate_from), "copies": args.copies} if "replicate" in args.steps else {})}
+        base["n_runs"] = g["n_runs"]
         records += [
             {**base, "figure": "scale_out_reopen", "median_s": g["reopen_s"], "detail": {**where, "first_page_s": g["first_page_s"]}},
             {**base, "figure": "scale_out_rescore_max", "median_s": g["rescore_max_s"], "target": "<= 50 ms",
