@@ -207,7 +207,7 @@ def main(argv: list[str] | None = None) -> int:
             *([{**base, "figure": "scale_out_sweep_full", "median_s": g["sweep_full_s"], "target": "<= 5 s",
                 "met": g["sweep_full_s"] <= 5, "detail": {"grid": "full (159,176 settings)", **where}}] if "sweep_full_s" in g else []),
             {**base, "figure": "scale_out_peak_rss", "median_s": None, "target": "<= 2 GB (2048 MB)", "met": g["peak_mb"] <= 2048,
-             "detail": {"mb": g["peak_mb"], **where}},
+             "detail": {"mb": g["peak_mb"], **where, **{k: v for k, v in g.items() if k.startswith("hwm_")}}},
         ]
     print(json.dumps(records, indent=2))
     if records and not args.no_record:

@@ -148,6 +148,13 @@ class CodedScores:
         looked up: the same values, elementwise, without rounding N floats."""
         return np.take(quantise(self.values), self.codes[tuple(int(i) for i in index)])
 
+    def reaches(self, index: tuple[int, ...], threshold: float) -> np.ndarray:
+        """bool (N,): ``quantise(row(*index)) >= threshold``, compared once per distinct value
+        and looked up (:mod:`explorer.core.scoring.passmark`'s comparison, elementwise the same)."""
+        with np.errstate(invalid="ignore"):
+            passes = quantise(self.values) >= threshold
+        return np.take(passes, self.codes[tuple(int(i) for i in index)])
+
     def __getitem__(self, key):
         if isinstance(key, tuple) and len(key) == self.ndim - 1 and all(isinstance(k, (int, np.integer)) for k in key):
             return self.row(*key)

@@ -824,7 +824,8 @@ def _assemble(folder: Path, parts: list[dict[str, Any]], metas: list[dict[str, A
         "key_ok": np.empty(n, dtype=bool), "key_ok_other": np.empty(n, dtype=bool), "flags": np.empty(n, dtype=np.int8),
     }
     wide = False
-    counts = np.zeros((n, len(tool_names)), dtype=np.uint8)
+    # column-contiguous (order F): the deny-list reads one tool's column of N runs
+    counts = np.zeros((n, len(tool_names)), dtype=np.uint8, order="F")
     ids: list[pa.Array] = []
     start = 0
     for part, meta, m in zip(parts, metas, sizes):
@@ -852,7 +853,7 @@ def _assemble(folder: Path, parts: list[dict[str, Any]], metas: list[dict[str, A
         for name in meta["tools"]:
             col = _np(table, f"tool[{name}]")
             if col.dtype.itemsize > 1 and not wide and int(col.max(initial=0)) > 255:
-                counts, wide = counts.astype(np.uint16), True
+                counts, wide = counts.astype(np.uint16, order="F"), True
             counts[start:stop, tool_names.index(name)] = col
         del table
         start = stop
