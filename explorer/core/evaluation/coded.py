@@ -21,6 +21,8 @@ from ..scoring.passmark import quantise
 
 MAX_CODES = {np.dtype(np.uint8): 256, np.dtype(np.uint16): 65536}
 """Code dtypes by how many distinct values they index."""
+ROW_CACHE_BYTES = 64 * 1024 * 1024
+"""Decoded rows kept by a :class:`CodedScores` (bytes; at least one row)."""
 
 
 def code_dtype(k: int) -> np.dtype | None:
@@ -58,14 +60,15 @@ class CodedScores:
 
     ``codes``: uint8 or uint16 (S, A, N); ``values``: float64 (K,), K <= 256 for uint8 codes,
     <= 65,536 for uint16. Behaves as the decoded array where the product reads it:
-    ``scores[s, a]`` is the float64 (N,) row (decoded once and kept for the last few rows asked),
+    ``scores[s, a]`` is the float64 (N,) row (decoded once and kept for the last rows asked: up
+    to 4 and ``ROW_CACHE_BYTES``),
     ``np.asarray(scores)`` the whole float64 array, ``shape`` / ``dtype`` / ``ndim`` / ``nbytes``
     (the stored bytes). Raises ValueError when a code is out of the table's range.
     """
 
     __array_priority__ = 1
 
-    def __init__(self, codes: np.ndarray, values: np.ndarray, keep_rows: int = 4):
+    def __init__(self, codes: np.ndarray, values: np.ndarray, keep_rows: int | None = None):
         codes = np.asarray(codes)
         values = np.ascontiguousarray(values, dtype=np.float64)
         if codes.dtype not in MAX_CODES:
@@ -79,7 +82,9 @@ class CodedScores:
         self.codes = codes
         self.values = values
         self._rows: OrderedDict[tuple, np.ndarray] = OrderedDict()
-        self._keep = keep_rows
+        n = codes.shape[-1] if codes.ndim else 1
+        # decoded rows kept: at most 4, and at most ROW_CACHE_BYTES of them (one row at 10M runs)
+        self._keep = keep_rows if keep_rows is not None else max(1, min(4, ROW_CACHE_BYTES // max(1, 8 * n)))
         self._lock = threading.Lock()
 
     @classmethod
@@ -128,7 +133,7 @@ class CodedScores:
 
     def row(self, *index: int) -> np.ndarray:
         """float64 (N,): the decoded row ``index`` (e.g. ``row(s, a)``), read-only, kept for the
-        last ``keep_rows`` rows asked (a settings change reads one or two)."""
+        last rows asked (a settings change reads one or two)."""
         key = tuple(int(i) for i in index)
         with self._lock:
             got = self._rows.get(key)
