@@ -176,3 +176,40 @@ class CodedScores:
 
     def __repr__(self) -> str:
         return f"CodedScores(shape={self.shape}, {self.values.size} values, {self.codes.dtype} codes)"
+
+
+class NonZero:
+    """The bool array ``counts != 0`` of an integer array, computed for the part asked
+    (``view[key]`` is ``counts[key] != 0``; ``np.asarray(view)`` the whole): a features dataset's
+    ``tools_called`` over its ``tool_invocations`` without a second (N, T) array (180 MB at 10M
+    runs of 18 tools)."""
+
+    __array_priority__ = 1
+
+    def __init__(self, counts: np.ndarray):
+        self.counts = counts
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self.counts.shape
+
+    @property
+    def ndim(self) -> int:
+        return self.counts.ndim
+
+    @property
+    def dtype(self) -> np.dtype:
+        return np.dtype(bool)
+
+    def __len__(self) -> int:
+        return len(self.counts)
+
+    def __getitem__(self, key):
+        return self.counts[key] != 0
+
+    def __array__(self, dtype=None, copy=None):
+        out = self.counts != 0
+        return out if dtype is None else out.astype(dtype)
+
+    def __repr__(self) -> str:
+        return f"NonZero(shape={self.shape})"

@@ -47,7 +47,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from ... import __version__
-from ..evaluation.coded import CodedScores, code_dtype, distinct_bits, encode
+from ..evaluation.coded import CodedScores, NonZero, code_dtype, distinct_bits, encode
 from ..evaluation.features import EMPTY_ANSWER, EMPTY_REFERENCE, NO_OUTPUT, Features
 from ..evaluation.textcolumn import TextColumn
 from ..scoring.arg_match import ARG_MODES
@@ -862,7 +862,7 @@ def _assemble(folder: Path, parts: list[dict[str, Any]], metas: list[dict[str, A
     flags = out.pop("flags")
     return {
         "run_ids": TextColumn(pa.chunked_array(ids, type=pa.string())),
-        "trajectory": trajectory, "tool_names": tool_names, "tools_called": counts > 0, "tool_invocations": counts,
+        "trajectory": trajectory, "tool_names": tool_names, "tools_called": NonZero(counts), "tool_invocations": counts,
         **out,
         "no_output": (flags & NO_OUTPUT) != 0, "empty_answer": (flags & EMPTY_ANSWER) != 0,
         "empty_reference": (flags & EMPTY_REFERENCE) != 0,
