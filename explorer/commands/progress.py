@@ -21,16 +21,7 @@ def load_big_jsonl(
     """:func:`explorer.core.io.bigload.load_jsonl_features` with a bar counting MB read, parsed and
     featurised (trajectory scores under ``arg_rules``); ``also(done, total)`` (bytes), when given,
     is called too (the app's progress bar while ``serve`` loads). Raises LoadError."""
-    with tqdm(total=None, unit="B", unit_scale=True, desc=f"loading {os.path.basename(str(path))}",
-              file=sys.stderr, disable=None, leave=False) as bar:
-
-        def progress(done: int, total: int) -> None:
-            bar.total = total
-            bar.n = done
-            bar.refresh()
-            if also is not None:
-                also(done, total)
-
+    with byte_bar(f"loading {os.path.basename(str(path))}", also) as progress:
         return load_jsonl_features(path, progress=progress, arg_rules=arg_rules)
 
 

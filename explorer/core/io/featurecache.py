@@ -28,7 +28,6 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
-import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -234,6 +233,3 @@ def clear(root: Path) -> int:
         n += 1
     return n
 
-
-def _stderr(line: str) -> None:
-    print(f"metric-explorer: {line}", file=sys.stderr, flush=True)
