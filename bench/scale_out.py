@@ -165,6 +165,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--steps", nargs="+", choices=("data", "featurize", "replicate", "serve"), default=["data", "featurize", "serve"])
     p.add_argument("--replicate-from", type=Path, help="replicate: the dataset to copy (e.g. the 1M cache entry)")
     p.add_argument("--copies", type=int, default=10)
+    p.add_argument("--featurize-files", type=int, default=None, metavar="K",
+                   help="featurize: the first K files only (a shorter trial; runs/s per worker is still measured)")
     p.add_argument("--files", type=int, default=FILES)
     p.add_argument("--per-file", type=int, default=PER_FILE)
     p.add_argument("--workers", type=int, default=2)
@@ -179,8 +181,11 @@ def main(argv: list[str] | None = None) -> int:
     records: list[dict] = []
     base = {"n_runs": n, "baseline_median_s": None, "ratio": None, "target": None, "met": None}
     if "featurize" in args.steps:
-        say(f"featurize {n:,} runs from {len(files)} files on a LocalCluster of {args.workers} workers")
-        f = featurize_step(files, out, args.workers)
+        chosen = files[: args.featurize_files] if args.featurize_files else files
+        target = out if not args.featurize_files else out.with_name(f"{len(chosen)}of{out.name}")
+        say(f"featurize {len(chosen) * args.per_file:,} runs from {len(chosen)} files on a LocalCluster of {args.workers} workers")
+        f = featurize_step(chosen, target, args.workers)
+        base = {**base, "n_runs": f["runs"]}
         say(f"featurized in {f['wall_s']:.0f} s: {f['runs_per_second']:,.0f} runs/s, {f['runs_per_second_per_worker']:,.0f} per worker")
         records.append({**base, "figure": "scale_out_featurize", "median_s": f["seconds"], "detail": f})
     if "replicate" in args.steps:
