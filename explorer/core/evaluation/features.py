@@ -109,6 +109,21 @@ class Features:
             raise ValueError(f"unknown argument mode {args!r}; expected one of {', '.join(ARG_MODES)}")
         return self.trajectory[ROW_OF[family], ARG_MODES.index(args)]
 
+    def trajectory_pass(self, family: str, args: str, threshold: float, single_tool: str = "") -> np.ndarray:
+        """bool (N,): each run's score in ``family`` under ``args`` reaches ``threshold``
+        (``quantise(score) >= threshold``, :mod:`explorer.core.scoring.passmark`; ``threshold``
+        as :class:`Settings` stores it, quantised). With the scores stored as codes
+        (:class:`~explorer.core.evaluation.coded.CodedScores`, issue 14) the comparison is made
+        once per distinct value and looked up. Raises ValueError as :meth:`trajectory_scores`."""
+        from .coded import CodedScores
+
+        family = canonical(family)
+        if isinstance(self.trajectory, CodedScores) and family in ROW_OF:
+            if args not in ARG_MODES:
+                raise ValueError(f"unknown argument mode {args!r}; expected one of {', '.join(ARG_MODES)}")
+            return self.trajectory.reaches((ROW_OF[family], ARG_MODES.index(args)), threshold)
+        return quantise(self.trajectory_scores(family, args, single_tool)) >= threshold
+
     def single_tool_scores(self, tool: str) -> np.ndarray:
         """float64 (N,): the share of each run's invocations that called ``tool`` (Vertex AI
         trajectory_single_tool_use per invocation, mean over invocations); 0 for a tool no run

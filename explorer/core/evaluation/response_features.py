@@ -134,8 +134,28 @@ class ResponseFeatures:
     def _cached(self, key: tuple, make):
         with self._lock:
             if key not in self._columns:
-                self._columns[key] = make()
+                self._columns[key] = self._stored(key, make)
             return self._columns[key]
+
+    def _stored(self, key: tuple, make):
+        """``make()``, or the column kept beside a features dataset (issue 14: the runs are
+        :class:`~explorer.core.io.featurestore.StoredRuns`), keyed by ``key`` and what makes the
+        values: the scorer and product version, and for cosine the embedding model's identity."""
+        store = getattr(self.case_set.runs, "response_columns", None)
+        if store is None or key[0] == "cascade":
+            return make()
+        from ... import __version__
+
+        identity: dict = {"scorer": key[0], "version": __version__, "locale": self.locale}
+        if key[0].startswith("cosine"):
+            identity["embedding"] = self.embedder().identity().to_dict()
+        got = store.load(key, identity)
+        if got is not None:
+            got.flags.writeable = False
+            return got
+        column = make()
+        store.save(key, identity, column)
+        return column
 
     def _reading(self, day_first: bool | None) -> bool:
         return self.day_first if day_first is None else bool(day_first)

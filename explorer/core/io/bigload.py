@@ -83,7 +83,8 @@ def parse_record(line: bytes) -> Run:
 
 
 def chunk_features(
-    chunk: bytes, first_line: int, name: str, day_first: bool, id_pattern: str, arg_rules: ArgRules = NO_RULES
+    chunk: bytes, first_line: int, name: str, day_first: bool, id_pattern: str, arg_rules: ArgRules = NO_RULES,
+    keep_texts: bool = False,
 ) -> dict[str, Any]:
     """Parse and featurise the lines of ``chunk`` (whole lines of a flat JSONL file without the
     last newline; line numbers from ``first_line``; trajectory scores under ``arg_rules``);
@@ -99,20 +100,28 @@ def chunk_features(
     which builds it or names the problem. The features of the whole chunk are then computed at once
     (:func:`~explorer.core.evaluation.feature_rows.feature_rows`). The cyclic garbage collector is
     paused meanwhile: the chunk's objects hold no cycles, and its passes over a few hundred
-    thousand young objects cost time for nothing."""
+    thousand young objects cost time for nothing.
+
+    ``keep_texts`` (the feature store, :mod:`explorer.core.io.featurize`): instead of the
+    compressed blocks (``blocks``, ``codec``, ``raw_sizes``, ``block_sizes`` are then absent),
+    return the kept record ``lines`` (bytes, one a run, as the blocks hold them), each run's
+    ``titles`` (``Run.title``: ``""`` when absent) and ``invocations`` (a tuple of
+    :class:`~explorer.core.io.model.PlainInvocation` a run, what ``Invocation.plain()`` gives),
+    so the store writes the display texts without building a Run per line."""
     gc_was_on = gc.isenabled()
     gc.disable()
     try:
-        return _chunk_features_now(chunk, first_line, name, day_first, id_pattern, arg_rules)
+        return _chunk_features_now(chunk, first_line, name, day_first, id_pattern, arg_rules, keep_texts)
     finally:
         if gc_was_on:
             gc.enable()
 
 
 def _chunk_features_now(
-    chunk: bytes, first_line: int, name: str, day_first: bool, id_pattern: str, arg_rules: ArgRules
+    chunk: bytes, first_line: int, name: str, day_first: bool, id_pattern: str, arg_rules: ArgRules, keep_texts: bool = False
 ) -> dict[str, Any]:
     id_rx = re.compile(id_pattern)
+    titles: list[str] = []
     kept: list[bytes] = []
     ids: list[str] = []
     line_nos: list[int] = []
@@ -135,20 +144,20 @@ def _chunk_features_now(
             except Problem as p:
                 raise LoadError(name, f"line {n}, {p.path}" if p.path else f"line {n}", p.message) from None
             parts = (run.id, HUMAN_CODES[run.human_verdict], tuple(inv.plain() for inv in run.invocations))
+            if keep_texts:
+                titles.append(run.title)
+        elif keep_texts:
+            titles.append(record.get("title") or "")  # well_formed_run: a text or null, as Run.title reads it
         kept.append(line)
         ids.append(parts[0])
         human.append(parts[1])
         invocations.append(parts[2])
         line_nos.append(n)
     rows = feature_rows(invocations, human, id_rx, arg_rules, day_first)
-    del invocations
     own, other = (rows.reason_day, rows.reason_month) if day_first else (rows.reason_month, rows.reason_day)
     reasons = {i: r for i, r in enumerate(own) if r}
     reasons_other = {i: o for i, (r, o) in enumerate(zip(own, other)) if o != r}
-    codec = block_codec()
-    raw = [b"\n".join(kept[s : s + BLOCK_RUNS]) for s in range(0, len(kept), BLOCK_RUNS)]
-    blocks = [compress_block(data, codec) for data in raw]
-    return {
+    out: dict[str, Any] = {
         "ids": ids,
         "line_nos": np.asarray(line_nos, dtype=np.int64),
         "traj": rows.traj,
@@ -160,12 +169,19 @@ def _chunk_features_now(
         "human": rows.human,
         "n_inv": rows.n_invocations,
         "flags": rows.flags,
-        "blocks": blocks,
-        "codec": codec,
-        "raw_sizes": [len(data) for data in raw],
-        "block_sizes": [min(BLOCK_RUNS, len(kept) - s) for s in range(0, len(kept), BLOCK_RUNS)],
         "bytes": len(chunk),
     }
+    if keep_texts:
+        out.update(lines=kept, titles=titles, invocations=invocations)
+        return out
+    del invocations
+    codec = block_codec()
+    raw = [b"\n".join(kept[s : s + BLOCK_RUNS]) for s in range(0, len(kept), BLOCK_RUNS)]
+    out.update(
+        blocks=[compress_block(data, codec) for data in raw], codec=codec, raw_sizes=[len(data) for data in raw],
+        block_sizes=[min(BLOCK_RUNS, len(kept) - s) for s in range(0, len(kept), BLOCK_RUNS)],
+    )
+    return out
 
 
 def _chunks(path: Path, chunk_bytes: int):
