@@ -66,6 +66,18 @@ def test_reaches_is_the_passmark_comparison(values, threshold):
     assert np.array_equal(coded.reaches((0, 0), t), quantise(arr[0, 0]) >= t)
 
 
+@given(st.lists(fractions, min_size=1, max_size=40), st.lists(fractions, min_size=1, max_size=8, unique=True))
+def test_reach_is_the_search_over_quantised_scores(values, thresholds):
+    """``reach`` (searched once per distinct value, issue 14's sweep) counts, for every run, the
+    thresholds its quantised score reaches, as ``np.searchsorted(..., side="right")`` on the
+    decoded row does."""
+    arr = np.array(values, dtype=np.float64).reshape(1, 1, -1)
+    coded = CodedScores.from_array(arr)
+    t = np.array(sorted(quantise(np.array(thresholds))), dtype=np.float64)
+    want = np.array([sum(1 for x in t if x <= v) for v in quantise(arr[0, 0])])  # counted one by one
+    assert np.array_equal(coded.reach((0, 0), t), want)
+
+
 def test_text_column_reads_as_the_object_array():
     texts = ["R1", "", "Zürich", "R4"]
     col = TextColumn.from_strings(texts)

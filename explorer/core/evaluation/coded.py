@@ -160,6 +160,12 @@ class CodedScores:
             passes = quantise(self.values) >= threshold
         return np.take(passes, self.codes[tuple(int(i) for i in index)])
 
+    def reach(self, index: tuple[int, ...], thresholds: np.ndarray) -> np.ndarray:
+        """intp (N,): ``np.searchsorted(thresholds, quantise(row(*index)), side="right")``,
+        searched once per distinct value and looked up (elementwise the same)."""
+        table = np.searchsorted(thresholds, quantise(self.values), side="right")
+        return np.take(table, self.codes[tuple(int(i) for i in index)])
+
     def __getitem__(self, key):
         if isinstance(key, tuple) and len(key) == self.ndim - 1 and all(isinstance(k, (int, np.integer)) for k in key):
             return self.row(*key)

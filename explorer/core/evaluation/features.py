@@ -124,6 +124,23 @@ class Features:
             return self.trajectory.reaches((ROW_OF[family], ARG_MODES.index(args)), threshold)
         return quantise(self.trajectory_scores(family, args, single_tool)) >= threshold
 
+    def trajectory_reach(self, family: str, args: str, thresholds: np.ndarray, single_tool: str = "") -> np.ndarray:
+        """intp (N,): how many of ``thresholds`` (increasing, quantised as :class:`Settings`
+        stores them) each run's score in ``family`` under ``args`` reaches:
+        ``np.searchsorted(thresholds, quantise(score), side="right")``, so the run passes
+        ``thresholds[:reach]``. With the scores stored as codes
+        (:class:`~explorer.core.evaluation.coded.CodedScores`, issue 14) the search is made once
+        per distinct value and looked up: the same counts, without decoding N floats. Raises
+        ValueError as :meth:`trajectory_scores`."""
+        from .coded import CodedScores
+
+        family = canonical(family)
+        if isinstance(self.trajectory, CodedScores) and family in ROW_OF:
+            if args not in ARG_MODES:
+                raise ValueError(f"unknown argument mode {args!r}; expected one of {', '.join(ARG_MODES)}")
+            return self.trajectory.reach((ROW_OF[family], ARG_MODES.index(args)), thresholds)
+        return np.searchsorted(thresholds, quantise(self.trajectory_scores(family, args, single_tool)), side="right")
+
     def single_tool_scores(self, tool: str) -> np.ndarray:
         """float64 (N,): the share of each run's invocations that called ``tool`` (Vertex AI
         trajectory_single_tool_use per invocation, mean over invocations); 0 for a tool no run
