@@ -500,6 +500,11 @@ def test_response_scorer_columns_are_kept_beside_the_features(run_file, tmp_path
     assert np.array_equal(first, plain)
     kept = sorted((tmp_path / "f" / "_response").glob("rouge1-*.parquet"))
     assert len(kept) == 1
+    # kept with what made it (response_columns.column_identity): the tokenizer's and stemmer's versions
+    from importlib.metadata import version
+
+    meta = json.loads(pq.ParquetFile(kept[0]).schema_arrow.metadata[featurestore.META_KEY])
+    assert meta["identity"]["rouge-score"] == version("rouge-score") and meta["identity"]["nltk"] == version("nltk")
     stamp = kept[0].stat().st_mtime_ns
     again = ResponseFeatures(open_features(tmp_path / "f")).rouge1()
     assert np.array_equal(again, plain) and kept[0].stat().st_mtime_ns == stamp

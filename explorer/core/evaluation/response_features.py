@@ -35,7 +35,7 @@ from ..scoring.embedding import Embedder, EmbedderIdentity, SimilarityUnavailabl
 from ..io.model import CaseSet
 from ..scoring.passmark import quantise
 from ..scoring.response_scorers import CosineScorer, make_scorer, rouge1_blind, run_scores
-from .response_columns import cosine_column, rouge1_column
+from .response_columns import column_identity, cosine_column, rouge1_column
 from .settings import Settings
 
 NEEDS_EMBEDDER = ("cosine", "cascade")
@@ -140,15 +140,17 @@ class ResponseFeatures:
     def _stored(self, key: tuple, make):
         """``make()``, or the column kept beside a features dataset (issue 14: the runs are
         :class:`~explorer.core.io.featurestore.StoredRuns`), keyed by ``key`` and what makes the
-        values: the scorer and product version, and for cosine the embedding model's identity."""
+        values: :func:`~explorer.core.evaluation.response_columns.column_identity` (the scorer,
+        for ROUGE-1 the rouge-score and nltk versions, for cosine the embedding model's identity),
+        the product version and the locale."""
         store = getattr(self.case_set.runs, "response_columns", None)
         if store is None or key[0] == "cascade":
             return make()
         from ... import __version__
 
-        identity: dict = {"scorer": key[0], "version": __version__, "locale": self.locale}
-        if key[0].startswith("cosine"):
-            identity["embedding"] = self.embedder().identity().to_dict()
+        cosine = key[0].startswith("cosine")
+        identity: dict = {**column_identity("cosine" if cosine else key[0], self.embedder().identity() if cosine else None),
+                          "scorer": key[0], "version": __version__, "locale": self.locale}
         got = store.load(key, identity)
         if got is not None:
             got.flags.writeable = False
