@@ -81,6 +81,42 @@ def bert_embed(w: dict[str, np.ndarray], ids: list[int]) -> np.ndarray:
     return v / np.linalg.norm(v)
 
 
+def bert_embed_batch(w: dict[str, np.ndarray], batch: list[list[int]]) -> np.ndarray:
+    """Unit sentence vectors (B, 384) of several token id sequences at once: the same forward
+    pass as :func:`bert_embed`, padded to the longest with an attention mask (padded keys get
+    -inf before the softmax, padded positions are left out of the mean), in float32 matrix
+    products (BLAS). What ``bench/embedding.py`` times as the fp32 side."""
+    from scipy.special import erf
+
+    b, t = len(batch), max(len(ids) for ids in batch)
+    ids = np.zeros((b, t), dtype=np.int64)
+    mask = np.zeros((b, t), dtype=np.float32)
+    for r, row in enumerate(batch):
+        ids[r, : len(row)] = row
+        mask[r, : len(row)] = 1.0
+    x = w["embeddings.word_embeddings.weight"][ids] + w["embeddings.position_embeddings.weight"][:t] + w["embeddings.token_type_embeddings.weight"][0]
+    x = _layer_norm(x, w["embeddings.LayerNorm.weight"], w["embeddings.LayerNorm.bias"])
+    bias = np.where(mask[:, None, None, :] > 0, 0.0, -np.inf).astype(np.float32)  # (B, 1, 1, T)
+    for layer in range(6):
+        p = f"encoder.layer.{layer}."
+
+        def lin(h, name):  # as one 2-D product, which numpy hands to BLAS
+            flat = h.reshape(-1, h.shape[-1]) @ w[p + name + ".weight"].T + w[p + name + ".bias"]
+            return flat.reshape(*h.shape[:-1], -1)
+
+        q, k, v = (lin(x, f"attention.self.{n}").reshape(b, t, 12, 32).transpose(0, 2, 1, 3) for n in ("query", "key", "value"))
+        att = q @ k.transpose(0, 1, 3, 2) / math.sqrt(32) + bias
+        att = np.exp(att - att.max(-1, keepdims=True))
+        att /= att.sum(-1, keepdims=True)
+        ctx = (att @ v).transpose(0, 2, 1, 3).reshape(b, t, 384)
+        x = _layer_norm(x + lin(ctx, "attention.output.dense"), w[p + "attention.output.LayerNorm.weight"], w[p + "attention.output.LayerNorm.bias"])
+        h = lin(x, "intermediate.dense")
+        h = 0.5 * h * (1.0 + erf(h / math.sqrt(2.0)))
+        x = _layer_norm(x + lin(h, "output.dense"), w[p + "output.LayerNorm.weight"], w[p + "output.LayerNorm.bias"])
+    pooled = (x * mask[..., None]).sum(axis=1) / mask.sum(axis=1, keepdims=True)
+    return pooled / np.linalg.norm(pooled, axis=1, keepdims=True)
+
+
 def main() -> int:
     """Print the comparison; exit 2 without a safetensors path."""
     if len(sys.argv) != 2:

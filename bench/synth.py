@@ -279,11 +279,13 @@ def _jsonl_lines(span: tuple[int, int, int]) -> str:
     )
 
 
-def write_jsonl(path: Path, n: int, seed: int = 0, processes: int | None = None) -> Path:
+def write_jsonl(path: Path, n: int, seed: int = 0, processes: int | None = None, start: int = 0) -> Path:
     """Write ``n`` runs to ``path`` as JSONL, one flat record per line (in parallel for big n;
-    each run is seeded by its index, so the file is the same either way)."""
+    each run is seeded by its index, so the file is the same either way). ``start``: the index of
+    the first run (runs ``start .. start+n-1``: the ten files of ``bench/scale_out.py`` hold
+    disjoint ids, and the file with ``start=0`` is the ``n``-run file of ``ensure``)."""
     step = 20_000
-    spans = [(s, min(n, s + step), seed) for s in range(0, n, step)]
+    spans = [(s, min(start + n, s + step), seed) for s in range(start, start + n, step)]
     with open(path, "w", encoding="utf-8") as fh:
         if n < 100_000:
             for span in spans:

@@ -14,7 +14,7 @@ import sys
 from . import __version__
 from .core.io.errors import LoadError
 
-SUBCOMMANDS = ("score", "compare", "serve", "sweep", "calibrate")
+SUBCOMMANDS = ("score", "compare", "serve", "sweep", "calibrate", "featurize")
 """Modules under ``explorer.commands``, in the order ``--help`` lists them."""
 
 

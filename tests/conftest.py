@@ -24,6 +24,16 @@ settings.register_profile(
 )
 settings.load_profile("ci" if os.environ.get("CI") else "default")
 
+# Issue 14: the automatic feature cache writes to a folder of this test session (never the user's
+# cache folder); subprocesses (serve) inherit it. Tests that check the cache pass their own folder.
+if "METRIC_EXPLORER_CACHE_DIR" not in os.environ:
+    import atexit
+    import shutil
+    import tempfile
+
+    os.environ["METRIC_EXPLORER_CACHE_DIR"] = tempfile.mkdtemp(prefix="metric-explorer-test-cache-")
+    atexit.register(shutil.rmtree, os.environ["METRIC_EXPLORER_CACHE_DIR"], True)
+
 CHROMIUM = Path(os.environ.get("CHROMIUM") or "/usr/bin/chromium")
 """The Chromium binary the browser tests launch (env ``CHROMIUM``, default Debian's)."""
 

@@ -335,3 +335,28 @@ def test_annotator_errors_exit_2(capsys):
     assert "no run has several annotators' labels" in capsys.readouterr().err
     assert main(["score", "--labels", str(TWO), "--annotator", "zoe"]) == 2
     assert "no annotator named 'zoe'" in capsys.readouterr().err
+
+
+def test_labels_over_a_big_sets_id_column_read_only_the_listed_runs():
+    """A big set's ids are a TextColumn (issue 14): the table is built without a Python string per
+    run, the ids kept as that column, and the codes are those of the plain id list: "R2" has
+    ann's 1 and bob's 0, "R4" bob's 1, an id not in the set is ignored, an empty list is no label
+    (written by hand from the labels below)."""
+    import pyarrow as pa
+
+    from explorer.core.evaluation.textcolumn import TextColumn
+
+    ids = ["R1", "R2", "R3", "R4"]
+    labels = {"R4": (AnnotatorLabel("bob", "acceptable"),), "nowhere": (AnnotatorLabel("ann", "acceptable"),),
+              "R2": (AnnotatorLabel("ann", "acceptable", "fine"), AnnotatorLabel("bob", "unacceptable")), "R3": ()}
+    column = TextColumn(pa.array(ids))
+    big = annotations_from_labels(column, labels)
+    assert big.run_ids is column
+    assert big.annotators == ("ann", "bob")
+    assert big.codes.tolist() == [[-1, -1], [1, 0], [-1, -1], [-1, 1]]
+    assert big.notes == {("R2", "ann"): "fine"}
+    plain = annotations_from_labels(ids, labels)
+    assert plain.codes.tolist() == big.codes.tolist() and list(plain.run_ids) == ids
+    assert annotations_from_labels(column, {}).codes.shape == (4, 0)
+    with pytest.raises(ValueError, match="run R4: annotator 'bob' labels it twice"):
+        annotations_from_labels(column, {"R4": (AnnotatorLabel("bob", "acceptable"), AnnotatorLabel("bob", "unacceptable"))})

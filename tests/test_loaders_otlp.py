@@ -227,6 +227,16 @@ def test_a_bad_line_names_its_number():
     assert str(info.value) == "t.json: no spans in the file (0 runs)"
 
 
+def test_a_cut_trace_file_reads_as_a_whole_phrase():
+    # the same fault as the flat loaders' (newcomer trial): Python's "Unterminated string starting at"
+    # was shown cut after "at"; the place (line 1, column 19 where the string opens) gives the position
+    from explorer.core.io.loaders.otlp import loads_otlp
+
+    with pytest.raises(LoadError) as info:
+        loads_otlp('{"resourceSpans": "cut', "t.json")
+    assert str(info.value) == "t.json: line 1, column 19: invalid JSON: Unterminated string starting here"
+
+
 def test_agent_span_unit_without_agents_is_a_clear_error():
     tracer, exporter = tracer_and_exporter()
     s, end = span(tracer, "work", {}, 0, 1)

@@ -112,6 +112,33 @@ def test_equals_evaluate_for_every_setting_random(seed):
         _key(sweep_plain(features, base, grid=ADK_GRID)))
 
 
+def test_every_class_of_run_counts_in_its_gates():
+    """The sweep counts each run once per (family, args) row in one of five classes (deny-list
+    passed/failed x key fields passed/failed, or never counted) and sums classes per gate (issue
+    14). A set with runs of every class - a denied tool called, a changed booking id in the answer
+    (key fields fail), both, neither, a turn never run, unlabelled runs - must give what
+    ``evaluate`` gives for every setting of a grid with a partial-score family (trajectory
+    thresholds) and a match family, under both argument modes."""
+    rng = random.Random(11)
+    runs = []
+    for i in range(80):
+        calls = tuple(ToolCall(rng.choice(["search", "book", "delete_booking"]), {"x": rng.randint(0, 1)})
+                      for _ in range(rng.randint(0, 3)))
+        expected = tuple(ToolCall(rng.choice(["search", "book"]), {"x": rng.randint(0, 1)}) for _ in range(rng.randint(1, 3)))
+        reference = "Booked AB-1234 for you"
+        answer = rng.choice(["Booked AB-1234 for you", "Booked AB-9999 for you", "booked for you", ""])
+        if rng.random() < 0.1:
+            calls, answer = (), ""  # a turn the agent never ran
+        runs.append(Run(f"r{i}", "", "", (Invocation(expected, calls, answer, (reference,)),),
+                        rng.choice(["acceptable", "unacceptable", "acceptable", None])))
+    features = build_features(CaseSet("classes", "", tuple(runs)))
+    assert not features.key_ok.all() and features.tool_mask(["delete_booking"]).any() and not features.has_output.all()
+    base = Settings(deny_tools=("delete_booking",), mean_threshold=0.6)
+    grid = SweepGrid(families=("recall", "in_order", "none"), arg_modes=("exact", "ignore"), arg_free_modes=("exact",),
+                     trajectory_thresholds=(0.0, 0.25, 0.5, 0.75, 1.0))
+    assert _key(sweep(features, base, grid=grid)).drop(columns="rank").equals(_key(sweep_plain(features, base, grid=grid)))
+
+
 def test_row_settings_reproduce_the_row(bundled):
     table = sweep(bundled, DENY)
     for i in (0, 100, 4000, 50_000, 120_000, len(table) - 1):

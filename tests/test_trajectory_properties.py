@@ -205,3 +205,22 @@ def test_features_under_rules_equal_brute_force_definitions(pairs):
             assert f.trajectory_scores("exact", mode)[k] == float(len(E) == len(A) and all(ok[i][i] for i in range(len(E))))
             want_f1 = 1.0 if not E and not A else 2 * m / (len(E) + len(A))
             assert abs(f.trajectory_scores("f1", mode)[k] - want_f1) < 1e-12
+
+
+@hsettings(max_examples=500, deadline=None)
+@given(st.integers(0, 7).flatmap(lambda n_a: st.tuples(st.just(n_a), st.lists(st.lists(st.booleans(), min_size=n_a, max_size=n_a), max_size=7))))
+def test_bit_mask_counts_equal_the_list_algorithms(shape):
+    """Issue 14: ``invocation_scores`` counts from bit masks (greedy pairing checked for being
+    maximum, a bit-parallel LCS); on any compatibility matrix (no equivalence needed) they equal
+    :func:`~explorer.core.scoring.matching.matching_size` and
+    :func:`~explorer.core.scoring.matching.lcs_length`, i.e. every family's score from
+    :func:`~explorer.core.scoring.trajectory_metrics.family_score`."""
+    from explorer.core.scoring.matching import lcs_length, matching_size
+    from explorer.core.scoring.trajectory_metrics import SCORE_ROWS, CallCounts, _mask_scores, family_score
+
+    n_a, compat = shape
+    n_e = len(compat)
+    masks = [sum(1 << j for j, hit in enumerate(row) if hit) for row in compat]
+    exact = n_e == n_a and all(compat[k][k] for k in range(n_e))
+    counts = CallCounts(n_e, n_a, matching_size(compat, n_a), lcs_length(compat, n_a), exact)
+    assert _mask_scores(masks, n_e, n_a) == tuple(family_score(counts, f) for f in SCORE_ROWS)

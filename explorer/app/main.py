@@ -96,6 +96,8 @@ class ExplorerSession:
         self.review = ReviewDecisions.from_labels(self.labels)  # decisions made before a set switch
         settings, self.notices = settings_from_query(query or {}, shared.defaults, shared.tools)
         self.notices += load_warnings(shared.features)  # e.g. runs with an empty reference
+        # issue 14: say where the features came from (read from the feature cache, or computed into it)
+        self.notices += [f"{n[0].upper()}{n[1:]}." for n in shared.case_set.notes if n.startswith("features ")]
         self.inputs = Inputs(shared.tools, settings, shared.features.day_first,
                              one_turn=bool(shared.features.n_invocations.max(initial=1) <= 1))
         self.clock = Clock()

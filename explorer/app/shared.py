@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..core.io.casefile import load_case_set
+from ..core.io.featurestore import is_features_path, open_features
 from ..core.evaluation.features import Features, build_features
 from ..core.io.model import CaseSet
 from ..core.evaluation.settings import Settings
@@ -29,8 +30,9 @@ class SharedData:
 
 
 def load_shared(path: str | Path) -> SharedData:
-    """Load the case set at ``path`` and build its features once. Raises LoadError."""
-    case_set = load_case_set(path)
+    """Load the case set at ``path`` (a case file, or a features dataset: issue 14) and build its
+    features once. Raises LoadError."""
+    case_set = open_features(path) if is_features_path(path) else load_case_set(path)
     features = build_features(case_set)
     tools = tuple(features.tool_names)
     deny = (DEFAULT_DENIED_TOOL,) if DEFAULT_DENIED_TOOL in tools else ()

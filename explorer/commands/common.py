@@ -13,6 +13,7 @@ from typing import Any
 from ..core.io.casefile import load_case_set
 from ..core.io.exports import load_settings
 from ..core.io.bigload import looks_like_flat_jsonl
+from ..core.io.featurestore import is_features_path, open_features
 from ..core.io.loaders import INPUT_FORMATS, load_many
 from ..core.io.loaders.labels import apply_labels, load_label_file
 from ..core.io.errors import LoadError
@@ -73,7 +74,19 @@ def add_run_input_options(p: argparse.ArgumentParser, settings: bool = True) -> 
     p.add_argument("--arg-rules", metavar="PATH",
                    help="argument rules JSON (metric-explorer/arg-rules@1, or a settings file's arg_rules); replaces the "
                         "case set's and the settings file's rules")
+    add_cache_options(p)
     add_trace_options(p)
+
+
+def add_cache_options(p: argparse.ArgumentParser) -> None:
+    """``--cache-dir WHERE`` and ``--no-cache`` (issue 14: the automatic feature cache)."""
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--cache-dir", metavar="WHERE", default=None,
+                   help="where run files' features are cached: user (the user's cache folder, default), beside (a "
+                        ".metric-explorer-cache folder next to the file), a folder path, or off "
+                        "(default: $METRIC_EXPLORER_CACHE_DIR, else user); see docs/performance.md")
+    g.add_argument("--no-cache", dest="cache_dir", action="store_const", const="off",
+                   help="compute features without reading or writing the cache (= --cache-dir off)")
 
 
 def add_settings_options(p: argparse.ArgumentParser) -> None:
@@ -167,22 +180,76 @@ def settings_from_args(args: argparse.Namespace, base: Settings | None = None) -
 
 def load_cases(
     path: str | list[str] | None, input_format: str = "auto", progress=None, options=None, arg_rules: ArgRules | None = None,
+    cache_dir: str | None = None,
 ) -> CaseSet:
     """The runs at ``path`` (one path or a list, joined; bundled set when None or empty), each
     file in ``input_format`` (``auto`` detects) read with ``options`` (traces and logs, see
     :mod:`.trace_options`); LoadError propagates. ``progress(done, total)`` (bytes) is called
     while a big JSONL file loads. ``arg_rules``, when given, replace the files' own argument
-    rules (a big JSONL file's features are computed under them)."""
+    rules (a big JSONL file's features are computed under them).
+
+    Issue 14: a features dataset (``metric-explorer featurize``'s output) is opened as it is;
+    run files of ``METRIC_EXPLORER_CACHE_MIN_BYTES`` (8 MB) or more go through the automatic
+    feature cache (``cache_dir``: user / beside / a folder / off, default
+    ``$METRIC_EXPLORER_CACHE_DIR`` else user), whose note (read from / computed into the cache)
+    ends the case set's ``notes``."""
     if not path:
         case_set = load_case_set(BUNDLED_CASES)
     else:
         paths = [path] if isinstance(path, (str, Path)) else list(path)
+        paths = [str(p) for p in paths]
+        stored = [p for p in paths if is_features_path(p)]
+        if stored:
+            if len(paths) > 1:
+                raise LoadError(stored[0], "", "a features dataset is read alone: give it as the only --cases")
+            case_set = open_features(stored[0])
+            return case_set if arg_rules is None else replace(case_set, arg_rules=arg_rules)
+        if _cacheable(paths, cache_dir):
+            return _load_cached(paths, input_format, progress, options, arg_rules, cache_dir)
         if len(paths) == 1 and looks_like_flat_jsonl(paths[0], input_format):
             from .progress import load_big_jsonl  # big JSONL: parallel load + features, progress bar
 
             return load_big_jsonl(paths[0], progress, arg_rules)
         case_set = load_many(paths, input_format, options)
     return case_set if arg_rules is None else replace(case_set, arg_rules=arg_rules)
+
+
+def _cacheable(paths: list[str], cache_dir: str | None) -> bool:
+    """True when ``paths`` go through the feature cache: the cache is on, every path is a file
+    and together they hold at least ``featurecache.min_bytes()``."""
+    from ..core.io import featurecache
+
+    if featurecache.cache_root(paths, cache_dir) is None:
+        return False
+    try:
+        if not all(Path(p).is_file() for p in paths):
+            return False
+        return sum(Path(p).stat().st_size for p in paths) >= featurecache.min_bytes()
+    except OSError:
+        return False
+
+
+def _load_cached(paths: list[str], input_format: str, progress, options, arg_rules: ArgRules | None, cache_dir: str | None) -> CaseSet:
+    """:func:`~explorer.core.io.featurecache.open_cached` with a progress bar on stderr; the size
+    limit of every file checked first (``METRIC_EXPLORER_MAX_BYTES``)."""
+    from dataclasses import asdict
+
+    from ..core.io.featurecache import open_cached
+    from ..core.io.featurestore import FeatureSettings
+    from ..core.io.reading import max_bytes
+    from ..core.scoring.arg_rules import NO_RULES
+    from .progress import byte_bar
+
+    limit = max_bytes()
+    for p in paths:
+        size = Path(p).stat().st_size
+        if size > limit:
+            raise LoadError(p, "", f"file is {size / 1e6:.1f} MB, over the {limit / 1e6:.0f} MB limit")
+    settings = FeatureSettings(arg_rules=arg_rules or NO_RULES, input_format=input_format)
+    read_options = {k: v for k, v in asdict(options).items() if v is not None} if options is not None else {}
+    with byte_bar(f"features of {Path(paths[0]).name}", progress) as bar:
+        return open_cached(paths, settings, rules_given=arg_rules is not None, read_options=read_options,
+                           cache_dir=cache_dir, progress=bar)
 
 
 def arg_rules_from_args(args: argparse.Namespace) -> ArgRules | None:
@@ -206,7 +273,8 @@ def load_cases_from_args(args: argparse.Namespace, progress=None) -> CaseSet:
     run are reported on stderr; a labels file none of whose ids name a run is an error. The
     loader's notes go to stderr. ``progress``: as for :func:`load_cases`."""
     case_set = load_cases(
-        args.cases, getattr(args, "input_format", "auto"), progress, read_options_from_args(args), arg_rules_from_args(args)
+        args.cases, getattr(args, "input_format", "auto"), progress, read_options_from_args(args), arg_rules_from_args(args),
+        getattr(args, "cache_dir", None),
     )
     print_notes(case_set)
     case_set = apply_expectations_from_args(case_set, args)

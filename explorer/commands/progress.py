@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Callable
+from contextlib import contextmanager
+from typing import Callable, Iterator
 
 from tqdm import tqdm
 
@@ -20,8 +21,15 @@ def load_big_jsonl(
     """:func:`explorer.core.io.bigload.load_jsonl_features` with a bar counting MB read, parsed and
     featurised (trajectory scores under ``arg_rules``); ``also(done, total)`` (bytes), when given,
     is called too (the app's progress bar while ``serve`` loads). Raises LoadError."""
-    with tqdm(total=None, unit="B", unit_scale=True, desc=f"loading {os.path.basename(str(path))}",
-              file=sys.stderr, disable=None, leave=False) as bar:
+    with byte_bar(f"loading {os.path.basename(str(path))}", also) as progress:
+        return load_jsonl_features(path, progress=progress, arg_rules=arg_rules)
+
+
+@contextmanager
+def byte_bar(desc: str, also: Callable[[int, int], None] | None = None) -> Iterator[Callable[[int, int], None]]:
+    """A ``progress(done, total)`` callback (bytes) drawing a tqdm bar on stderr (hidden when
+    stderr is not a terminal); ``also(done, total)`` is called too when given."""
+    with tqdm(total=None, unit="B", unit_scale=True, desc=desc, file=sys.stderr, disable=None, leave=False) as bar:
 
         def progress(done: int, total: int) -> None:
             bar.total = total
@@ -30,4 +38,4 @@ def load_big_jsonl(
             if also is not None:
                 also(done, total)
 
-        return load_jsonl_features(path, progress=progress, arg_rules=arg_rules)
+        yield progress

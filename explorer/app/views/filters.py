@@ -20,6 +20,7 @@ from .style import WRAP
 
 from ...core.evaluation.verdicts import DECIDED_BY, OUTCOMES, Evaluation
 from ...core.evaluation.features import Features
+from ...core.evaluation.textcolumn import TextColumn
 
 OUTCOME_LABELS = {"agree": "Agree", "false pass": "False pass", "false fail": "False fail", "unlabelled": "Unlabelled"}
 """Outcome name (``evaluation.OUTCOMES``) -> filter button label."""
@@ -39,11 +40,30 @@ def search_text(features: Features) -> np.ndarray:
     with _SEARCH_LOCK:
         got = _SEARCH_TEXT.get(features)
         if got is None:
-            titles = [getattr(r, "title", "") or "" for r in features.runs]
-            got = np.array([f"{rid} {t}".casefold() for rid, t in zip(features.run_ids, titles)], dtype=object)
-            got.flags.writeable = False
+            column = getattr(features.runs, "column", None)
+            if column is not None:  # a features dataset (issue 14): titles from its column, no run rebuilt
+                got = _stored_search_text(features, column("title"))
+            else:
+                titles = [getattr(r, "title", "") or "" for r in features.runs]
+                got = np.array([f"{rid} {t}".casefold() for rid, t in zip(features.run_ids, titles)], dtype=object)
+                got.flags.writeable = False
             _SEARCH_TEXT[features] = got
         return got
+
+
+def _stored_search_text(features: Features, titles) -> TextColumn:
+    """:func:`search_text` of a features dataset's runs, kept as one Arrow array (a million
+    texts as Python strings would take ~100 MB more)."""
+    import pyarrow as pa
+
+    chunks = []
+    step = 65_536
+    ids = features.run_ids
+    for start in range(0, features.n, step):
+        part = titles.slice(start, step).to_pylist()
+        rid = ids[start : start + step]
+        chunks.append(pa.array([f"{r} {t or ''}".casefold() for r, t in zip(rid, part)], type=pa.string()))
+    return TextColumn(pa.chunked_array(chunks, type=pa.string()))
 
 
 def filter_mask(ev: Evaluation, outcomes: Sequence[str] = (), decided: Sequence[str] = (),

@@ -109,6 +109,38 @@ class Features:
             raise ValueError(f"unknown argument mode {args!r}; expected one of {', '.join(ARG_MODES)}")
         return self.trajectory[ROW_OF[family], ARG_MODES.index(args)]
 
+    def trajectory_pass(self, family: str, args: str, threshold: float, single_tool: str = "") -> np.ndarray:
+        """bool (N,): each run's score in ``family`` under ``args`` reaches ``threshold``
+        (``quantise(score) >= threshold``, :mod:`explorer.core.scoring.passmark`; ``threshold``
+        as :class:`Settings` stores it, quantised). With the scores stored as codes
+        (:class:`~explorer.core.evaluation.coded.CodedScores`, issue 14) the comparison is made
+        once per distinct value and looked up. Raises ValueError as :meth:`trajectory_scores`."""
+        from .coded import CodedScores
+
+        family = canonical(family)
+        if isinstance(self.trajectory, CodedScores) and family in ROW_OF:
+            if args not in ARG_MODES:
+                raise ValueError(f"unknown argument mode {args!r}; expected one of {', '.join(ARG_MODES)}")
+            return self.trajectory.reaches((ROW_OF[family], ARG_MODES.index(args)), threshold)
+        return quantise(self.trajectory_scores(family, args, single_tool)) >= threshold
+
+    def trajectory_reach(self, family: str, args: str, thresholds: np.ndarray, single_tool: str = "") -> np.ndarray:
+        """intp (N,): how many of ``thresholds`` (increasing, quantised as :class:`Settings`
+        stores them) each run's score in ``family`` under ``args`` reaches:
+        ``np.searchsorted(thresholds, quantise(score), side="right")``, so the run passes
+        ``thresholds[:reach]``. With the scores stored as codes
+        (:class:`~explorer.core.evaluation.coded.CodedScores`, issue 14) the search is made once
+        per distinct value and looked up: the same counts, without decoding N floats. Raises
+        ValueError as :meth:`trajectory_scores`."""
+        from .coded import CodedScores
+
+        family = canonical(family)
+        if isinstance(self.trajectory, CodedScores) and family in ROW_OF:
+            if args not in ARG_MODES:
+                raise ValueError(f"unknown argument mode {args!r}; expected one of {', '.join(ARG_MODES)}")
+            return self.trajectory.reach((ROW_OF[family], ARG_MODES.index(args)), thresholds)
+        return np.searchsorted(thresholds, quantise(self.trajectory_scores(family, args, single_tool)), side="right")
+
     def single_tool_scores(self, tool: str) -> np.ndarray:
         """float64 (N,): the share of each run's invocations that called ``tool`` (Vertex AI
         trajectory_single_tool_use per invocation, mean over invocations); 0 for a tool no run
@@ -212,6 +244,9 @@ def invocation_key_reasons(inv: Invocation, id_rx: re.Pattern[str]) -> tuple[str
         return day, day
     return day, key_fields_reason_best(inv.answer, inv.references, False, id_rx)
 
+
+BATCH_RUNS = 10_000
+"""Runs per call of :func:`~explorer.core.evaluation.feature_rows.feature_rows` in :func:`build_features`."""
 
 NO_OUTPUT, EMPTY_ANSWER, EMPTY_REFERENCE = 1, 2, 4
 """Bits of a :data:`RunRow`'s flags."""
@@ -356,13 +391,14 @@ def build_features(
 ) -> Features:
     """Compute every per-run feature of ``case_set`` once (one pass over the runs).
 
-    Cost: O(total calls² per invocation + answer tokens); the only Python loop over runs in the
-    product. Key fields are computed under both date readings (the second only for texts with a
+    Cost: O(total calls² per invocation + answer tokens); computed in batches of
+    ``BATCH_RUNS`` runs by :func:`~explorer.core.evaluation.feature_rows.feature_rows` (the text
+    work as array work over each batch; equal to :func:`run_row` run by run). Key fields are computed under both date readings (the second only for texts with a
     numeric date), ``day_first`` being the set's own; ids use its ``id_pattern``.
     ``arg_rules``: the argument rules the trajectory scores are computed under (default: the
     case set's own ``arg_rules``; rules from ``--arg-rules`` or a settings file replace them;
     ``date`` rules read dates as the set does). ``progress(done, total)``, when given, is called
-    with runs done and N every 10,000 runs and at the end.
+    with runs done and N after every batch of ``BATCH_RUNS`` runs and at the end.
 
     A case set loaded by :func:`explorer.core.io.bigload.load_jsonl_features` already carries its
     features (computed in parallel while loading); they are returned as they are when they were
@@ -377,34 +413,26 @@ def build_features(
         if progress:
             progress(ready.n, ready.n)
         return ready
+    from .feature_rows import concat_rows, feature_rows
+
     n = len(runs)
     id_rx = re.compile(case_set.id_pattern)
-    traj = np.empty((n, N_SCORES), dtype=np.float64)
-    f1 = np.empty(n, dtype=np.float64)
-    called: list[dict[str, int]] = []
-    reason_day = np.empty(n, dtype=object)
-    reason_month = np.empty(n, dtype=object)
-    human = np.empty(n, dtype=np.int8)
-    n_inv = np.empty(n, dtype=np.int32)
-    flags = np.empty(n, dtype=np.int8)
-    for i, run in enumerate(runs):
-        t, f, c, rd, rm, h, k, b = run_row(run, id_rx, rules, case_set.day_first)
-        traj[i] = t
-        f1[i] = f
-        called.append(c)
-        reason_day[i] = rd
-        reason_month[i] = rm
-        human[i] = h
-        n_inv[i] = k
-        flags[i] = b
-        if progress and (i + 1) % 10_000 == 0:
-            progress(i + 1, n)
+    parts = []
+    for start in range(0, n, BATCH_RUNS):
+        batch = runs[start : start + BATCH_RUNS]
+        parts.append(feature_rows(
+            [[inv.plain() for inv in run.invocations] for run in batch], [HUMAN_CODES[run.human_verdict] for run in batch], id_rx, rules,
+            case_set.day_first,
+        ))
+        if progress and start + BATCH_RUNS < n:
+            progress(start + BATCH_RUNS, n)
     if progress:
         progress(n, n)
-    own, other = (reason_day, reason_month) if case_set.day_first else (reason_month, reason_day)
+    rows = concat_rows(parts)
+    own, other = (rows.reason_day, rows.reason_month) if case_set.day_first else (rows.reason_month, rows.reason_day)
     return features_from_rows(
-        runs, [r.id for r in runs], traj, f1, called, own, human, n_inv,
-        key_reason_other=other, flags=flags, day_first=case_set.day_first, arg_rules=rules,
+        runs, [r.id for r in runs], rows.traj, rows.f1, (rows.tool_names, rows.tool_invocations), own, rows.human,
+        rows.n_invocations, key_reason_other=other, flags=rows.flags, day_first=case_set.day_first, arg_rules=rules,
     )
 
 

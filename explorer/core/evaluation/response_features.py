@@ -35,9 +35,12 @@ from ..scoring.embedding import Embedder, EmbedderIdentity, SimilarityUnavailabl
 from ..io.model import CaseSet
 from ..scoring.passmark import quantise
 from ..scoring.response_scorers import CosineScorer, make_scorer, rouge1_blind, run_scores
+from .response_columns import column_identity, cosine_column, rouge1_column
 from .settings import Settings
 
 NEEDS_EMBEDDER = ("cosine", "cascade")
+PARALLEL_MIN_RUNS = 20_000
+"""From this many runs, :meth:`ResponseFeatures.rouge1` and :meth:`ResponseFeatures.cosine` run in worker processes."""
 """Scorers that need the embedding model (the ``similarity`` extra)."""
 
 
@@ -94,6 +97,7 @@ class ResponseFeatures:
         self.backend = backend
         self._embedder = embedder
         self._columns: dict[tuple, object] = {}
+        self._given_identity: EmbedderIdentity | None = None
         self._lock = threading.RLock()
         CascadeSettings(locale=locale)  # validates the locale now, not on first use
 
@@ -104,7 +108,7 @@ class ResponseFeatures:
 
     def available(self, name: str) -> bool:
         """True when scorer ``name`` can be computed here (cosine/cascade need the extra)."""
-        if name not in NEEDS_EMBEDDER or self._embedder is not None:
+        if name not in NEEDS_EMBEDDER or self._embedder is not None or (name, 0) in self._columns:
             return True
         try:
             require_similarity(self.backend)
@@ -121,21 +125,79 @@ class ResponseFeatures:
             return self._embedder
 
     def embedding_identity(self) -> EmbedderIdentity | None:
-        """Model name, backend and weights hash of the embedder, once one has been made."""
-        return self._embedder.identity() if self._embedder is not None else None
+        """Model name, backend and weights hash of the embedder, once one has been made (or of the
+        one that made a cosine column given to :meth:`put_column`)."""
+        if self._embedder is not None:
+            return self._embedder.identity()
+        return self._given_identity
 
     def _cached(self, key: tuple, make):
         with self._lock:
             if key not in self._columns:
-                self._columns[key] = make()
+                self._columns[key] = self._stored(key, make)
             return self._columns[key]
+
+    def _stored(self, key: tuple, make):
+        """``make()``, or the column kept beside a features dataset (issue 14: the runs are
+        :class:`~explorer.core.io.featurestore.StoredRuns`), keyed by ``key`` and what makes the
+        values: :func:`~explorer.core.evaluation.response_columns.column_identity` (the scorer,
+        for ROUGE-1 the rouge-score and nltk versions, for cosine the embedding model's identity),
+        the product version and the locale."""
+        store = getattr(self.case_set.runs, "response_columns", None)
+        if store is None or key[0] == "cascade":
+            return make()
+        from ... import __version__
+
+        cosine = key[0].startswith("cosine")
+        identity: dict = {**column_identity("cosine" if cosine else key[0], self.embedder().identity() if cosine else None),
+                          "scorer": key[0], "version": __version__, "locale": self.locale}
+        got = store.load(key, identity)
+        if got is not None:
+            got.flags.writeable = False
+            return got
+        column = make()
+        store.save(key, identity, column)
+        return column
 
     def _reading(self, day_first: bool | None) -> bool:
         return self.day_first if day_first is None else bool(day_first)
 
     def rouge1(self) -> np.ndarray:
-        """float64 (N,) ROUGE-1 F (ADK ``response_match_score``), mean over invocations."""
-        return self._cached(("rouge1", 0), lambda: quantise(run_scores(make_scorer("rouge1"), self.case_set.runs)))
+        """float64 (N,) ROUGE-1 F (ADK ``response_match_score``), mean over invocations; computed in
+        worker processes for ``PARALLEL_MIN_RUNS`` runs or more
+        (:func:`~explorer.core.evaluation.response_columns.rouge1_column`, same values)."""
+
+        def make() -> np.ndarray:
+            if self.n >= PARALLEL_MIN_RUNS:
+                return rouge1_column(self.case_set.runs)
+            return quantise(run_scores(make_scorer("rouge1"), self.case_set.runs))
+
+        return self._cached(("rouge1", 0), make)
+
+    def put_column(self, name: str, column: np.ndarray, windowed: np.ndarray | None = None,
+                   identity: EmbedderIdentity | None = None) -> None:
+        """Keep a column computed elsewhere (a feature file, :mod:`~explorer.core.evaluation.response_columns`)
+        so it is not computed again: ``rouge1``, or ``cosine`` with its ``windowed`` flags and the
+        ``identity`` of the embedder that made it, which must be this instance's backend's (the
+        embedder is then not loaded until a text must be embedded). ``column``: float64 (N,) as
+        :meth:`rouge1` / :meth:`cosine` return it. Raises ValueError for another name, a wrong
+        length, or a cosine column from another model."""
+        column = np.asarray(column, dtype=np.float64)
+        if column.shape != (self.n,):
+            raise ValueError(f"column must have shape ({self.n},), got {column.shape}")
+        with self._lock:
+            if name == "rouge1":
+                self._columns[("rouge1", 0)] = column
+                return
+            if name != "cosine":
+                raise ValueError(f"only rouge1 and cosine columns can be given, not {name!r}")
+            if identity is None or windowed is None:
+                raise ValueError("a cosine column needs its windowed flags and the identity of its embedder")
+            if identity.backend != self.backend:
+                raise ValueError(f"cosine column made by {identity.label()}, not by the {self.backend} backend")
+            self._columns[("cosine", 0)] = column
+            self._columns[("cosine_windowed", 0)] = np.asarray(windowed, dtype=bool)
+            self._given_identity = identity
 
     def rouge1_blind(self) -> np.ndarray:
         """bool (N,): a turn of the run has ROUGE-1 0.0 only because its text is not Latin script
@@ -164,12 +226,26 @@ class ResponseFeatures:
         return self._cached(("exact", rung, reading), lambda: quantise(run_scores(scorer, self.case_set.runs)))
 
     def cosine(self) -> np.ndarray:
-        """float64 (N,) embedding cosine. Raises SimilarityUnavailable."""
-        return self._cached(("cosine", 0), lambda: quantise(run_scores(CosineScorer(self.embedder()), self.case_set.runs)))
+        """float64 (N,) embedding cosine; from ``PARALLEL_MIN_RUNS`` runs on (int8 backend, no
+        embedder given) computed by :func:`~explorer.core.evaluation.response_columns.cosine_column`
+        in worker processes, with the same values. Raises SimilarityUnavailable."""
+
+        def make() -> np.ndarray:
+            if self.n >= PARALLEL_MIN_RUNS and self._embedder is None and self.backend == "onnx-int8":
+                require_similarity(self.backend)
+                column, windowed, identity = cosine_column(self.case_set.runs)
+                self._columns[("cosine_windowed", 0)] = windowed
+                self._given_identity = identity
+                return column
+            return quantise(run_scores(CosineScorer(self.embedder()), self.case_set.runs))
+
+        return self._cached(("cosine", 0), make)
 
     def cosine_windowed(self) -> np.ndarray:
         """bool (N,): an answer or reference of the run is longer than the embedding model's
         window (embedded in windows and pooled). Raises SimilarityUnavailable."""
+        if self.n >= PARALLEL_MIN_RUNS and self._embedder is None and self.backend == "onnx-int8":
+            self.cosine()  # the parallel path gives the flags with the column
 
         def make() -> np.ndarray:
             scorer = CosineScorer(self.embedder())

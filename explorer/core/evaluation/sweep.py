@@ -22,10 +22,15 @@ in_order, any_order, none × compare args off/on × combine × deny × key × F1
 Every row equals what :func:`explorer.core.evaluation.verdicts.evaluate` gives for that setting (the tests
 check each one), but the work is not one evaluation per setting. The thresholds are handled by
 counting: each run's F1 and trajectory score are placed once among the sorted thresholds
-(``np.searchsorted``), giving how many of each it reaches; then for each "gate" (family × args ×
-deny × key) one ``np.bincount`` of those (trajectory, F1) positions, split by the person's
-verdict, and a reverse cumulative sum over both axes give the true and false passes at every
-pair of thresholds. Cost: O(N log T) per score + O(gates · (N + T_traj · T_f1)).
+(``np.searchsorted``; for scores stored as codes, once per distinct value), giving how many of
+each it reaches. Each labelled run that ran falls in one of four classes (deny-list passed or
+failed × key fields passed or failed; every other run in a fifth, never counted), and a gate
+(deny × key) is a set of classes. So for each (family, args) row one ``np.bincount`` of the
+(trajectory position, F1 position, the person's verdict, class) codes, summed over the classes
+of each gate, and a reverse cumulative sum over both threshold axes give the true and false
+passes at every pair of thresholds for the four gates at once. Cost: O(N log T) per score +
+O(rows · (N + T_traj · T_f1)). (Until issue 14 it was one bincount per gate, four per row, over
+an int64 array made per gate: 4x the passes over N and 3 arrays of 8N bytes at a time.)
 
 ``combine="mean"`` ignores both thresholds (a run passes when mean(trajectory, F1) >=
 ``mean_threshold``, 0.75), so its 101 rows per gate are equal; they are listed anyway so the grid
@@ -47,6 +52,9 @@ from ..scoring.arg_match import ARG_MODES
 from ..scoring.passmark import quantise
 from ..scoring.trajectory_metrics import DEFINITIONS
 
+N_CLASSES = 5
+"""Classes of runs in the sweep: a labelled run that ran, by deny-list and key-field result (4),
+and the runs never counted (1)."""
 THRESHOLDS: tuple[float, ...] = tuple(quantise(k / 100) for k in range(101))
 """F1 thresholds of the sweep: 0.00, 0.01, ..., 1.00 (each the float ``Settings`` stores)."""
 TRAJECTORY_THRESHOLDS: tuple[float, ...] = tuple(quantise(k / 20) for k in range(21))
@@ -168,11 +176,21 @@ def sweep(
     f1_reach = np.searchsorted(thr, features.f1_q, side="right").astype(np.int64)
     if features.empty_answer.any():  # type: ignore[union-attr]
         f1_reach[features.empty_answer] = 0
-    true = np.ones(features.n, dtype=bool)
     ran = features.has_output  # a turn the agent never ran fails every setting
     deny_fail = features.tool_mask(sorted(base.deny_tools))
     key_ok = features.key_columns(base.day_first)[0]
-    hard_by = {(d, k): ran & (~deny_fail if d else true) & (key_ok if k else true) for d in (False, True) for k in (False, True)}
+    # the class of each run: 0..3 = deny-list failed (2) + key fields failed (1) for a labelled run
+    # that ran; 4 = never counted (unlabelled, or the turn never ran). Gate (deny, key) = the
+    # classes whose failed checks are off: one bincount per row serves the four gates.
+    cls = deny_fail.astype(np.int64) * 2 + ~key_ok
+    cls[~(ran & labelled_mask)] = N_CLASSES - 1
+    gate_classes = {(d, k): [c for c in range(N_CLASSES - 1) if not (d and c & 2) and not (k and c & 1)]
+                    for d in (False, True) for k in (False, True)}
+    # the F1 position, the verdict and the class in one code; the trajectory position is added per row
+    f1_code = (f1_reach * 2 + acc) * N_CLASSES + cls
+    del cls, f1_reach
+    # for combine="mean": (verdict, class) codes; the mean check is added per row
+    mean_code = acc * N_CLASSES + f1_code % N_CLASSES
 
     blocks: list[dict[str, np.ndarray]] = []
     rows = grid.rows(base.single_tool)
@@ -192,39 +210,37 @@ def sweep(
         })
 
     for fam, args, tt_all, tt_mean in rows:
-        score = None if fam == "none" else features.trajectory_scores(fam, args, base.single_tool)
         tts = _checked(tt_all, "trajectory thresholds")
         n_tt = tts.size
-        # traj_reach[i] = trajectory thresholds run i reaches; one code per run for (traj, F1,
-        # acceptable), so one bincount per gate gives both counts at every threshold pair.
-        traj_reach = np.full(features.n, n_tt, dtype=np.int64) if score is None else np.searchsorted(tts, quantise(score), side="right")
-        n_codes = (n_tt + 1) * (n_thr + 1) * 2
-        code = (traj_reach * (n_thr + 1) + f1_reach) * 2 + acc
-        if score is None:
-            mean = features.f1
+        # traj_reach[i] = trajectory thresholds run i reaches (all of them for "none")
+        if fam == "none":
+            code = f1_code + n_tt * (n_thr + 1) * 2 * N_CLASSES
         else:
-            mean = (score + features.f1) / 2.0
+            code = features.trajectory_reach(fam, args, tts, base.single_tool).astype(np.int64, copy=False)
+            code *= (n_thr + 1) * 2 * N_CLASSES
+            code += f1_code
+        counts = np.bincount(code, minlength=(n_tt + 1) * (n_thr + 1) * 2 * N_CLASSES).reshape(n_tt + 1, n_thr + 1, 2, N_CLASSES)
+        del code
+        score = None if fam == "none" else features.trajectory_scores(fam, args, base.single_tool)
+        mean = features.f1 if score is None else (score + features.f1) / 2.0
         mean_pass = quantise(mean) >= base.mean_threshold
+        del mean, score
+        by_mean = np.bincount(mean_code + mean_pass * (2 * N_CLASSES), minlength=4 * N_CLASSES).reshape(2, 2, N_CLASSES)
         for combine in COMBINE_RULES:
             for deny in (False, True):
                 for key in (False, True):
-                    hard = hard_by[(deny, key)]
+                    classes = gate_classes[(deny, key)]
                     if combine == "all":
-                        gate = hard & labelled_mask
-                        # runs outside the gate go to an extra last bin (arithmetic, not a masked
-                        # selection: a random mask costs branch misses)
-                        gated = code + (n_codes - code) * ~gate
-                        counts = np.bincount(gated, minlength=n_codes + 1)[:n_codes].reshape(n_tt + 1, n_thr + 1, 2)
+                        gated = counts[..., classes].sum(axis=-1)  # (trajectory, F1, verdict)
                         # passes at (j, k): runs reaching more than j trajectory and k F1 thresholds
-                        suffix = np.cumsum(np.cumsum(counts[::-1, ::-1], axis=0), axis=1)[::-1, ::-1]
+                        suffix = np.cumsum(np.cumsum(gated[::-1, ::-1], axis=0), axis=1)[::-1, ::-1]
                         tp = suffix[1:, 1:, 1].reshape(-1)
                         fp = suffix[1:, 1:, 0].reshape(-1)
                         add(fam, args, combine, deny, key, tts, tp, fp)
                     else:
-                        passed = hard & mean_pass
                         t_mean = np.asarray(tt_mean, dtype=np.float64)
-                        tp = np.full(n_thr * t_mean.size, np.count_nonzero(passed & acc))
-                        fp = np.full(n_thr * t_mean.size, np.count_nonzero(passed & unacc))
+                        tp = np.full(n_thr * t_mean.size, by_mean[1, 1, classes].sum())
+                        fp = np.full(n_thr * t_mean.size, by_mean[1, 0, classes].sum())
                         add(fam, args, combine, deny, key, t_mean, tp, fp)
     cols = {name: np.concatenate([b[name] for b in blocks]) for name in blocks[0]}
     blocks.clear()  # the per-block arrays are no longer needed: keep the peak memory down

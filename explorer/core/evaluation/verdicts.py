@@ -170,7 +170,8 @@ def evaluate(
         traj_pass = true
     else:
         traj = features.trajectory_scores(settings.trajectory, settings.args, settings.single_tool)
-        traj_pass = quantise(traj) >= settings.trajectory_threshold  # both quantised: equal passes
+        # quantise(traj) >= threshold, both quantised: equal passes (per distinct value when stored as codes)
+        traj_pass = features.trajectory_pass(settings.trajectory, settings.args, settings.trajectory_threshold, settings.single_tool)
     f1 = features.f1
     f1_pass = features.f1_q >= settings.f1_threshold  # both quantised: equal passes
     answered = features.has_answer if features.empty_answer.any() else None  # type: ignore[union-attr]

@@ -2,8 +2,9 @@
 
 For files of hundreds of thousands of runs (issue 6: 1M runs loaded with features in <= 60 s and
 <= 2 GB). The file is read in chunks of lines; worker processes parse each line with the flat
-loader's own :func:`~explorer.core.io.loaders.flat.run_from_record` (same schema, same errors),
-compute the run's features with :func:`~explorer.core.evaluation.features.run_row` (same values as
+loader's own rules (:func:`~explorer.core.io.loaders.flat.well_formed_run`, else
+:func:`~explorer.core.io.loaders.flat.run_from_record`: same schema, same errors), compute the
+chunk's features with :func:`~explorer.core.evaluation.feature_rows.feature_rows` (same values as
 :func:`~explorer.core.evaluation.features.build_features`), and return feature columns plus the lines
 compressed in blocks. The runs themselves are never all alive at once: the returned case set's
 ``runs`` is a :class:`~explorer.core.io.runstore.RunStore` that rebuilds a run when it is read, and
@@ -15,11 +16,11 @@ line (in file order), duplicate ids, an empty file, a 0-run file, a file over th
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import re
 import threading
-import zlib
 from collections import deque
 from concurrent.futures import ProcessPoolExecutor
 from multiprocessing import get_all_start_methods, get_context
@@ -30,16 +31,17 @@ import numpy as np
 import orjson
 
 from .errors import LoadError
-from ..evaluation.features import build_features, features_from_rows, run_row, tool_counts
+from ..evaluation.feature_rows import feature_rows
+from ..evaluation.features import HUMAN_CODES, build_features, features_from_rows
 from ..scoring.arg_rules import NO_RULES, ArgRules
 from ..scoring.arg_match import ARG_MODES
-from ..scoring.trajectory_metrics import N_SCORES, SCORE_ROWS
+from ..scoring.trajectory_metrics import SCORE_ROWS
 from ..scoring.fields import DEFAULT_ID_PATTERN
 from .loaders._common import Problem, json_type
-from .loaders.flat import run_from_record
+from .loaders.flat import run_from_record, well_formed_run
 from .model import CaseSet, Run
 from .reading import json_message, max_bytes
-from .runstore import RunStore
+from .runstore import RunStore, block_codec, compress_block
 
 CHUNK_BYTES = 4 * 1024 * 1024
 """Bytes of whole lines per task sent to a worker (about 2,500 runs of 1.5 kB)."""
@@ -80,85 +82,129 @@ def parse_record(line: bytes) -> Run:
     return run_from_record(record)
 
 
-def _chunk_features(
-    chunk: bytes, first_line: int, name: str, day_first: bool, id_pattern: str, arg_rules: ArgRules = NO_RULES
+def chunk_features(
+    chunk: bytes, first_line: int, name: str, day_first: bool, id_pattern: str, arg_rules: ArgRules = NO_RULES,
+    keep_texts: bool = False,
 ) -> dict[str, Any]:
-    """Parse and featurise the lines of ``chunk`` (line numbers from ``first_line``; trajectory
-    scores under ``arg_rules``); LoadError for the first bad line."""
+    """Parse and featurise the lines of ``chunk`` (whole lines of a flat JSONL file without the
+    last newline; line numbers from ``first_line``; trajectory scores under ``arg_rules``);
+    LoadError for the first bad line. The unit of work of a worker process (or a Dask task): a
+    dict of the chunk's columns (``ids``, ``line_nos``, ``traj`` (n, 36), ``f1``, ``tool_names`` /
+    ``tools`` (uint16 (n, T)), ``reasons`` / ``reasons_other`` (row -> text, where not ``""`` /
+    where the other date reading differs), ``human``, ``n_inv``, ``flags``, the compressed
+    ``blocks`` of lines with ``codec``, ``raw_sizes`` and ``block_sizes``, ``bytes``) that
+    :func:`load_jsonl_features` assembles.
+
+    A record written the common way is read by :func:`~explorer.core.io.loaders.flat.well_formed_run`
+    (no Run built); any other goes through :func:`~explorer.core.io.loaders.flat.run_from_record`,
+    which builds it or names the problem. The features of the whole chunk are then computed at once
+    (:func:`~explorer.core.evaluation.feature_rows.feature_rows`). The cyclic garbage collector is
+    paused meanwhile: the chunk's objects hold no cycles, and its passes over a few hundred
+    thousand young objects cost time for nothing.
+
+    ``keep_texts`` (the feature store, :mod:`explorer.core.io.featurize`): instead of the
+    compressed blocks (``blocks``, ``codec``, ``raw_sizes``, ``block_sizes`` are then absent),
+    return the kept record ``lines`` (bytes, one a run, as the blocks hold them), each run's
+    ``titles`` (``Run.title``: ``""`` when absent) and ``invocations`` (a tuple of
+    :class:`~explorer.core.io.model.PlainInvocation` a run, what ``Invocation.plain()`` gives),
+    so the store writes the display texts without building a Run per line."""
+    gc_was_on = gc.isenabled()
+    gc.disable()
+    try:
+        return _chunk_features_now(chunk, first_line, name, day_first, id_pattern, arg_rules, keep_texts)
+    finally:
+        if gc_was_on:
+            gc.enable()
+
+
+def _chunk_features_now(
+    chunk: bytes, first_line: int, name: str, day_first: bool, id_pattern: str, arg_rules: ArgRules, keep_texts: bool = False
+) -> dict[str, Any]:
     id_rx = re.compile(id_pattern)
+    titles: list[str] = []
     kept: list[bytes] = []
     ids: list[str] = []
     line_nos: list[int] = []
-    traj: list[tuple] = []
-    f1: list[float] = []
-    called: list[dict[str, int]] = []
-    reasons: dict[int, str] = {}
-    reasons_other: dict[int, str] = {}
+    invocations: list[tuple] = []
     human: list[int] = []
-    n_inv: list[int] = []
-    flags: list[int] = []
     for offset, raw in enumerate(chunk.split(b"\n")):
         n = first_line + offset
         line = raw[:-1] if raw.endswith(b"\r") else raw
         if n == 1 and line.startswith(b"\xef\xbb\xbf"):
             line = line[3:]
-        if not line.strip():
+        if not line or line.isspace():  # blank (bytes.isspace: the ASCII whitespace bytes.strip removes)
             continue
         record = _loads(line, n, name)
-        if not isinstance(record, dict):
-            raise LoadError(name, f"line {n}", f"expected a JSON object (one run per line), got {json_type(record)}")
-        try:
-            run = run_from_record(record)
-        except Problem as p:
-            raise LoadError(name, f"line {n}, {p.path}" if p.path else f"line {n}", p.message) from None
-        t, f, c, r_day, r_month, h, k, b = run_row(run, id_rx, arg_rules, day_first)
-        r, r_other = (r_day, r_month) if day_first else (r_month, r_day)
-        if r:
-            reasons[len(ids)] = r
-        if r_other != r:
-            reasons_other[len(ids)] = r_other
+        parts = well_formed_run(record)
+        if parts is None:
+            if not isinstance(record, dict):
+                raise LoadError(name, f"line {n}", f"expected a JSON object (one run per line), got {json_type(record)}")
+            try:
+                run = run_from_record(record)
+            except Problem as p:
+                raise LoadError(name, f"line {n}, {p.path}" if p.path else f"line {n}", p.message) from None
+            parts = (run.id, HUMAN_CODES[run.human_verdict], tuple(inv.plain() for inv in run.invocations))
+            if keep_texts:
+                titles.append(run.title)
+        elif keep_texts:
+            titles.append(record.get("title") or "")  # well_formed_run: a text or null, as Run.title reads it
         kept.append(line)
-        ids.append(run.id)
+        ids.append(parts[0])
+        human.append(parts[1])
+        invocations.append(parts[2])
         line_nos.append(n)
-        traj.append(t)
-        f1.append(f)
-        called.append(c)
-        human.append(h)
-        n_inv.append(k)
-        flags.append(b)
-    tool_names, tools = tool_counts(called)
-    blocks = [zlib.compress(b"\n".join(kept[s : s + BLOCK_RUNS]), 1) for s in range(0, len(kept), BLOCK_RUNS)]
-    return {
+    rows = feature_rows(invocations, human, id_rx, arg_rules, day_first)
+    own, other = (rows.reason_day, rows.reason_month) if day_first else (rows.reason_month, rows.reason_day)
+    reasons = {i: r for i, r in enumerate(own) if r}
+    reasons_other = {i: o for i, (r, o) in enumerate(zip(own, other)) if o != r}
+    out: dict[str, Any] = {
         "ids": ids,
         "line_nos": np.asarray(line_nos, dtype=np.int64),
-        "traj": np.asarray(traj, dtype=np.float64).reshape(len(ids), N_SCORES),
-        "f1": np.asarray(f1, dtype=np.float64),
-        "tool_names": tool_names,
-        "tools": tools,
+        "traj": rows.traj,
+        "f1": rows.f1,
+        "tool_names": rows.tool_names,
+        "tools": rows.tool_invocations,
         "reasons": reasons,
         "reasons_other": reasons_other,
-        "human": np.asarray(human, dtype=np.int8),
-        "n_inv": np.asarray(n_inv, dtype=np.int32),
-        "flags": np.asarray(flags, dtype=np.int8),
-        "blocks": blocks,
-        "block_sizes": [min(BLOCK_RUNS, len(kept) - s) for s in range(0, len(kept), BLOCK_RUNS)],
+        "human": rows.human,
+        "n_inv": rows.n_invocations,
+        "flags": rows.flags,
         "bytes": len(chunk),
     }
+    if keep_texts:
+        out.update(lines=kept, titles=titles, invocations=invocations)
+        return out
+    del invocations
+    codec = block_codec()
+    raw = [b"\n".join(kept[s : s + BLOCK_RUNS]) for s in range(0, len(kept), BLOCK_RUNS)]
+    out.update(
+        blocks=[compress_block(data, codec) for data in raw], codec=codec, raw_sizes=[len(data) for data in raw],
+        block_sizes=[min(BLOCK_RUNS, len(kept) - s) for s in range(0, len(kept), BLOCK_RUNS)],
+    )
+    return out
 
 
 def _chunks(path: Path, chunk_bytes: int):
-    """(chunk bytes, first line number) over the file, whole lines of about ``chunk_bytes``."""
+    """(chunk bytes, first line number) over the file, whole lines of about ``chunk_bytes``
+    (at least one line; without the newline that ends the chunk). Reads blocks and cuts them
+    after their last newline: no object per line."""
     with open(path, "rb") as fh:
         first = 1
+        carry = b""
         while True:
-            lines = fh.readlines(chunk_bytes)
-            if not lines:
+            block = fh.read(chunk_bytes)
+            if not block:
+                if carry:
+                    yield carry, first
                 return
-            data = b"".join(lines)
-            if data.endswith(b"\n"):
-                data = data[:-1]
-            yield data, first
-            first += len(lines)
+            data = carry + block if carry else block
+            cut = data.rfind(b"\n")
+            if cut < 0:  # one line longer than the block: read on
+                carry = data
+                continue
+            chunk, carry = data[:cut], data[cut + 1 :]
+            yield chunk, first
+            first += chunk.count(b"\n") + 1
 
 
 def looks_like_flat_jsonl(path: str | os.PathLike[str], input_format: str = "auto", min_bytes: int | None = None) -> bool:
@@ -186,10 +232,14 @@ def looks_like_flat_jsonl(path: str | os.PathLike[str], input_format: str = "aut
     return False
 
 
-def _context():
-    """``fork`` when this process runs one thread (fast, and scripts need no ``__main__`` guard);
-    ``spawn`` otherwise (a server's threads may hold locks a forked child would inherit)."""
+def process_context():
+    """The multiprocessing context for worker pools: ``fork`` when this process runs one thread
+    (fast, and scripts need no ``__main__`` guard); ``spawn`` otherwise (a server's threads may
+    hold locks a forked child would inherit)."""
     return get_context("fork" if threading.active_count() == 1 and "fork" in get_all_start_methods() else "spawn")
+
+
+_context = process_context
 
 
 def load_jsonl_features(
@@ -230,7 +280,7 @@ def load_jsonl_features(
     done = 0
     if workers <= 1 or size < PARALLEL_MIN_BYTES:
         for chunk, first in _chunks(p, CHUNK_BYTES):
-            parts.append(_chunk_features(chunk, first, name, day_first, id_pattern, rules))
+            parts.append(chunk_features(chunk, first, name, day_first, id_pattern, rules))
             done += parts[-1]["bytes"] + 1
             if progress:
                 progress(min(done, size), size)
@@ -239,7 +289,7 @@ def load_jsonl_features(
             pending: deque = deque()
             try:
                 for chunk, first in _chunks(p, CHUNK_BYTES):
-                    pending.append(pool.submit(_chunk_features, chunk, first, name, day_first, id_pattern, rules))
+                    pending.append(pool.submit(chunk_features, chunk, first, name, day_first, id_pattern, rules))
                     while len(pending) > 2 * workers:
                         parts.append(pending.popleft().result())
                         done += parts[-1]["bytes"] + 1
@@ -297,7 +347,11 @@ def _assemble(parts: list[dict[str, Any]], name: str, day_first: bool, id_patter
         m = len(part["ids"])
         traj[:, :, start : start + m] = part.pop("traj").reshape(m, len(SCORE_ROWS), len(ARG_MODES)).transpose(1, 2, 0)
         start += m
-    store = RunStore([b for part in parts for b in part["blocks"]], [s for part in parts for s in part["block_sizes"]], parse_record)
+    codec = parts[0]["codec"]  # every worker runs this installation: the same codec
+    store = RunStore(
+        [b for part in parts for b in part["blocks"]], [s for part in parts for s in part["block_sizes"]], parse_record,
+        codec=codec, raw_sizes=[s for part in parts for s in part["raw_sizes"]],
+    )
     features = features_from_rows(
         store,
         ids,
@@ -320,4 +374,6 @@ def _assemble(parts: list[dict[str, Any]], name: str, day_first: bool, id_patter
     )
 
 
-__all__ = ["load_jsonl_features", "build_features", "parse_record"]
+_chunk_features = chunk_features  # the name before issue 14
+
+__all__ = ["load_jsonl_features", "build_features", "parse_record", "chunk_features"]

@@ -12,7 +12,7 @@ Vocabulary follows Google ADK's eval schema (``Invocation``, ``intermediate_data
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, Mapping
+from typing import TYPE_CHECKING, Any, Literal, Mapping, NamedTuple
 
 if TYPE_CHECKING:
     from ..scoring.arg_rules import ArgRules
@@ -60,6 +60,34 @@ class Invocation:
         invocation without an actual one) exactly this shape; every scorer treats it as a turn
         that scores 0 (issue 10, kind 1)."""
         return not self.actual_calls and not self.answer.strip()
+
+    def plain(self) -> "PlainInvocation":
+        """This invocation as a :class:`PlainInvocation` (calls as ``(name, args)`` pairs; equal
+        call lists stay one tuple)."""
+        expected = tuple([(c.name, c.args) for c in self.expected_calls])
+        actual = expected if self.actual_calls is self.expected_calls else tuple([(c.name, c.args) for c in self.actual_calls])
+        return PlainInvocation(expected, actual, self.answer, self.references)
+
+
+CallPair = tuple[str, Mapping[str, Any]]
+"""A tool call as plain data: ``(name, args)``."""
+
+
+class PlainInvocation(NamedTuple):
+    """An :class:`Invocation`'s content as plain tuples, for the hot path of feature computation
+    (no object per call): ``expected`` and ``actual`` calls as :data:`CallPair` tuples, the
+    ``answer`` and the ``references``. :meth:`Invocation.plain` makes one; the big loader reads
+    one straight from a record (:func:`explorer.core.io.loaders.flat.well_formed_run`)."""
+
+    expected: tuple[CallPair, ...]
+    actual: tuple[CallPair, ...]
+    answer: str
+    references: tuple[str, ...]
+
+    @property
+    def no_output(self) -> bool:
+        """As :attr:`Invocation.no_output`: no actual call and a blank answer."""
+        return not self.actual and not self.answer.strip()
 
 
 @dataclass(frozen=True, slots=True)

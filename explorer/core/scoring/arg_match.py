@@ -27,7 +27,7 @@ actual call's side as above (``superset`` = the actual args include the expected
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Mapping
 
 from ..io.model import ToolCall
 from .arg_diff import ArgDifference
@@ -71,10 +71,14 @@ def relation(actual: ToolCall, expected: ToolCall, rules: ArgRules = NO_RULES, d
     """
     if actual.name != expected.name:
         return 0
-    a, e = actual.args, expected.args
+    return args_relation(actual.name, actual.args, expected.args, rules, day_first)
+
+
+def args_relation(tool: str, a: Mapping[str, Any], e: Mapping[str, Any], rules: ArgRules = NO_RULES, day_first: bool = True) -> int:
+    """:func:`relation` of two calls to the same ``tool`` from their args: ``a`` the actual
+    call's, ``e`` the expected call's."""
     if a is e or a == e:
         return ALL_MODES
-    tool = actual.name
     missing = extra = False
     if rules:
         for k in a.keys() | e.keys():

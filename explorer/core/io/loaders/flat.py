@@ -33,10 +33,10 @@ from typing import Any, Iterable
 
 from ..csv_cells import neutralise_cell, restore
 from ..errors import LoadError
-from ..model import AnnotatorLabel, CaseSet, Invocation, Run, majority_verdict
+from ..model import AnnotatorLabel, CallPair, CaseSet, Invocation, PlainInvocation, Run, ToolCall, majority_verdict
 from ..reading import json_message, parse_json, read_bytes, text_of
 from ._common import (
-    Problem, check_unique_ids, expect_list, expect_object, expect_str, fast_call, join_path, json_type,
+    Problem, check_unique_ids, expect_list, expect_object, expect_str, join_path, json_type,
     make_case_set, parse_calls, parse_verdict, show,
 )
 
@@ -69,11 +69,31 @@ def _references(obj: dict[str, Any], path: str) -> tuple[str, ...]:
     return tuple(expect_str(r, join_path(rpath, i)) for i, r in enumerate(items))
 
 
-def _well_formed_invocation(obj: dict[str, Any]) -> Invocation | None:
-    """The Invocation of ``obj`` when its fields are well formed in the common JSON way (call
-    lists of ``{name, args}`` objects, a text answer, ``reference`` text or a non-empty
-    ``references`` list of texts), else None, and the full path below names the problem. Builds
-    no path strings: the hot path of a 1M-run load (same result as the full path)."""
+def _plain_calls(items: list[Any]) -> tuple[CallPair, ...] | None:
+    """``(name, args)`` of each well-formed ``{"name": str, "args": object|null}`` item (as
+    :func:`~explorer.core.io.loaders._common.fast_call` accepts them; null args read ``{}``), or
+    None when any item is not."""
+    out = []
+    for c in items:
+        if type(c) is not dict:
+            return None
+        name, args = c.get("name"), c.get("args")
+        if type(name) is not str or not name.strip():
+            return None
+        if args is None:
+            args = {}
+        elif type(args) is not dict:
+            return None
+        out.append((name, args))
+    return tuple(out)
+
+
+def _plain_invocation(obj: dict[str, Any]) -> PlainInvocation | None:
+    """The :class:`~explorer.core.io.model.PlainInvocation` of ``obj`` when its fields are well
+    formed in the common JSON way (call lists of ``{name, args}`` objects, a text answer,
+    ``reference`` text or a non-empty ``references`` list of texts), else None, and the full path
+    below names the problem. Builds no path strings and no objects per call: the hot path of a
+    1M-run load (same result as the full path)."""
     expected, actual, answer = obj.get("expected_calls"), obj.get("actual_calls"), obj.get("answer")
     if type(expected) is not list or type(actual) is not list or type(answer) is not str:
         return None
@@ -86,11 +106,26 @@ def _well_formed_invocation(obj: dict[str, Any]) -> Invocation | None:
         if type(refs) is not list or not refs or not all(type(r) is str for r in refs):
             return None
         references = tuple(refs)
-    expected_calls = tuple(fast_call(c) for c in expected)
-    actual_calls = tuple(fast_call(c) for c in actual)
-    if None in expected_calls or None in actual_calls:
+    expected_calls = _plain_calls(expected)
+    if expected_calls is None:
         return None
-    return Invocation(expected_calls=expected_calls, actual_calls=actual_calls, answer=answer, references=references)  # type: ignore[arg-type]
+    if actual == expected:  # the same calls (equal JSON): one tuple serves both
+        actual_calls = expected_calls
+    else:
+        actual_calls = _plain_calls(actual)
+        if actual_calls is None:
+            return None
+    return PlainInvocation(expected_calls, actual_calls, answer, references)
+
+
+def _well_formed_invocation(obj: dict[str, Any]) -> Invocation | None:
+    """The Invocation of ``obj`` when :func:`_plain_invocation` reads it, else None."""
+    plain = _plain_invocation(obj)
+    if plain is None:
+        return None
+    expected = tuple([ToolCall(name, args) for name, args in plain.expected])
+    actual = expected if plain.actual is plain.expected else tuple([ToolCall(name, args) for name, args in plain.actual])
+    return Invocation(expected_calls=expected, actual_calls=actual, answer=plain.answer, references=plain.references)
 
 
 def invocation_from_fields(obj: dict[str, Any], path: str = "") -> Invocation:
@@ -160,6 +195,53 @@ def parse_annotator_labels(value: Any, path: str = "labels") -> tuple[AnnotatorL
         note = obj.get("note")
         out.append(AnnotatorLabel(name, verdict, "" if note is None else expect_str(note, join_path(ipath, "note"))))  # type: ignore[arg-type]
     return tuple(out)
+
+
+_VERDICT_CODES = {None: -1, "": -1, "acceptable": 1, "unacceptable": 0}
+"""``human_verdict`` values taken as they are by :func:`well_formed_run` -> verdict code."""
+
+
+def well_formed_run(obj: Any) -> tuple[str, int, tuple[PlainInvocation, ...]] | None:
+    """(run id, verdict code 1 / 0 / -1, invocations as plain tuples) of a flat record written the
+    common way, without building the Run: known fields (and ``adk_*``), an id that is a non-blank
+    string or an integer, well-formed invocations (:func:`_plain_invocation`, at the top or as a
+    non-empty ``invocations`` list), ``human_verdict`` null or exactly ``acceptable`` /
+    ``unacceptable`` / empty, no ``labels``, text or null ``title`` / ``user_input`` /
+    ``human_note``. Anything else gives None, and :func:`run_from_record` then builds the run
+    or names the problem, so a record this accepts is one ``run_from_record`` accepts, with the
+    same id, verdict and invocations (``Invocation.plain()``; ``tests/test_well_formed_run.py``). The hot path of a
+    big load (:mod:`explorer.core.io.bigload`)."""
+    if type(obj) is not dict:
+        return None
+    if not obj.keys() <= _KNOWN_FIELDS and not all(k.startswith("adk_") for k in obj.keys() - _KNOWN_FIELDS):
+        return None
+    run_id = obj.get("id")
+    if type(run_id) is int:
+        run_id = str(run_id)
+    elif type(run_id) is not str or not (run_id := run_id.strip()):
+        return None
+    verdict = obj.get("human_verdict")
+    if (verdict is not None and type(verdict) is not str) or verdict not in _VERDICT_CODES or obj.get("labels") is not None:
+        return None
+    for key in ("title", "user_input", "human_note"):
+        value = obj.get(key)
+        if value is not None and type(value) is not str:
+            return None
+    if "invocations" in obj:
+        items = obj["invocations"]
+        if type(items) is not list or not items or any(k in obj for k in INVOCATION_FIELDS):
+            return None
+        invocations = []
+        for item in items:
+            plain = _plain_invocation(item) if type(item) is dict else None
+            if plain is None:
+                return None
+            invocations.append(plain)
+        return run_id, _VERDICT_CODES[verdict], tuple(invocations)
+    plain = _plain_invocation(obj)
+    if plain is None:
+        return None
+    return run_id, _VERDICT_CODES[verdict], (plain,)
 
 
 def run_from_record(obj: Any) -> Run:

@@ -55,7 +55,7 @@ from typing import Any, Iterable
 
 from ..errors import LoadError
 from ..model import EXAMPLE_ID, CaseSet, Invocation, Run, ToolCall
-from ..reading import json_lines, text_of
+from ..reading import json_lines, json_message, text_of
 from ._common import Problem, expect_list, expect_object, expect_str, json_type, make_case_set, parse_verdict, show
 from .options import DEFAULT_OPTIONS, ReadOptions
 
@@ -631,7 +631,7 @@ def _requests_of_text(text: str, name: str) -> list[tuple[str, Any]]:
         try:
             json.loads(first)
         except (ValueError, RecursionError):
-            raise LoadError(name, f"line {whole.lineno}, column {whole.colno}", f"invalid JSON: {whole.msg}") from None
+            raise LoadError(name, f"line {whole.lineno}, column {whole.colno}", f"invalid JSON: {json_message(whole)}") from None
     return json_lines(text, name)
 
 

@@ -1,0 +1,151 @@
+"""``metric-explorer featurize``: compute run files' features once into a features dataset (issue 14).
+
+``metric-explorer featurize INPUT... --out runs.features.parquet`` writes a Parquet dataset (a
+folder: ``part-*.parquet`` and ``_features.json``, see :mod:`explorer.core.io.featurestore`) that
+``score``, ``sweep`` and ``serve`` read with ``--cases runs.features.parquet`` in a second or two.
+An INPUT is a run file, a folder (its files, sorted by name, skipping names that start with ``.``
+or ``_``), a glob pattern (``'exports/*.jsonl'``, quoted), or ``@LIST``: a manifest text file of one
+path per line (relative to the manifest's folder; blank lines and ``#`` comments skipped).
+
+``--engine local`` (default) runs the partitions (64 MiB byte ranges of each JSONL file, other
+formats a file each) in local processes; ``--engine dask`` on ``dask.distributed``: the scheduler
+``--scheduler ADDRESS`` (``tcp://host:8786`` or a scheduler-file ``.json``), or a ``LocalCluster`` of
+``--workers`` processes it starts. Workers write their parts into ``--out`` directly: with a remote
+cluster it must be on storage every worker sees under the same path (docs/performance.md).
+"""
+
+from __future__ import annotations
+
+import argparse
+import glob
+import os
+import sys
+import time
+from dataclasses import asdict
+from pathlib import Path
+
+from ..core.io.errors import LoadError
+from ..core.io.featurestore import FeatureSettings
+from ..core.io.loaders import INPUT_FORMATS
+from ..core.scoring.arg_rules import NO_RULES, load_arg_rules
+from ..core.scoring.fields import DEFAULT_ID_PATTERN
+from .common import CliError, positive_int, print_json
+from .trace_options import add_trace_options, read_options_from_args
+
+HELP = "compute run files' features once into a Parquet features dataset that score, sweep and serve read"
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    """Register ``featurize`` and its options."""
+    p = sub.add_parser("featurize", help=HELP, description=HELP)
+    p.add_argument("inputs", nargs="+", metavar="INPUT",
+                   help="run file, folder, glob pattern (quoted) or @LIST (a text file of paths, one a line)")
+    p.add_argument("--out", required=True, metavar="PATH", help="the features dataset folder to write (replaced when it exists)")
+    p.add_argument("--input-format", choices=INPUT_FORMATS, default="auto", help="format of the run files (default auto)")
+    x = p.add_mutually_exclusive_group()
+    x.add_argument("--day-first", dest="day_first", action="store_const", const=True, default=True,
+                   help="JSONL files read numeric dates such as 04/03/2026 as 4 March (default)")
+    x.add_argument("--month-first", dest="day_first", action="store_const", const=False,
+                   help="JSONL files read numeric dates month first (3 April)")
+    p.add_argument("--id-pattern", default=DEFAULT_ID_PATTERN, metavar="REGEX",
+                   help=f"regex that finds booking ids in JSONL answers (default {DEFAULT_ID_PATTERN})")
+    p.add_argument("--arg-rules", metavar="PATH", help="argument rules JSON the trajectory scores are computed under "
+                   "(replaces other formats' own rules)")
+    p.add_argument("--engine", choices=("local", "dask"), default="local",
+                   help="local: worker processes on this machine (default); dask: a Dask cluster")
+    p.add_argument("--scheduler", metavar="ADDRESS", default=None,
+                   help="with --engine dask: the scheduler (tcp://host:8786, or a scheduler-file .json); default: "
+                        "start a LocalCluster")
+    p.add_argument("--workers", type=positive_int, default=None,
+                   help="local processes, or the LocalCluster's workers (default: the CPUs, at most 4; 2 for dask)")
+    p.add_argument("--memory-limit", default=None, metavar="SIZE", help="with a LocalCluster: memory per worker, e.g. 2GB")
+    p.add_argument("--partition-mb", type=positive_int, default=None, metavar="MB",
+                   help="MB of a JSONL file per partition, a multiple of 8 (default: a quarter of the file, at most 64)")
+    p.add_argument("--format", choices=("text", "json"), default="text", help="summary format (default text)")
+    add_trace_options(p)
+    p.set_defaults(func=run)
+
+
+def expand_inputs(inputs: list[str]) -> list[str]:
+    """The run files INPUTs name, in order (see the module docstring). CliError for a glob or
+    folder with no file, LoadError for an unreadable manifest."""
+    out: list[str] = []
+    for item in inputs:
+        if item.startswith("@"):
+            manifest = Path(item[1:])
+            try:
+                lines = manifest.read_text(encoding="utf-8").splitlines()
+            except OSError as exc:
+                raise LoadError(str(manifest), "", f"cannot read: {exc.strerror or exc}") from None
+            for line in lines:
+                line = line.strip()
+                if line and not line.startswith("#"):
+                    p = Path(line)
+                    out.append(str(p if p.is_absolute() else manifest.parent / p))
+        elif any(ch in item for ch in "*?[") and not os.path.exists(item):
+            found = sorted(glob.glob(item))
+            if not found:
+                raise CliError(f"no file matches {item!r}")
+            out += found
+        elif os.path.isdir(item):
+            found = sorted(str(p) for p in Path(item).iterdir() if p.is_file() and not p.name.startswith((".", "_")))
+            if not found:
+                raise CliError(f"folder {item} holds no run file")
+            out += found
+        else:
+            out.append(item)
+    return out
+
+
+def run(args: argparse.Namespace) -> int:
+    """Featurise, then print what was written (runs, parts, time, runs/s per worker)."""
+    from ..core.io.featurize import featurize, local_runner
+    from .progress import byte_bar
+
+    paths = expand_inputs(args.inputs)
+    rules = load_arg_rules(args.arg_rules) if args.arg_rules else None
+    settings = FeatureSettings(day_first=args.day_first, id_pattern=args.id_pattern, arg_rules=rules or NO_RULES,
+                               input_format=args.input_format)
+    read_options = {k: v for k, v in asdict(read_options_from_args(args)).items() if v is not None}
+    if args.partition_mb is not None and args.partition_mb % 8:
+        raise CliError(f"--partition-mb must be a multiple of 8, got {args.partition_mb}")
+    cluster: dict = {}
+    if args.engine == "dask":
+        from ..core.io.dask_engine import DaskUnavailable, dask_runner
+
+        workers = args.workers or 2
+        try:
+            runner = dask_runner(args.scheduler, workers, args.memory_limit, report=cluster.update)
+        except DaskUnavailable as exc:
+            raise CliError(str(exc)) from None
+    else:
+        if args.scheduler:
+            raise CliError("--scheduler needs --engine dask")
+        workers = args.workers or min(4, os.cpu_count() or 1)
+        runner = local_runner(workers)
+    t0 = time.perf_counter()
+    with byte_bar(f"featurize {len(paths)} file{'s' if len(paths) != 1 else ''}") as bar:
+        manifest = featurize(paths, args.out, settings, rules_given=rules is not None, read_options=read_options, runner=runner,
+                             partition_bytes=args.partition_mb * 1024 * 1024 if args.partition_mb else None, progress=bar,
+                             extra={"engine": args.engine})
+    seconds = time.perf_counter() - t0
+    n = manifest["n_runs"]
+    n_workers = cluster.get("workers") or workers
+    summary = {
+        "out": str(args.out), "runs": n, "files": len(paths), "parts": len(manifest["parts"]), "engine": args.engine,
+        "scheduler": cluster.get("scheduler"), "workers": n_workers, "seconds": round(seconds, 2),
+        "runs_per_second": round(n / seconds, 1) if seconds else None,
+        "runs_per_second_per_worker": round(n / seconds / n_workers, 1) if seconds else None,
+        "bytes_read": sum(s["size"] for s in manifest["sources"]),
+        "bytes_written": sum(p["size"] for p in manifest["parts"]),
+    }
+    if args.format == "json":
+        print_json(summary)
+    else:
+        where = f" on {cluster['scheduler']}" if cluster.get("scheduler") else ""
+        print(f"featurized {n:,} runs from {len(paths)} file{'s' if len(paths) != 1 else ''} into {args.out} "
+              f"({len(manifest['parts'])} parts, {summary['bytes_written'] / 1e6:,.1f} MB) in {seconds:.1f} s "
+              f"with {args.engine}{where}, {n_workers} worker{'s' if n_workers != 1 else ''}: "
+              f"{summary['runs_per_second']:,.0f} runs/s, {summary['runs_per_second_per_worker']:,.0f} per worker")
+        print(f"read it with: metric-explorer score --cases {args.out}   (or sweep / serve)", file=sys.stderr)
+    return 0

@@ -1,0 +1,241 @@
+"""Per-run features of a batch of runs at once: the columns :func:`~explorer.core.evaluation.features.run_row`
+gives one run at a time, with the text work done for the whole batch (issue 14).
+
+:func:`feature_rows` is what :func:`~explorer.core.evaluation.features.build_features` and the
+parallel loader's workers (:mod:`explorer.core.io.bigload`) call on a few thousand runs at a time.
+Every value equals :func:`~explorer.core.evaluation.features.run_row`'s, which stays as the
+one-run definition (``tests/test_feature_rows.py`` compares the two on random runs, Unicode
+texts, numeric dates in both readings, other id patterns and argument rules):
+
+* trajectory scores: :func:`~explorer.core.scoring.trajectory_metrics.plain_scores` per
+  invocation (what ``invocation_scores`` computes, on the calls as ``(name, args)`` pairs);
+* unigram F1: :func:`~explorer.core.scoring.overlap_batch.best_f1_many` over every invocation
+  of the batch (each distinct text tokenised once, the multiset overlap as array work);
+* key fields: every answer and reference that is not identical to the answer's reference is
+  scanned once for dates and ids (:func:`~explorer.core.scoring.text_scan.scan_key_fields`),
+  and the reasons are made from those values as
+  :func:`~explorer.core.scoring.fields.key_fields_reason_best` makes them;
+* a run's mean over several invocations is the same Python ``sum(...) / k`` as ``run_row``.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+
+from ..io.model import PlainInvocation
+from ..scoring.arg_rules import NO_RULES, ArgRules
+from ..scoring.fields import reason_from_values
+from ..scoring.normalise import is_empty_answer
+from ..scoring.overlap_batch import PairIndex, best_f1_indexed, index_pairs
+from ..scoring.text_scan import KeyScan, scan_key_fields
+from ..scoring.trajectory_metrics import N_SCORES, plain_scores
+from .features import EMPTY_ANSWER, EMPTY_REFERENCE, NO_OUTPUT
+
+
+@dataclass(frozen=True, eq=False)
+class FeatureRows:
+    """The per-run columns of n runs (index i is run i of the batch):
+
+    * ``traj``: float64 (n, ``N_SCORES``), :func:`~explorer.core.evaluation.features.run_trajectory` order;
+    * ``f1``: float64 (n,);
+    * ``tool_names`` (T sorted names) and ``tool_invocations``: uint16 (n, T) invocations of run i
+      that called tool t;
+    * ``reason_day`` / ``reason_month``: lists of n texts, the key-field reason read day-first /
+      month-first (``""`` when the fields agree);
+    * ``human``: int8 (n,), ``n_invocations``: int32 (n,), ``flags``: int8 (n,) of
+      ``NO_OUTPUT | EMPTY_ANSWER | EMPTY_REFERENCE`` bits.
+    """
+
+    traj: np.ndarray
+    f1: np.ndarray
+    tool_names: tuple[str, ...]
+    tool_invocations: np.ndarray
+    reason_day: list[str]
+    reason_month: list[str]
+    human: np.ndarray
+    n_invocations: np.ndarray
+    flags: np.ndarray
+
+
+def _best_reason(scan: KeyScan, answer: int, refs: list[int], day_first: bool) -> str:
+    """:func:`~explorer.core.scoring.fields.key_fields_reason_best` from scanned texts: ``""``
+    when the answer agrees with any reference, else the reason against the first one."""
+    ans_dates, ans_ids = scan.dates(answer, day_first), scan.ids[answer]
+    first = ""
+    for k, r in enumerate(refs):
+        ref_dates, ref_ids = scan.dates(r, day_first), scan.ids[r]
+        if ref_dates == ans_dates and ref_ids == ans_ids:  # equal values always agree (same day, same id)
+            return ""
+        why = reason_from_values(ref_dates, ans_dates, ref_ids, ans_ids)
+        if not why:
+            return ""
+        if k == 0:
+            first = why
+    return first
+
+
+def _key_reasons(pairs: PairIndex, copied: np.ndarray, id_rx: re.Pattern[str]) -> tuple[list[str], list[str]]:
+    """Per answer of ``pairs``, (reason read day-first, read month-first) as
+    :func:`~explorer.core.evaluation.features.invocation_key_reasons` gives them; ``copied``: bool
+    per answer, the answer is one of its references (both reasons ``""``)."""
+    n = pairs.n
+    day = [""] * n
+    month = [""] * n
+    todo = np.flatnonzero(~copied)
+    if not len(todo):
+        return day, month
+    keep = ~copied[pairs.pair_owner]
+    used = np.unique(np.concatenate([pairs.answer[todo], pairs.pair_ref[keep]]))
+    local = np.full(len(pairs.texts), -1, dtype=np.int64)
+    local[used] = np.arange(len(used))
+    texts = pairs.texts
+    scan = scan_key_fields([texts[t] for t in used.tolist()], id_rx)
+    numeric = scan.numeric
+    answer = local[pairs.answer].tolist()
+    refs = local[pairs.pair_ref].tolist()
+    bounds = np.searchsorted(pairs.pair_owner, np.arange(n + 1)).tolist()
+    for k in todo.tolist():
+        a, rs = answer[k], refs[bounds[k] : bounds[k + 1]]
+        day[k] = _best_reason(scan, a, rs, True)
+        if numeric[a] or any(numeric[r] for r in rs):
+            month[k] = _best_reason(scan, a, rs, False)
+        else:
+            month[k] = day[k]
+    return day, month
+
+
+def _flags(pairs: PairIndex, never_ran: list[bool]) -> np.ndarray:
+    """int8 per answer of ``pairs``: the :data:`~explorer.core.evaluation.features.RunRow` flag
+    bits of its invocation (``never_ran``: the turn was never run)."""
+    empty = np.array([is_empty_answer(t) for t in pairs.texts], dtype=bool)
+    flags = np.where(empty[pairs.answer], EMPTY_ANSWER, 0).astype(np.int8)
+    ran_not = np.asarray(never_ran, dtype=bool)
+    flags[ran_not] = NO_OUTPUT | EMPTY_ANSWER
+    empty_ref = np.zeros(pairs.n, dtype=bool)
+    empty_ref[pairs.pair_owner[empty[pairs.pair_ref]]] = True
+    flags[empty_ref] |= EMPTY_REFERENCE
+    return flags
+
+
+def _tool_invocations(flat: list[PlainInvocation], owner: np.ndarray, n: int) -> tuple[tuple[str, ...], np.ndarray]:
+    """(sorted tool names, uint16 (n, T): how many invocations of each run called each tool), from
+    the invocations ``flat`` and the run ``owner[k]`` of invocation k."""
+    names = [name for inv in flat for name, _ in inv.actual]
+    first: dict[str, int] = {}
+    ids = np.fromiter(map(first.setdefault, names, itertools.count()), dtype=np.int64, count=len(names))
+    tool_names = tuple(sorted(first))
+    counts = np.zeros((n, len(tool_names)), dtype=np.uint16)
+    if not names:
+        return tool_names, counts
+    column = np.zeros(len(names), dtype=np.int64)  # first occurrence -> column of the sorted name
+    column[[first[t] for t in tool_names]] = np.arange(len(tool_names))
+    of_call = np.repeat(np.arange(len(flat)), [len(inv.actual) for inv in flat])
+    key = np.unique(of_call * len(tool_names) + column[ids])  # one entry per (invocation, tool called)
+    np.add.at(counts, (owner[key // len(tool_names)], key % len(tool_names)), 1)
+    return tool_names, counts
+
+
+def feature_rows(
+    invocations: Sequence[Sequence[PlainInvocation]],
+    human: Sequence[int],
+    id_rx: re.Pattern[str],
+    rules: ArgRules = NO_RULES,
+    day_first: bool = True,
+) -> FeatureRows:
+    """The per-run features of a batch: ``invocations[i]`` the invocations of run i (at least one;
+    :meth:`Invocation.plain() <explorer.core.io.model.Invocation.plain>` of each),
+    ``human[i]`` its verdict code (1, 0, -1); key-field ids found with ``id_rx``; trajectory
+    scores under the argument ``rules`` with their dates read ``day_first``. Equal, run by run, to
+    :func:`~explorer.core.evaluation.features.run_row` (module docstring). Raises ValueError when a
+    run has no invocation or the lengths differ."""
+    n = len(invocations)
+    if len(human) != n:
+        raise ValueError(f"{n} runs but {len(human)} verdicts")
+    sizes = [len(invs) for invs in invocations]
+    if n and min(sizes) < 1:
+        raise ValueError("a run needs at least one invocation")
+    flat = [inv for invs in invocations for inv in invs]
+
+    scores = [plain_scores(inv, rules, day_first) for inv in flat]
+    pairs = index_pairs([inv.answer for inv in flat], [inv.references for inv in flat])
+    f1_flat = best_f1_indexed(pairs)
+    copied = np.zeros(len(flat), dtype=bool)  # the answer is one of its references
+    copied[pairs.pair_owner[pairs.pair_answer == pairs.pair_ref]] = True
+    day_flat, month_flat = _key_reasons(pairs, copied, id_rx)
+    flag_flat = _flags(pairs, [inv.no_output for inv in flat])
+    tool_names, tool_invocations = _tool_invocations(flat, np.repeat(np.arange(n), sizes), n)
+    if len(flat) == n:  # one invocation per run: run_row takes its values as they are (F1 / 1 is F1)
+        traj = np.array(scores, dtype=np.float64).reshape(n, N_SCORES)
+        return FeatureRows(
+            traj=traj, f1=f1_flat, tool_names=tool_names, tool_invocations=tool_invocations,
+            reason_day=day_flat, reason_month=month_flat, human=np.asarray(human, dtype=np.int8),
+            n_invocations=np.ones(n, dtype=np.int32), flags=flag_flat,
+        )
+    f1_list = f1_flat.tolist()
+    flag_list = flag_flat.tolist()
+    rows: list[tuple[float, ...]] = []
+    f1 = np.empty(n, dtype=np.float64)
+    reason_day = [""] * n
+    reason_month = [""] * n
+    flags = np.zeros(n, dtype=np.int8)
+    at = 0
+    for i, k in enumerate(sizes):
+        if k == 1:  # as run_row: the one invocation's values
+            rows.append(scores[at])
+            f1[i] = f1_list[at] / 1
+            reason_day[i], reason_month[i] = day_flat[at], month_flat[at]
+            flags[i] = flag_list[at]
+        else:  # as run_row: Python's sum(...) / k, whatever summation this Python's sum uses
+            rows.append(tuple(sum(col) / k for col in zip(*scores[at : at + k])))
+            f1[i] = sum(f1_list[at : at + k]) / k
+            bits = 0
+            for j in range(k):
+                day, month = day_flat[at + j], month_flat[at + j]
+                if day and not reason_day[i]:
+                    reason_day[i] = f"invocation {j + 1}: {day}"
+                if month and not reason_month[i]:
+                    reason_month[i] = f"invocation {j + 1}: {month}"
+                bits |= flag_list[at + j]
+            flags[i] = bits
+        at += k
+    traj = np.array(rows, dtype=np.float64).reshape(n, N_SCORES)
+    return FeatureRows(
+        traj=traj, f1=f1, tool_names=tool_names, tool_invocations=tool_invocations,
+        reason_day=reason_day, reason_month=reason_month, human=np.asarray(human, dtype=np.int8),
+        n_invocations=np.asarray(sizes, dtype=np.int32), flags=flags,
+    )
+
+
+def concat_rows(parts: Sequence[FeatureRows]) -> FeatureRows:
+    """The rows of several batches, in order, as one :class:`FeatureRows` (tool columns merged
+    under the union of their names, sorted)."""
+    if len(parts) == 1:
+        return parts[0]
+    tool_names = tuple(sorted({t for part in parts for t in part.tool_names}))
+    index = {t: j for j, t in enumerate(tool_names)}
+    n = sum(len(part.f1) for part in parts)
+    counts = np.zeros((n, len(tool_names)), dtype=np.uint16)
+    start = 0
+    for part in parts:
+        m = len(part.f1)
+        if part.tool_names:
+            counts[start : start + m][:, [index[t] for t in part.tool_names]] = part.tool_invocations
+        start += m
+
+    def cat(name: str) -> np.ndarray:
+        arrays = [getattr(part, name) for part in parts]
+        return np.concatenate(arrays) if arrays else np.zeros(0)
+
+    return FeatureRows(
+        traj=np.concatenate([part.traj for part in parts]) if parts else np.zeros((0, N_SCORES)),
+        f1=cat("f1").astype(np.float64), tool_names=tool_names, tool_invocations=counts,
+        reason_day=[r for part in parts for r in part.reason_day],
+        reason_month=[r for part in parts for r in part.reason_month],
+        human=cat("human").astype(np.int8), n_invocations=cat("n_invocations").astype(np.int32),
+        flags=cat("flags").astype(np.int8),
+    )

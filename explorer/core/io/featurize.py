@@ -1,0 +1,444 @@
+"""Compute the features of run files into a features dataset, partition by partition (issue 14).
+
+The work is split by file and byte range: a flat JSONL file into :data:`PARTITION_BYTES` (64 MiB)
+ranges, each read from the first line that starts in it to the last line that starts in it; any
+other format one whole file per partition. :func:`featurize_partition` computes one partition's
+features with the parallel loader's own chunk worker (:func:`~explorer.core.io.bigload.chunk_features`:
+the flat loader's light validation and the batched
+:func:`~explorer.core.evaluation.feature_rows.feature_rows`, so the values are those of
+``load_jsonl_features``, and the first open through the feature cache gets issue 14's faster
+load), writes them with the runs' texts (from the worker's plain invocations, no Run built) as one part file
+(:mod:`explorer.core.io.featurestore`), and returns a small summary. :func:`featurize` runs the
+partitions in local worker processes or on a Dask cluster (:mod:`explorer.core.io.dask_engine`),
+then checks what no partition can see alone (the first bad line in file order, duplicate run ids)
+and writes the manifest.
+
+Errors are the loaders': ``"<file>: line N[, <field>]: <problem>"`` for the first bad line in
+file order, duplicate ids as the JSONL loader and :func:`~explorer.core.io.loaders.concat_case_sets`
+word them, ``"<file>: file is empty"``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import gc
+import os
+import re
+import shutil
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Iterator, Sequence
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+
+from ..evaluation.features import build_features
+from .bigload import chunk_features, looks_like_flat_jsonl, process_context
+from .errors import LoadError
+from .featurestore import (
+    HASH_BLOCK, RECORD_FLAT, RECORD_RUN_JSON, FeatureSettings, PartColumns, SourceFile, columns_of_features,
+    combine_hashes, file_hash, make_manifest, plain_texts, run_to_json, sample_hash, write_manifest, write_part,
+)
+
+PARTITION_BYTES = 8 * HASH_BLOCK
+"""Most bytes of a JSONL file per partition (64 MiB, about 40,000 synthetic runs); smaller files
+are cut in four (whole hash blocks of 8 MiB) so every worker has work."""
+CHUNK_BYTES = 4 * 1024 * 1024
+"""Bytes of whole lines featurised at a time inside a partition."""
+
+
+@dataclass(frozen=True)
+class Partition:
+    """One unit of work: part ``index`` of the dataset, from source file ``source`` (index into
+    the files) at ``path``: bytes ``start .. stop-1`` of a JSONL file (``kind="jsonl"``; hash
+    blocks ``start_block .. stop_block-1``), or the whole file (``kind="file"``)."""
+
+    index: int
+    source: int
+    path: str
+    kind: str
+    start: int = 0
+    stop: int = 0
+    size: int = 0
+    block: int = HASH_BLOCK
+
+
+def plan(paths: Sequence[str], input_format: str = "auto", partition_bytes: int | None = None,
+         block_bytes: int = HASH_BLOCK) -> list[Partition]:
+    """The partitions of ``paths`` in run order. ``partition_bytes``: a multiple of
+    ``block_bytes`` (the hash block, 8 MiB; smaller in tests); default a quarter of the file in
+    whole blocks, at most ``PARTITION_BYTES``. Raises LoadError for a missing file or a folder,
+    ValueError for a bad size."""
+    if partition_bytes is not None and (partition_bytes <= 0 or partition_bytes % block_bytes):
+        raise ValueError(f"partition size must be a positive multiple of {block_bytes} bytes")
+    out: list[Partition] = []
+    for s, path in enumerate(paths):
+        p = Path(path)
+        try:
+            size = p.stat().st_size
+        except OSError as exc:
+            raise LoadError(str(path), "", f"cannot read: {exc.strerror or exc}") from None
+        if p.is_dir():
+            raise LoadError(str(path), "", "is a folder, not a file")
+        if size and looks_like_flat_jsonl(path, input_format, min_bytes=0):
+            step = partition_bytes or max(block_bytes, min(PARTITION_BYTES // block_bytes * block_bytes,
+                                                           block_bytes * -(-size // (4 * block_bytes))))
+            for start in range(0, size, step):
+                out.append(Partition(len(out), s, str(path), "jsonl", start, min(size, start + step), size, block_bytes))
+        else:
+            out.append(Partition(len(out), s, str(path), "file", 0, size, size, block_bytes))
+    return out
+
+
+def _line_chunks(path: str, start: int, stop: int, chunk_bytes: int = CHUNK_BYTES) -> Iterator[tuple[bytes, int]]:
+    """(chunk, lines before it in the partition) over the lines that start in ``start .. stop-1``,
+    whole lines of about ``chunk_bytes`` (the last one may run past ``stop``). A chunk has no final
+    newline, as ``bigload``'s chunks."""
+    with open(path, "rb") as fh:
+        if start > 0:
+            fh.seek(start - 1)
+            if fh.read(1) != b"\n":
+                fh.readline()  # the rest of a line that starts in the previous partition
+        pos = fh.tell()
+        done = 0
+        lines: list[bytes] = []
+        size = 0
+        while pos < stop:
+            line = fh.readline()
+            if not line:
+                break
+            pos += len(line)
+            lines.append(line)
+            size += len(line)
+            if size >= chunk_bytes:
+                data = b"".join(lines)
+                yield (data[:-1] if data.endswith(b"\n") else data), done
+                done += len(lines)
+                lines, size = [], 0
+        if lines:
+            data = b"".join(lines)
+            yield (data[:-1] if data.endswith(b"\n") else data), done
+
+
+_LINE = re.compile(r"line (\d+)")
+
+
+def _error(exc: LoadError, line_base: int) -> dict[str, Any]:
+    """A LoadError raised inside a partition, its line counted from the partition's first line."""
+    m = _LINE.match(exc.location or "")
+    if not m:
+        return {"file": exc.file, "location": exc.location, "problem": exc.problem, "local_line": None}
+    return {"file": exc.file, "rest": exc.location[m.end():], "problem": exc.problem, "local_line": int(m.group(1)) - line_base + 1}
+
+
+def _id_hashes(ids: Sequence[str]) -> bytes:
+    """Stable 64-bit hashes of ``ids`` (pandas' SipHash with a fixed key), as bytes."""
+    if not len(ids):
+        return b""
+    return pd.util.hash_array(np.asarray(ids, dtype=object)).astype(np.uint64).tobytes()
+
+
+def featurize_partition(part: Partition, out_dir: str, settings_data: dict[str, Any], read_options: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Featurise one partition into ``out_dir/part-<index>.parquet``; run on a worker.
+
+    ``settings_data``: :meth:`FeatureSettings.to_data` (the date reading and id pattern apply to
+    JSONL; other formats use their file's, and their own argument rules unless
+    ``settings_data["arg_rules_given"]``). Returns plain data: ``index``, ``source``,
+    ``n_runs``, ``n_lines`` (JSONL), the manifest entry of the part (``part``), the hash block
+    digests of its bytes (``digests``), ``id_hashes`` (bytes of uint64), the settings used
+    (``settings``), the case set's ``name`` / ``description`` / ``notes``; or ``error`` (a bad line
+    counted from the partition's first line, or a whole-file error) instead."""
+    settings = FeatureSettings.from_data(settings_data, part.path)
+    out = Path(out_dir) / f"part-{part.index:05d}.parquet"
+    try:
+        if part.kind == "jsonl":
+            return _jsonl_partition(part, out, settings)
+        return _file_partition(part, out, settings, settings_data.get("arg_rules_given", True), read_options or {})
+    except LoadError as exc:
+        return {"index": part.index, "source": part.source, "error": _error(exc, 1) if part.kind == "jsonl" else
+                {"file": exc.file, "location": exc.location, "problem": exc.problem, "local_line": None}}
+
+
+def _jsonl_partition(part: Partition, out: Path, settings: FeatureSettings) -> dict[str, Any]:
+    """:func:`featurize_partition` of a JSONL byte range, with the cyclic garbage collector paused
+    (as ``bigload.chunk_features`` does: the partition's lists of ids, reasons and texts hold no
+    cycles, and collector passes over them cost 5-10% of the partition's time)."""
+    gc_was_on = gc.isenabled()
+    gc.disable()
+    try:
+        return _jsonl_partition_now(part, out, settings)
+    finally:
+        if gc_was_on:
+            gc.enable()
+
+
+def _jsonl_partition_now(part: Partition, out: Path, settings: FeatureSettings) -> dict[str, Any]:
+    line_base = 1 if part.start == 0 else 2  # only the file's first line may start with a BOM
+    cols: dict[str, list] = {k: [] for k in ("ids", "lines", "traj", "f1", "human", "n_inv", "flags", "reason", "other", "records", "texts")}
+    called: list[tuple[tuple[str, ...], np.ndarray]] = []
+    n_lines = 0
+    try:
+        for chunk, before in _line_chunks(part.path, part.start, part.stop):
+            got = chunk_features(chunk, before + line_base, part.path, settings.day_first, settings.id_pattern,
+                                 settings.arg_rules, keep_texts=True)
+            lines = got.pop("lines")
+            m = len(got["ids"])
+            n_lines = before + chunk.count(b"\n") + 1
+            own = [""] * m
+            for i, r in got["reasons"].items():
+                own[i] = r
+            other = list(own)
+            for i, r in got["reasons_other"].items():
+                other[i] = r
+            cols["ids"] += got["ids"]
+            cols["lines"].append(got["line_nos"] - line_base + 1)
+            cols["traj"].append(got["traj"])
+            cols["f1"].append(got["f1"])
+            cols["human"].append(got["human"])
+            cols["n_inv"].append(got["n_inv"])
+            cols["flags"].append(got["flags"])
+            cols["reason"] += own
+            cols["other"] += other
+            # the runs' texts and lines kept as Arrow arrays (a partition's runs as objects would
+            # take ~8 kB each)
+            cols["records"].append(pa.array(lines, type=pa.binary()))
+            cols["texts"].append(plain_texts(got.pop("titles"), got.pop("invocations")))
+            called.append((tuple(got["tool_names"]), got["tools"]))
+            del got, lines
+    except LoadError as exc:
+        return {"index": part.index, "source": part.source, "error": _error(exc, line_base)}
+    tool_names = tuple(sorted({t for names, _ in called for t in names}))
+    n = len(cols["ids"])
+    counts = np.zeros((n, len(tool_names)), dtype=np.uint16)
+    start = 0
+    for names, arr in called:
+        m = arr.shape[0]
+        if names:
+            counts[start : start + m][:, [tool_names.index(t) for t in names]] = arr
+        start += m
+    width = len(cols["traj"][0][0]) if cols["traj"] and len(cols["traj"][0]) else 36
+    cat = lambda key, dt: np.concatenate(cols[key]).astype(dt, copy=False) if cols[key] else np.zeros(0, dtype=dt)  # noqa: E731
+    digests = file_hash(part.path, part.start // part.block, -(-part.stop // part.block), part.block)
+    summary = {"index": part.index, "source": part.source, "n_runs": n, "n_lines": n_lines, "digests": digests,
+               "id_hashes": _id_hashes(cols["ids"]), "settings": settings.to_data()}
+    if n == 0:
+        summary["part"] = None
+        return summary
+    pc = PartColumns(
+        ids=cols["ids"], human=cat("human", np.int8), n_invocations=cat("n_inv", np.int32), f1=cat("f1", np.float64),
+        trajectory=np.concatenate(cols["traj"]).reshape(n, width), tool_names=tool_names, tool_counts=counts,
+        key_reason=cols["reason"], key_reason_other=cols["other"], flags=cat("flags", np.int8),
+        texts={k: pa.concat_arrays([t[k] for t in cols["texts"]]) for k in cols["texts"][0]},
+        records=pa.concat_arrays(cols["records"]), record_format=RECORD_FLAT, lines=cat("lines", np.int64),
+    )
+    cols.clear()
+    summary["part"] = write_part(out, pc, {"settings": settings.to_data(), "part": part.index, "source_path": part.path})
+    return summary
+
+
+def _file_partition(part: Partition, out: Path, settings: FeatureSettings, rules_given: bool, read_options: dict[str, Any]) -> dict[str, Any]:
+    from .loaders import load_runs
+    from .loaders.options import ReadOptions
+
+    case_set = load_runs(part.path, settings.input_format, ReadOptions(**read_options) if read_options else None)
+    if len(case_set.runs) == 0:
+        raise LoadError(part.path, "runs", "the file holds 0 runs")
+    rules = settings.arg_rules if rules_given else (case_set.arg_rules or settings.arg_rules)
+    features = build_features(case_set, arg_rules=rules)
+    used = dataclasses.replace(settings, day_first=case_set.day_first, id_pattern=case_set.id_pattern, arg_rules=rules)
+    runs = case_set.runs
+    flat = hasattr(runs, "record")
+    records = [runs.record(i) for i in range(len(runs))] if flat else [run_to_json(r) for r in runs]  # type: ignore[attr-defined]
+    cols = columns_of_features(features, 0, features.n, runs, records, RECORD_FLAT if flat else RECORD_RUN_JSON)
+    entry = write_part(out, cols, {"settings": used.to_data(), "part": part.index, "source_path": part.path})
+    return {"index": part.index, "source": part.source, "n_runs": features.n, "n_lines": None,
+            "digests": file_hash(part.path, block_bytes=part.block), "id_hashes": _id_hashes([str(x) for x in features.run_ids]),
+            "settings": used.to_data(), "part": entry, "name": case_set.name, "description": case_set.description,
+            "notes": list(case_set.notes)}
+
+
+# --- the client side -----------------------------------------------------------------------------
+
+
+Runner = Callable[[list[Partition], str, dict[str, Any], dict[str, Any], Callable[[dict[str, Any]], None]], list[dict[str, Any]]]
+"""Runs ``featurize_partition`` over partitions (local processes or Dask) and returns the
+summaries, calling ``done(summary)`` as each ends."""
+
+
+def local_runner(workers: int | None = None) -> Runner:
+    """A :data:`Runner` on ``workers`` local processes (default: the CPUs, at most 4; one
+    partition runs in this process)."""
+
+    def run(parts, out_dir, settings_data, read_options, done):
+        n = workers if workers is not None else min(4, os.cpu_count() or 1)
+        results = []
+        if n <= 1 or len(parts) <= 1:
+            for part in parts:
+                results.append(featurize_partition(part, out_dir, settings_data, read_options))
+                done(results[-1])
+            return results
+        with ProcessPoolExecutor(max_workers=min(n, len(parts)), mp_context=process_context()) as pool:
+            futures = [pool.submit(featurize_partition, part, out_dir, settings_data, read_options) for part in parts]
+            try:
+                for fut in as_completed(futures):
+                    results.append(fut.result())
+                    done(results[-1])
+            except BaseException:
+                for fut in futures:
+                    fut.cancel()
+                raise
+        return results
+
+    return run
+
+
+def featurize(
+    paths: Sequence[str], out: str | os.PathLike[str], settings: FeatureSettings | None = None, *,
+    rules_given: bool = False, read_options: dict[str, Any] | None = None, runner: Runner | None = None,
+    partition_bytes: int | None = None, progress: Callable[[int, int], None] | None = None,
+    extra: dict[str, Any] | None = None, block_bytes: int = HASH_BLOCK,
+) -> dict[str, Any]:
+    """Featurise ``paths`` (run files, in order) into the dataset folder ``out`` (replaced when it
+    exists; written beside it first, so a failed run leaves the old one). ``settings``: the date
+    reading and id pattern for JSONL files, the argument rules (applied to every file when
+    ``rules_given``, else only to JSONL files, other formats keeping their own), the input
+    format. ``runner``: where partitions run (default :func:`local_runner`). ``progress(done,
+    total)`` in bytes. ``extra``: more manifest fields. Returns the manifest.
+
+    Raises LoadError (the first bad line in file order, duplicate run ids, an empty file) and
+    leaves no output."""
+    settings = settings or FeatureSettings()
+    paths = [str(p) for p in paths]
+    if not paths:
+        raise ValueError("no run files to featurise")
+    parts = plan(paths, settings.input_format, partition_bytes, block_bytes)
+    total = sum(p.stop - p.start for p in parts) or 1
+    out = Path(out)
+    tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir(parents=True)
+    settings_data = {**settings.to_data(), "arg_rules_given": rules_given}
+    done_bytes = 0
+
+    def done(summary: dict[str, Any]) -> None:
+        nonlocal done_bytes
+        p = parts[summary["index"]]
+        done_bytes += p.stop - p.start
+        if progress:
+            progress(min(done_bytes, total), total)
+
+    try:
+        stats = [(os.stat(p).st_size, os.stat(p).st_mtime_ns) for p in paths]
+        results = sorted((runner or local_runner())(parts, str(tmp), settings_data, read_options or {}, done), key=lambda r: r["index"])
+        _raise_first_error(parts, results, paths)
+        _check_duplicate_ids(parts, results, paths, tmp)
+        sources, part_entries = [], []
+        for s, path in enumerate(paths):
+            mine = [r for r in results if r["source"] == s]
+            if sum(r["n_runs"] for r in mine) == 0:
+                raise LoadError(path, "", "file is empty")
+            size, mtime = stats[s]
+            if os.stat(path).st_mtime_ns != mtime or os.stat(path).st_size != size:
+                raise LoadError(path, "", "the file changed while its features were computed; run again")
+            sources.append(SourceFile(path=path, size=size, mtime_ns=mtime, sample=sample_hash(path, size),
+                                      sha256=combine_hashes([r["digests"] for r in mine], block_bytes)))
+            lines_before = 0
+            for r in mine:
+                if r.get("part"):
+                    part_entries.append({**r["part"], "source": s, "lines_before": lines_before})
+                lines_before += r.get("n_lines") or 0
+        used = FeatureSettings.from_data(results[0]["settings"], paths[0])
+        names, descriptions = [], []
+        for s, path in enumerate(paths):
+            first = next(r for r in results if r["source"] == s)
+            title = path.replace("\\", "/").rsplit("/", 1)[-1] or path
+            names.append(first.get("name") or title)
+            descriptions.append(first.get("description") or f"runs from {title} (JSONL)")
+        notes = [n for r in results for n in r.get("notes", [])]
+        manifest = make_manifest(used, sources, part_entries, " + ".join(names), "; ".join(d for d in descriptions if d),
+                                 source=", ".join(paths), notes=notes, **(extra or {}))
+        write_manifest(tmp, manifest)
+        _replace_dir(tmp, out)
+        return manifest
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+
+
+def _replace_dir(new: Path, target: Path) -> None:
+    """Move folder ``new`` to ``target``, replacing what is there (the old one is moved aside
+    first, then removed)."""
+    old = None
+    if target.exists():
+        old = target.with_name(f".{target.name}.{os.getpid()}.old")
+        shutil.rmtree(old, ignore_errors=True)
+        os.replace(target, old)
+    os.replace(new, target)
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True)
+
+
+def _raise_first_error(parts: list[Partition], results: list[dict[str, Any]], paths: list[str]) -> None:
+    """The first bad line in file order, as the loaders report it (line numbers counted over the
+    whole file)."""
+    lines_before: dict[int, int] = {}
+    for r in results:  # in partition order: earlier partitions of a file come first
+        s = r["source"]
+        err = r.get("error")
+        if err is not None:
+            if err.get("local_line") is None:
+                raise LoadError(err["file"], err["location"], err["problem"])
+            line = lines_before.get(s, 0) + err["local_line"]
+            raise LoadError(err["file"], f"line {line}{err['rest']}", err["problem"])
+        lines_before[s] = lines_before.get(s, 0) + (r.get("n_lines") or 0)
+
+
+def _check_duplicate_ids(parts: list[Partition], results: list[dict[str, Any]], paths: list[str], folder: Path) -> None:
+    """LoadError for a run id given twice: within a file as the JSONL loader says it (``line N:
+    duplicate run id "x" (first at line M)``), across files as ``concat_case_sets`` does."""
+    hashes = np.frombuffer(b"".join(r["id_hashes"] for r in results), dtype=np.uint64)
+    if hashes.size < 2:
+        return
+    uniq, counts = np.unique(hashes, return_counts=True)
+    if not (counts > 1).any():
+        return
+    suspects = np.isin(hashes, uniq[counts > 1])
+    # read the ids (and lines) of the suspected rows to confirm, in run order
+    import pyarrow.parquet as pq
+
+    rows: list[tuple[int, str, int | None]] = []  # (source, id, line)
+    at = 0
+    for r in results:
+        n = r["n_runs"]
+        local = np.flatnonzero(suspects[at : at + n])
+        if local.size:
+            table = pq.read_table(folder / r["part"]["file"], columns=["id", "line"])
+            ids = table.column("id").to_pylist()
+            lines = table.column("line").to_pylist()
+            before = sum((q.get("n_lines") or 0) for q in results if q["source"] == r["source"] and q["index"] < r["index"])
+            for j in local:
+                rows.append((r["source"], ids[j], before + lines[j] if r.get("n_lines") is not None else None))
+        at += n
+    # within each file first (the file loaders check their own ids), then across files
+    for s, path in enumerate(paths):
+        seen: dict[str, int | None] = {}
+        for src, rid, line in rows:
+            if src != s:
+                continue
+            if rid in seen:
+                if line is None:
+                    raise LoadError(path, f'run "{rid}"', "duplicate run id")
+                raise LoadError(path, f"line {line}", f'duplicate run id "{rid}" (first at line {seen[rid]})')
+            seen[rid] = line
+    from .loaders._common import show
+
+    owner: dict[str, str] = {}
+    for src, rid, _line in rows:
+        if rid in owner:
+            raise LoadError(paths[src], f'run "{show(rid)}"', f"duplicate run id: also in {owner[rid]}")
+        owner[rid] = paths[src]
+
+
+__all__ = ["Partition", "plan", "featurize_partition", "featurize", "local_runner", "PARTITION_BYTES"]

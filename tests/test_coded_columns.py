@@ -1,0 +1,131 @@
+"""Issue 14: the compact columns hold exactly the values they replace.
+
+``CodedScores`` keeps a float64 array as codes into its distinct values (by bit pattern), so
+decoding gives the same bits; ``TextColumn`` keeps texts as one Arrow array and reads as the object
+array it replaces. Evaluating and sweeping over features whose trajectory scores are coded gives
+exactly what the float64 layout gives (law: same verdict for every run, every setting, at
+thresholds on both sides of every score)."""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings as hsettings, strategies as st
+
+from explorer.core.evaluation.coded import CodedScores
+from explorer.core.evaluation.features import build_features
+from explorer.core.evaluation.settings import Settings
+from explorer.core.evaluation.sweep import ADK_GRID, sweep
+from explorer.core.evaluation.textcolumn import TextColumn
+from explorer.core.evaluation.verdicts import evaluate
+from explorer.core.io.loaders.flat import load_jsonl
+from explorer.core.scoring.arg_match import ARG_MODES
+from explorer.core.scoring.passmark import quantise
+from explorer.core.scoring.trajectory_metrics import SCORE_ROWS
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
+import synth  # noqa: E402
+
+fractions = st.integers(0, 12).flatmap(lambda d: st.integers(0, max(d, 1)).map(lambda k: k / max(d, 1)))
+
+
+@given(st.lists(fractions, min_size=1, max_size=60), st.sampled_from([0.0, -0.0, float("nan"), 1.0]))
+def test_coding_gives_back_the_same_bits(values, extra):
+    arr = np.array(values + [extra], dtype=np.float64)
+    coded = CodedScores.from_array(arr.reshape(1, 1, -1))
+    assert isinstance(coded, CodedScores) and coded.codes.dtype == np.uint8
+    assert np.array_equal(np.asarray(coded).view(np.uint64), arr.reshape(1, 1, -1).view(np.uint64))
+    assert np.array_equal(coded[0, 0].view(np.uint64), arr.view(np.uint64))
+
+
+def test_many_distinct_values_take_wider_codes_or_stay_float():
+    rng = np.random.default_rng(0)
+    wide = rng.random(1000)
+    coded = CodedScores.from_array(wide.reshape(1, 1, -1))
+    assert coded.codes.dtype == np.uint16 and np.array_equal(np.asarray(coded).reshape(-1), wide)
+    too_many = rng.random(70_000)
+    assert isinstance(CodedScores.from_array(too_many), np.ndarray)
+
+
+def test_joining_parts_keeps_every_value():
+    a = CodedScores.from_array(np.array([[[0.5, 0.25, 1.0]]]))
+    b = CodedScores.from_array(np.array([[[1 / 3, 0.5]]]))
+    joined = CodedScores.concat([a, b])
+    assert np.array_equal(np.asarray(joined), np.array([[[0.5, 0.25, 1.0, 1 / 3, 0.5]]]))
+
+
+@given(st.lists(fractions, min_size=1, max_size=40), fractions)
+def test_reaches_is_the_passmark_comparison(values, threshold):
+    arr = np.array(values, dtype=np.float64).reshape(1, 1, -1)
+    coded = CodedScores.from_array(arr)
+    t = quantise(threshold)
+    assert np.array_equal(coded.reaches((0, 0), t), quantise(arr[0, 0]) >= t)
+
+
+@given(st.lists(fractions, min_size=1, max_size=40), st.lists(fractions, min_size=1, max_size=8, unique=True))
+def test_reach_is_the_search_over_quantised_scores(values, thresholds):
+    """``reach`` (searched once per distinct value, issue 14's sweep) counts, for every run, the
+    thresholds its quantised score reaches, as ``np.searchsorted(..., side="right")`` on the
+    decoded row does."""
+    arr = np.array(values, dtype=np.float64).reshape(1, 1, -1)
+    coded = CodedScores.from_array(arr)
+    t = np.array(sorted(quantise(np.array(thresholds))), dtype=np.float64)
+    want = np.array([sum(1 for x in t if x <= v) for v in quantise(arr[0, 0])])  # counted one by one
+    assert np.array_equal(coded.reach((0, 0), t), want)
+
+
+def test_text_column_reads_as_the_object_array():
+    texts = ["R1", "", "Zürich", "R4"]
+    col = TextColumn.from_strings(texts)
+    ref = np.array(texts, dtype=object)
+    assert col[2] == "Zürich" and col[-1] == "R4" and isinstance(col[0], str)
+    assert list(col[1:3]) == list(ref[1:3]) and list(col[np.array([3, 0])]) == ["R4", "R1"]
+    assert list(col[np.array([True, False, True, False])]) == ["R1", "Zürich"]
+    assert list(col) == texts and list(np.asarray(col)) == texts
+    with pytest.raises(IndexError):
+        col[4]
+
+
+@pytest.fixture(scope="module")
+def both(tmp_path_factory):
+    """The features of 300 synthetic runs with float64 trajectory scores, and the same coded."""
+    path = synth.write_jsonl(tmp_path_factory.mktemp("coded") / "runs.jsonl", 300, seed=11)
+    plain = build_features(load_jsonl(str(path)))
+    assert isinstance(plain.trajectory, np.ndarray)
+    coded = replace(plain, trajectory=CodedScores.from_array(plain.trajectory))
+    assert isinstance(coded.trajectory, CodedScores)
+    return plain, coded
+
+
+def test_every_family_mode_and_threshold_gives_the_same_verdicts(both):
+    plain, coded = both
+    for family in SCORE_ROWS:
+        for args in ARG_MODES:
+            scores = plain.trajectory_scores(family, args)
+            # thresholds at every distinct score and just either side of it
+            for t in sorted({0.0, 1.0, *np.unique(quantise(scores)).tolist()}):
+                for threshold in (t, min(1.0, t + 1e-9), max(0.0, t - 1e-9)):
+                    s = Settings(trajectory=family, args=args, trajectory_threshold=threshold, f1_threshold=0.5)
+                    a, b = evaluate(plain, s), evaluate(coded, s)
+                    assert np.array_equal(a.passed, b.passed) and np.array_equal(a.decided_by, b.decided_by), (family, args, threshold)
+                    assert np.array_equal(a.trajectory_score.view(np.uint64), b.trajectory_score.view(np.uint64))
+
+
+@hsettings(max_examples=30, deadline=None)
+@given(st.sampled_from(["all", "mean"]), st.booleans(), st.booleans(), st.sampled_from([0.0, 0.3, 0.5, 0.8, 1.0]))
+def test_combine_deny_and_key_fields_give_the_same_verdicts(both, combine, deny, key, f1):
+    plain, coded = both
+    s = Settings(trajectory="recall", trajectory_threshold=0.6, combine=combine, deny_check=deny,
+                 deny_tools=("delete_booking",), key_fields=key, f1_threshold=f1)
+    assert np.array_equal(evaluate(plain, s).outcome, evaluate(coded, s).outcome)
+
+
+def test_the_sweep_is_the_same(both):
+    plain, coded = both
+    base = Settings(deny_tools=("delete_booking",))
+    assert sweep(plain, base).equals(sweep(coded, base))
+    assert sweep(plain, base, grid=ADK_GRID).equals(sweep(coded, base, grid=ADK_GRID))

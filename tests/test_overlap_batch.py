@@ -1,0 +1,70 @@
+"""Issue 14: unigram F1 for many pairs at once equals the one-pair definition.
+
+:func:`explorer.core.scoring.overlap_batch.best_f1_many` tokenises each distinct text once (ASCII
+texts by numpy over a joined buffer, others by :func:`~explorer.core.scoring.overlap.tokens`),
+numbers the tokens (16-byte rows hashed by Arrow, the rest by a dictionary) and counts the
+multiset overlap with array work. The reference is :func:`explorer.core.scoring.overlap.best_f1`
+and a plain multiset count written here; the texts mix case, digits, tokens of 16 and 17
+characters (the edge of the 16-byte numbering), non-ASCII words that fold to ASCII tokens, and
+scripts written without spaces.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+import pytest
+from hypothesis import given, settings as hsettings, strategies as st
+
+from explorer.core.scoring.overlap import best_f1, tokens
+from explorer.core.scoring.overlap_batch import best_f1_many
+
+WORDS = [
+    "the", "The", "THE", "a", "A1", "a1", "12", "１２", "booked", "BOOKED!", "Müller", "möller", "Straße", "STRASSE",
+    "予約", "完了", "abcdefghijklmnop", "ABCDEFGHIJKLMNOP", "abcdefghijklmnopq", "abcdefghijklmnopqrstu",
+    "x_y", "ﬁne", "fine", "K", "k", "…", "?", "", " ", "-", "\x00", "\x01",
+]
+text = st.lists(st.sampled_from(WORDS), max_size=7).map(" ".join)
+
+
+def plain_f1(candidate: str, reference: str) -> float:
+    """Multiset F1 from the definition (overlap = sum of the smaller count per token)."""
+    c, r = Counter(tokens(candidate)), Counter(tokens(reference))
+    if not c or not r:
+        return 0.0
+    overlap = sum(min(n, r[t]) for t, n in c.items())
+    return 2.0 * overlap / (sum(c.values()) + sum(r.values()))
+
+
+@hsettings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(text, st.lists(text, max_size=3)), max_size=10))
+def test_equals_best_f1_pair_by_pair(pairs):
+    answers = [a for a, _ in pairs]
+    refs = [r for _, r in pairs]
+    got = best_f1_many(answers, refs)
+    assert got.dtype == np.float64 and got.shape == (len(pairs),)
+    for value, (answer, rs) in zip(got.tolist(), pairs):
+        assert value == best_f1(answer, rs)  # identical, not close
+        assert value == max((plain_f1(answer, r) for r in rs), default=0.0)
+
+
+@pytest.mark.parametrize(
+    "answer, references, want",
+    [
+        ("the the the cat", ["the cat"], 2 * 2 / 6),  # overlap 2 (the, cat) of 4 + 2 tokens
+        ("Booked for Müller", ["Booked for Möller"], 2 * 2 / 6),
+        ("予約完了", ["予約未了"], 2 * 3 / 8),
+        ("same text", ["other", "same text"], 1.0),  # the answer is one of the references
+        ("abcdefghijklmnopq x", ["ABCDEFGHIJKLMNOPQ y"], 2 * 1 / 4),  # a 17-character token on both sides
+        ("?", ["?"], 0.0),  # no token
+        ("words", [], 0.0),
+    ],
+)
+def test_by_hand(answer, references, want):
+    assert best_f1_many([answer], [references])[0] == pytest.approx(want, abs=1e-15)
+
+
+def test_lengths_must_agree():
+    with pytest.raises(ValueError):
+        best_f1_many(["a"], [])

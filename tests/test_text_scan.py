@@ -1,0 +1,78 @@
+"""Issue 14: the batch scan for dates and ids gives what the one-text functions give.
+
+:func:`explorer.core.scoring.text_scan.scan_key_fields` finds, with numpy over the joined ASCII
+texts, where a match can start, and tries the same patterns only there. The reference here is
+the one-text code of :mod:`explorer.core.scoring.fields` (``date_spans`` / ``extract_dates`` in
+both readings, ``extract_ids``, ``has_numeric_date``), run text by text; the texts are drawn from
+pieces that sit on every start condition's edge (digit runs of 1 to 5, ordinals in either case,
+month names and look-alikes, separators, ids with 1 to 4 capitals, NUL, non-ASCII digits and
+letters).
+"""
+
+from __future__ import annotations
+
+import re
+
+from hypothesis import given, settings as hsettings, strategies as st
+
+from explorer.core.scoring import fields
+from explorer.core.scoring.text_scan import ascii_join, scan_key_fields
+
+PIECES = [
+    "1", "12", "123", "2026", "20261", "3rd", "12TH", "21st", "of", "March", "mar.", "Mar", "MARCH", "Sept", "sep", "May",
+    "mayday", "June", "jul", "Decided", "dec", "Octopus", "-", "/", ".", ",", " ", "  ", "\t", "\n", "\x1c", "BK-4821",
+    "AB-12", "ABC-123456", "ABCD-1234", "A-1234", "bk-4821", "X", "2026-03-12", "2026-3-1", "12/03/2026", "3.4.2026",
+    "31/02/2026", "13/13/2026", "Oct-21-2026", "21-Oct-2026", "21/Oct/2026", "21.Oct.2026", "21-Oct", "_", "a1", "1a",
+    "\x00", "é", "١٢", "１２", "ſep", "K", "ǅ",
+]
+texts = st.lists(st.sampled_from(PIECES), max_size=14).map("".join)
+
+
+def check(batch: list[str], id_pattern: str = fields.DEFAULT_ID_PATTERN) -> None:
+    scan = scan_key_fields(batch, re.compile(id_pattern))
+    for i, text in enumerate(batch):
+        for day_first in (True, False):
+            assert scan.spans(i, day_first) == tuple(fields.date_spans(text, day_first)), (text, day_first)
+            assert scan.dates(i, day_first) == fields.extract_dates(text, day_first), (text, day_first)
+        assert scan.ids[i] == fields.extract_ids(text, id_pattern), text
+        assert scan.numeric[i] == fields.has_numeric_date(text), text
+
+
+@hsettings(max_examples=300, deadline=None)
+@given(st.lists(texts, max_size=12))
+def test_batch_scan_equals_one_text_at_a_time(batch):
+    check(batch)
+
+
+@hsettings(max_examples=100, deadline=None)
+@given(st.lists(texts, max_size=8))
+def test_another_id_pattern_is_run_text_by_text(batch):
+    check(batch, r"\b[A-Z]-\d{4}\b")
+    check(batch, r"(?i)\bbk-\d+")
+
+
+def test_by_hand():
+    # seed 002's forms of one date, ids, and a date that needs the reading
+    batch = ["Booked BK-8832 on 12 March.", "on March 12th, 2026 (ref BK-8832)", "03/04/2026", "2026-03-12", "no date", ""]
+    scan = scan_key_fields(batch)
+    assert [str(d) for d in scan.dates(0, True)] == ["12 March"] and scan.ids[0] == ["BK-8832"]
+    assert [str(d) for d in scan.dates(1, True)] == ["12 March 2026"] and scan.ids[1] == ["BK-8832"]
+    assert [str(d) for d in scan.dates(2, True)] == ["3 April 2026"] and [str(d) for d in scan.dates(2, False)] == ["4 March 2026"]
+    assert scan.numeric == [False, False, True, False, False, False]
+    assert scan.dates(4, True) == [] and scan.ids[5] == []
+
+
+def test_a_text_holding_nul_and_neighbours_stay_apart():
+    # no match may run from one text into the next: "12" ends one text, "March" starts the next
+    batch = ["flight 12", "March is fine", "x\x0012 March"]
+    scan = scan_key_fields(batch)
+    assert scan.dates(0, True) == [] and scan.dates(1, True) == []
+    assert [str(d) for d in scan.dates(2, True)] == ["12 March"]
+    assert scan.spans(2, True)[0][:2] == (2, 10)  # positions within its own text
+
+
+def test_ascii_join_offsets():
+    j = ascii_join(["ab", "é", "", "cd"])
+    assert j.index == [0, 2, 3] and j.others == [1]
+    assert j.buffer == "ab\x00\x00cd" and j.starts.tolist() == [0, 3, 4, 7]
+    assert j.owner(j.starts[:-1]).tolist() == [0, 1, 2]
