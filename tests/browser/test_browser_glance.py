@@ -164,8 +164,17 @@ def test_no_sideways_scroll(new_offline_context, booking_app, width, height, sca
             app.select_run("E10")
         if state == "presenter mode":
             app.open("?present=true")
+            app.next_events(5, then_time=60.0)
         w, client, _h = app.page.evaluate(PAGE_SIZE)
         assert w <= client, f"{state}: the page is {w}px wide in a {client}px window"
+        if state != "opening":  # the replay's time at its widest, "t = 60.0 s", inside its label and card
+            expect(app.el("me-time-label")).to_contain_text("t = 60.0 s")
+            text = app.page.locator(".me-time-text").first.bounding_box()
+            label = app.el("me-time-label").bounding_box()
+            card = app.page.locator(".me-replay").first.bounding_box()
+            right = text["x"] + text["width"]
+            assert right <= label["x"] + label["width"] + 0.5, f"{state}: 't = 60.0 s' overflows its label ({text} in {label})"
+            assert right <= card["x"] + card["width"] - 4, f"{state}: 't = 60.0 s' touches the replay card's edge ({text} in {card})"
     assert external == []
     context.close()
 

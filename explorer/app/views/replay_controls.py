@@ -54,7 +54,7 @@ class ReplayControls:
         )
         self.label = LiveHTML(
             f'<span class="me-time-text" title="{REPLAY_TIME_HELP}">{time_label(clock.time)}</span>', css_classes=["me-time-label"],
-            **styled(width=74, margin=(22, 6, 0, 4)),
+            **styled(width=102, margin=(22, 6, 0, 4)),  # "t = 60.0 s" is 84 px, 99 px in presenter mode
         )
         self.page_clock: ReplayClock | None = None
         self._epoch = 0
