@@ -57,11 +57,12 @@ class ChartView:
         self.hover = None
         self.marker = Span(location=0.8, dimension="height", line_color="#334155", line_width=1.5, line_dash="dotted")
         fig.add_layout(self.marker)
-        # above the plot, not in it: inside, it covered the agreement line at the top (10/10 at low
-        # thresholds is what the lesson's last step points to)
-        fig.add_layout(Legend(items=items, orientation="horizontal", location="top_left", background_fill_alpha=0.0,
-                              border_line_color=None, label_text_font_size="8.5pt", padding=0, spacing=10, margin=2),
-                       "above")
+        # beside the plot, not in it: inside, it covered the agreement line at the top (10/10 at low
+        # thresholds is what the lesson's last step points to); above it, it took a fifth of the
+        # plot's short height (the frame fell under 100 px)
+        fig.add_layout(Legend(items=items, orientation="vertical", location="top_left", background_fill_alpha=0.0,
+                              border_line_color=None, label_text_font_size="8.5pt", padding=0, spacing=4, margin=4),
+                       "right")
         self.hover = HoverTool(
             tooltips=self._tooltips("f1_threshold"),
             mode="vline",
