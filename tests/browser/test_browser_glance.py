@@ -19,7 +19,6 @@ call confirms BK-4470.
 from __future__ import annotations
 
 import re
-import time
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
@@ -256,14 +255,42 @@ def test_selected_run_detail_beside_the_table_with_the_summary_in_view(glance_pa
     expect(app.el("me-detail-panel")).to_be_hidden()
 
 
+CLICK_CLOCK = """() => {
+  window.__meClickAt = null;
+  document.addEventListener('click', () => { if (window.__meClickAt === null) window.__meClickAt = performance.now(); },
+                            {capture: true, once: true});
+}"""
+"""JS: the page's time of the next click (a click inside a shadow root reaches the document too)."""
+
+SHOWN_AT = """text => {
+  const find = root => {
+    const hit = root.querySelector('.me-revealed');
+    if (hit) return hit;
+    for (const el of root.querySelectorAll('*')) {
+      if (el.shadowRoot) { const h = find(el.shadowRoot); if (h) return h; }
+    }
+    return null;
+  };
+  const el = find(document);
+  return el !== null && el.textContent.includes(text) ? performance.now() : false;
+}"""
+"""JS, polled every frame: the page's time once the replay line reads ``text``."""
+
+
 def test_play_reveals_the_first_runs_at_once(glance_page):
+    # Timed in the page, from the click's event to the first frame showing the revealed runs: what a
+    # person sees. Timing the Python side also counted Playwright's own steps before the click
+    # (finding the button, waiting for it to be still), which took the figure over 1 s on a loaded
+    # 2-core CI machine while the page itself answered in time.
     app = glance_page
     app.expect_chosen("me-speed", "1x")
-    start = time.monotonic()
+    app.page.evaluate(CLICK_CLOCK)
     app.press("me-play")
-    app.expect_revealed(2, 10, timeout=1_000)  # E1-E2 within 1 s of pressing Play at 1x
-    waited = time.monotonic() - start
-    assert waited <= 1.0, f"the first runs showed {waited:.2f} s after Play"
+    shown = app.page.wait_for_function(SHOWN_AT, arg="2 of 10 runs revealed", polling="raf", timeout=10_000).json_value()
+    clicked = app.page.evaluate("() => window.__meClickAt")
+    assert clicked is not None, "the click was not seen by the page"
+    waited = (shown - clicked) / 1000.0
+    assert waited <= 1.0, f"the first runs (E1-E2) showed {waited:.2f} s after Play at 1x"
     app.expect_text("me-trace", re.compile(r"12\.0 s\s+E1 revealed"))
     app.press("me-play")  # pause
 
