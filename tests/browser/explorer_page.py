@@ -336,3 +336,37 @@ class App:
         self.page.mouse.click(x, box["y"] + box["height"] / 2)
         self._keys_to("me-time", seconds)
         self.expect_time(seconds)
+
+
+def shown_at(css_class: str) -> str:
+    """JS for ``page.wait_for_function(js, arg=text, polling="raf")``: the page's time
+    (``performance.now()``, ms) once the first element with ``css_class`` (searched through shadow
+    roots) holds ``text`` in its text (its own shadow root's included); false before. Timing in the
+    page measures what a person sees, without Playwright's own steps."""
+    return """text => {
+  const find = root => {
+    const hit = root.querySelector('.%s');
+    if (hit) return hit;
+    for (const el of root.querySelectorAll('*')) {
+      if (el.shadowRoot) { const h = find(el.shadowRoot); if (h) return h; }
+    }
+    return null;
+  };
+  const deep = n => {
+    let s = n.shadowRoot ? deep(n.shadowRoot) : '';
+    for (const c of n.childNodes) s += c.nodeType === 3 ? c.textContent : (c.nodeType === 1 ? deep(c) : '');
+    return s;
+  };
+  const el = find(document);
+  return el !== null && deep(el).includes(text) ? performance.now() : false;
+}""" % css_class
+
+
+def first_event_at(kind: str) -> str:
+    """JS that records, as ``window.__meEventAt``, the page's time of the next ``kind`` event
+    (``click``, ``keydown``) anywhere in the page (events inside shadow roots reach the document)."""
+    return """() => {
+  window.__meEventAt = null;
+  document.addEventListener('%s', () => { if (window.__meEventAt === null) window.__meEventAt = performance.now(); },
+                            {capture: true, once: true});
+}""" % kind

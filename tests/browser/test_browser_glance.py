@@ -24,7 +24,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 from playwright.sync_api import expect
 
-from explorer_page import App, shoot
+from explorer_page import App, first_event_at, shoot, shown_at
 from story import ROWS, STORY, set_through_widgets
 
 pytestmark = pytest.mark.browser
@@ -255,28 +255,6 @@ def test_selected_run_detail_beside_the_table_with_the_summary_in_view(glance_pa
     expect(app.el("me-detail-panel")).to_be_hidden()
 
 
-CLICK_CLOCK = """() => {
-  window.__meClickAt = null;
-  document.addEventListener('click', () => { if (window.__meClickAt === null) window.__meClickAt = performance.now(); },
-                            {capture: true, once: true});
-}"""
-"""JS: the page's time of the next click (a click inside a shadow root reaches the document too)."""
-
-SHOWN_AT = """text => {
-  const find = root => {
-    const hit = root.querySelector('.me-revealed');
-    if (hit) return hit;
-    for (const el of root.querySelectorAll('*')) {
-      if (el.shadowRoot) { const h = find(el.shadowRoot); if (h) return h; }
-    }
-    return null;
-  };
-  const el = find(document);
-  return el !== null && el.textContent.includes(text) ? performance.now() : false;
-}"""
-"""JS, polled every frame: the page's time once the replay line reads ``text``."""
-
-
 def test_play_reveals_the_first_runs_at_once(glance_page):
     # Timed in the page, from the click's event to the first frame showing the revealed runs: what a
     # person sees. Timing the Python side also counted Playwright's own steps before the click
@@ -284,10 +262,10 @@ def test_play_reveals_the_first_runs_at_once(glance_page):
     # 2-core CI machine while the page itself answered in time.
     app = glance_page
     app.expect_chosen("me-speed", "1x")
-    app.page.evaluate(CLICK_CLOCK)
+    app.page.evaluate(first_event_at("click"))
     app.press("me-play")
-    shown = app.page.wait_for_function(SHOWN_AT, arg="2 of 10 runs revealed", polling="raf", timeout=10_000).json_value()
-    clicked = app.page.evaluate("() => window.__meClickAt")
+    shown = app.page.wait_for_function(shown_at("me-revealed"), arg="2 of 10 runs revealed", polling="raf", timeout=10_000).json_value()
+    clicked = app.page.evaluate("() => window.__meEventAt")
     assert clicked is not None, "the click was not seen by the page"
     waited = (shown - clicked) / 1000.0
     assert waited <= 1.0, f"the first runs (E1-E2) showed {waited:.2f} s after Play at 1x"

@@ -23,7 +23,7 @@ import time
 import pytest
 from playwright.sync_api import expect
 
-from explorer_page import App
+from explorer_page import App, first_event_at, shown_at
 
 pytestmark = pytest.mark.browser
 
@@ -31,34 +31,6 @@ REVEALS = (12.0, 24.0, 36.0, 48.0, 60.0)
 """Reveal times of the ten bundled runs: reveal r of 5 at 60 r / 5 s (docs/ui-contract.md)."""
 WALL_S = (60.0 - 12.0) / 4
 """From Play (which starts at 12 s) to the end at 4x."""
-
-
-REACHED = """text => {
-  const find = root => {
-    const hit = root.querySelector('.me-time-label');
-    if (hit) return hit;
-    for (const el of root.querySelectorAll('*')) {
-      if (el.shadowRoot) { const h = find(el.shadowRoot); if (h) return h; }
-    }
-    return null;
-  };
-  const deep = n => {
-    let s = n.shadowRoot ? deep(n.shadowRoot) : '';
-    for (const c of n.childNodes) s += c.nodeType === 3 ? c.textContent : (c.nodeType === 1 ? deep(c) : '');
-    return s;
-  };
-  const label = find(document);
-  return label !== null && deep(label).includes(text) ? performance.now() : false;
-}"""
-"""JS: the page's time once the time label (inside shadow roots) holds ``text`` (false before)."""
-
-
-KEY_CLOCK = """() => {
-  window.__meKeyAt = null;
-  document.addEventListener('keydown', () => { if (window.__meKeyAt === null) window.__meKeyAt = performance.now(); },
-                            {capture: true, once: true});
-}"""
-"""JS: the page's time of the next key pressed."""
 
 
 def _header(payload) -> dict | None:
@@ -93,13 +65,13 @@ def test_play_at_4x_runs_in_the_page_and_hears_the_server_once_per_reveal(new_of
     page.wait_for_timeout(1000)  # the speed change answered; nothing else is in flight
     start = time.monotonic()
     n_received, n_sent = len(received), len(sent)
-    page.evaluate(KEY_CLOCK)
+    page.evaluate(first_event_at("keydown"))
     page.keyboard.press("Enter")
     # the end: the time label reads t = 60.0 s (checked in the page at every frame); the wall time
     # is the page's own, from the key's event to that frame (a loaded machine delays Playwright's
     # steps, not what a person sees)
-    reached = page.wait_for_function(REACHED, arg="t = 60.0 s", polling="raf", timeout=45_000).json_value()
-    wall = (reached - page.evaluate("() => window.__meKeyAt")) / 1000.0
+    reached = page.wait_for_function(shown_at("me-time-label"), arg="t = 60.0 s", polling="raf", timeout=45_000).json_value()
+    wall = (reached - page.evaluate("() => window.__meEventAt")) / 1000.0
     expect(app.play_label()).to_have_text("Play")
     app.expect_revealed(10, 10)
     app.expect_outcome("4/10", ["E5"], ["E1", "E2", "E3", "E7", "E8"])

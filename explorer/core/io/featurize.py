@@ -41,6 +41,7 @@ from .featurestore import (
     HASH_BLOCK, RECORD_FLAT, RECORD_RUN_JSON, FeatureSettings, PartColumns, SourceFile, columns_of_features,
     combine_hashes, file_hash, make_manifest, plain_texts, run_to_json, sample_hash, write_manifest, write_part,
 )
+from .reading import file_size
 
 PARTITION_BYTES = 8 * HASH_BLOCK
 """Most bytes of a JSONL file per partition (64 MiB, about 40,000 synthetic runs); smaller files
@@ -75,13 +76,7 @@ def plan(paths: Sequence[str], input_format: str = "auto", partition_bytes: int 
         raise ValueError(f"partition size must be a positive multiple of {block_bytes} bytes")
     out: list[Partition] = []
     for s, path in enumerate(paths):
-        p = Path(path)
-        try:
-            size = p.stat().st_size
-        except OSError as exc:
-            raise LoadError(str(path), "", f"cannot read: {exc.strerror or exc}") from None
-        if p.is_dir():
-            raise LoadError(str(path), "", "is a folder, not a file")
+        size = file_size(path)
         if size and looks_like_flat_jsonl(path, input_format, min_bytes=0):
             step = partition_bytes or max(block_bytes, min(PARTITION_BYTES // block_bytes * block_bytes,
                                                            block_bytes * -(-size // (4 * block_bytes))))

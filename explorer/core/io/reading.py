@@ -51,8 +51,9 @@ def text_of(data: bytes | str, name: str) -> str:
     return text
 
 
-def read_bytes(path: str | os.PathLike[str]) -> bytes:
-    """The bytes of ``path``, checking the size limit before reading. Raises LoadError."""
+def file_size(path: str | os.PathLike[str]) -> int:
+    """The size of the file ``path`` in bytes. Raises LoadError naming ``path`` when it cannot be
+    read (``cannot read: <reason>``) or is a folder."""
     p = Path(path)
     try:
         size = p.stat().st_size
@@ -60,7 +61,13 @@ def read_bytes(path: str | os.PathLike[str]) -> bytes:
         raise LoadError(str(path), "", f"cannot read: {exc.strerror or exc}") from None
     if p.is_dir():
         raise LoadError(str(path), "", "is a folder, not a file")
-    check_size(size, str(path))
+    return size
+
+
+def read_bytes(path: str | os.PathLike[str]) -> bytes:
+    """The bytes of ``path``, checking the size limit before reading. Raises LoadError."""
+    p = Path(path)
+    check_size(file_size(p), str(path))
     try:
         return p.read_bytes()
     except OSError as exc:
