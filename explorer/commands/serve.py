@@ -107,6 +107,10 @@ def run(args: argparse.Namespace) -> int:
         raise CliError(f"--num-procs must be at least 1, got {args.num_procs}")
     if args.num_threads < 0:
         raise CliError(f"--num-threads must be 0 or more, got {args.num_threads}")
+    if getattr(args, "own_process", False):
+        from ..app.serving import use_system_malloc
+
+        use_system_malloc()  # returns only when already done (or not possible): see its docstring
     from bokeh.settings import settings
 
     # offline: Bokeh/Panel JS and CSS from this server, whatever BOKEH_RESOURCES says (a value set
