@@ -165,3 +165,44 @@ def test_use_system_malloc_starts_again_unless_an_allocator_is_chosen(given, exp
     else:
         assert [s[2] for s in starts] == [expected], out.stdout
     assert lines.count("serving") == 1, out.stdout
+
+
+@pytest.mark.parametrize("key_func, cached", [(None, 4), ("serve's", 1)], ids=["panel-default", "serve"])
+def test_page_requests_with_any_query_share_one_cached_session(key_func, cached):
+    """Panel keeps each session it caches for page requests until the server stops, keyed by the
+    path and the ``theme`` argument; ``serve`` keys by the path alone, so URLs with made-up
+    ``?theme=`` values (four requests, three themes) do not keep a session each."""
+    import panel as pn
+    from panel.io.state import state
+    from tornado.httpclient import AsyncHTTPClient
+
+    from explorer.app.serving import page_request_key
+
+    pn.extension("tabulator", "filedropper", notifications=False)
+    process = ProcessSets(shared_from_case_set(load_case_set(BUNDLED)), str(BUNDLED))
+    port = free_port()
+    saved = pn.config.reuse_sessions, pn.config.session_key_func
+    pn.config.reuse_sessions = True
+    pn.config.session_key_func = page_request_key if key_func else None
+
+    async def go() -> int:
+        server = pn.serve(page_builder(lambda: create_workspace_app(process)), port=port, address="127.0.0.1",
+                          websocket_origin=[f"127.0.0.1:{port}"], show=False, start=False, threaded=False)
+        server.start()
+        try:
+            client = AsyncHTTPClient()
+            for query in ("", "?theme=a", "?theme=b", "?theme=c&trajectory=any_order"):
+                response = await client.fetch(f"http://127.0.0.1:{port}/{query}", request_timeout=120)
+                assert response.code == 200
+            return len(state._sessions)
+        finally:
+            server.stop()
+
+    state._sessions.clear()
+    state._session_key_funcs.clear()
+    try:
+        assert asyncio.run(go()) == cached
+    finally:
+        pn.config.reuse_sessions, pn.config.session_key_func = saved
+        state._sessions.clear()
+        state._session_key_funcs.clear()

@@ -123,6 +123,14 @@ def _schedule_reclaim(_context) -> None:
     IOLoop.current().call_later(RECLAIM_DELAY_MS / 1000, reclaim_memory)
 
 
+def page_request_key(request) -> str:
+    """Which cached session renders a page request under Panel's ``reuse_sessions``: one per path.
+    Panel's own key adds the request's ``theme`` argument, and keeps every session it caches for
+    the server's lifetime, so each new ``?theme=...`` in a URL kept one more session (~5 MB) for
+    good; this app has no themes."""
+    return request.path
+
+
 def page_builder(build: Callable[[], pn.viewable.Viewable]) -> Callable[[], pn.viewable.Viewable]:
     """The function ``pn.serve`` calls per session: local resources first, then ``build()``; the
     session's end schedules :func:`reclaim_memory`."""

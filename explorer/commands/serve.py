@@ -133,12 +133,13 @@ def run(args: argparse.Namespace) -> int:
 
     from ..app.loading import BackgroundLoad, waiting_page
     from ..app.page import create_workspace_app
-    from ..app.serving import page_builder
+    from ..app.serving import page_builder, page_request_key
     from ..app.views.style import ASSETS_ROUTE, STATIC_DIR, STYLESHEET
 
     pn.extension("tabulator", "filedropper", notifications=False)
     pn.config.css_files = [*pn.config.css_files, STYLESHEET]
     pn.config.reuse_sessions = True  # a page request renders from a cached session; sessions build on connection
+    pn.config.session_key_func = page_request_key  # one cached session, whatever the URL's query
     pn.config.nthreads = args.num_threads or None
     procs = args.num_procs
     if process is not None:
