@@ -54,7 +54,7 @@ def test_closed_sessions_are_collected():
     reuse = pn.config.reuse_sessions
     pn.config.reuse_sessions = True  # as serve: the page request renders from a cached session
 
-    async def go() -> tuple[int, list[weakref.ref], int]:
+    async def go() -> tuple[int, list[weakref.ref], int]:  # sessions made, weakrefs to them, pages kept
         server = pn.serve(page_builder(lambda: create_workspace_app(process)), port=port, address="127.0.0.1",
                           websocket_origin=[f"127.0.0.1:{port}"], show=False, start=False, threaded=False)
         server.start()
@@ -81,6 +81,7 @@ def test_closed_sessions_are_collected():
 
             await close_and_reap(await cycle(1))  # the first session: Panel caches one for page requests
             before = {id(o) for o in _live(ExplorerSession)}
+            pages_before = [weakref.ref(o) for o in _live(WorkspacePage)]
             pages = await cycle(3)
             made = [o for o in _live(ExplorerSession) if id(o) not in before]
             refs = [weakref.ref(o) for o in made]
@@ -89,7 +90,8 @@ def test_closed_sessions_are_collected():
             await close_and_reap(pages)
             del pages
             gc.collect()
-            return pages_made, refs, len(_live(WorkspacePage))
+            kept = {id(r()) for r in pages_before if r() is not None}
+            return pages_made, refs, len([o for o in _live(WorkspacePage) if id(o) not in kept])
         finally:
             server.stop()
 
@@ -99,7 +101,7 @@ def test_closed_sessions_are_collected():
         pn.config.reuse_sessions = reuse
     assert made == 3
     assert [r() for r in refs] == [None, None, None]
-    assert workspace_pages <= 1  # at most Panel's cached page-request session
+    assert workspace_pages == 0  # and none of their WorkspacePages
 
 
 def _children(pid: int) -> list[int]:
