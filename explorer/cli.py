@@ -35,6 +35,7 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point; returns the exit status (0 ok, 2 bad input or options)."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    args.own_process = argv is None  # run as the command itself (not called from Python with arguments)
     from .commands.common import CliError
 
     try:

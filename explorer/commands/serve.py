@@ -107,6 +107,10 @@ def run(args: argparse.Namespace) -> int:
         raise CliError(f"--num-procs must be at least 1, got {args.num_procs}")
     if args.num_threads < 0:
         raise CliError(f"--num-threads must be 0 or more, got {args.num_threads}")
+    if getattr(args, "own_process", False):
+        from ..app.serving import use_system_malloc
+
+        use_system_malloc()  # returns only when already done (or not possible): see its docstring
     from bokeh.settings import settings
 
     # offline: Bokeh/Panel JS and CSS from this server, whatever BOKEH_RESOURCES says (a value set
@@ -129,12 +133,13 @@ def run(args: argparse.Namespace) -> int:
 
     from ..app.loading import BackgroundLoad, waiting_page
     from ..app.page import create_workspace_app
-    from ..app.serving import page_builder
+    from ..app.serving import page_builder, page_request_key
     from ..app.views.style import ASSETS_ROUTE, STATIC_DIR, STYLESHEET
 
     pn.extension("tabulator", "filedropper", notifications=False)
     pn.config.css_files = [*pn.config.css_files, STYLESHEET]
     pn.config.reuse_sessions = True  # a page request renders from a cached session; sessions build on connection
+    pn.config.session_key_func = page_request_key  # one cached session, whatever the URL's query
     pn.config.nthreads = args.num_threads or None
     procs = args.num_procs
     if process is not None:
