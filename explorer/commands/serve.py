@@ -99,6 +99,33 @@ def fork_workers_with_own_sockets(procs: int) -> None:
     bokeh_server.bind_sockets = bind_own_socket  # the name Bokeh's Server calls when it starts
 
 
+GC_THRESHOLDS = (10_000, 20, 20)
+"""The collector's thresholds while serving (Python's default: 700, 10, 10). Building a session
+allocates ~100,000 objects that live as long as the session; with the default thresholds the young
+collections that keep moving them along cost ~15 % of a session's build (bench/session_profile.py)."""
+
+
+def tune_for_sessions() -> None:
+    """Make building sessions cheaper in this process (issue 9 item 11: a room of 40 opening the
+    link at once). Call once the served data is loaded, before forking the workers.
+
+    * Bokeh's property validation off: every property set while Panel builds a session's models
+      (and on every settings change) is checked against its type, which was ~10 % of the server's
+      CPU per session (a dict property formats its type's name for a message it may never use);
+      the values come from Panel and this app, which the tests build with validation on.
+    * The objects alive now (the loaded case set, the imported modules) moved out of the
+      collector's reach (``gc.freeze``): full collections no longer walk them, and the workers'
+      copies of their pages stay shared; fewer young collections (:data:`GC_THRESHOLDS`)."""
+    import gc
+
+    from bokeh.core.property.bases import Property
+
+    Property._should_validate = False
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(*GC_THRESHOLDS)
+
+
 def run(args: argparse.Namespace) -> int:
     """Load the case set (LoadError -> exit 2 with one line), then serve until interrupted."""
     if not 1 <= args.port <= 65535:
@@ -148,6 +175,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"metric-explorer: loading {served_path!r} in the background; serving at "
               f"http://{args.address}:{args.port}/ (a progress bar shows until it is loaded)", flush=True)
         make_page = page_builder(lambda: waiting_page(job, create_workspace_app))
+    tune_for_sessions()
     if procs > 1:
         fork_workers_with_own_sockets(procs)
     pn.serve(
