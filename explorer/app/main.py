@@ -61,7 +61,7 @@ from .views.calibration import CalibrationView
 from .views.replay_controls import ReplayControls
 from .views.response_inputs import ResponseInputs
 from .views.review_queue import ReviewDecisions, ReviewQueueView
-from .views.style import WRAP, LazyTab, LiveHTML, styled, write_through
+from .views.style import WRAP, Deferred, LazyTab, LiveHTML, styled, write_through
 from .views.table import PAGE_SIZE as TABLE_PAGE_SIZE, TableView
 from .views.trace import TraceView
 
@@ -122,8 +122,10 @@ class ExplorerSession:
         # the settings card follows the inputs from :meth:`_on_inputs`, in the same message as the figures
         self.inputs_view = InputsView(self.inputs, self.rules_view, follow=False)
         self.response_inputs = ResponseInputs(self.inputs, follow=False)
-        self.review_view = ReviewQueueView(self.decide)
-        self.review_card = self.review_view.panel()  # hidden until the cascade is chosen: built then
+        # the review queue's card is hidden until the cascade is chosen: its view and card are built then
+        self._review_view: ReviewQueueView | None = None
+        self.review_card = Deferred(build=lambda: [self.review_view.panel()], visible=False,
+                                    sizing_mode="stretch_width", margin=0)
         # the Calibration and How sure tabs are built when first opened (issue 9 item 11): see the properties
         self._calibration: CalibrationView | None = None
         self._how_sure: HowSureView | None = None
@@ -145,6 +147,13 @@ class ExplorerSession:
         self._labels_watcher = self.labels.param.watch(self._on_labels, ["version"])
         self.pinned.param.watch(self._on_pinned, ["settings"])
         self._refresh_all()
+
+    @property
+    def review_view(self) -> ReviewQueueView:
+        """The review queue (the cascade's gray band), built on first use."""
+        if self._review_view is None:
+            self._review_view = ReviewQueueView(self.decide)
+        return self._review_view
 
     @property
     def calibration(self) -> CalibrationView:
@@ -461,8 +470,10 @@ class ExplorerSession:
                    sizing_mode="stretch_width", styles=WRAP),
             sizing_mode="stretch_width",
         )
-        self.runs_tabs = pn.Tabs(("Runs", runs), ("Event trace", self.trace.panel()), css_classes=["me-card", "me-runs-card"],
+        trace = LazyTab(self.trace.panel)  # its models join the page when the tab is first opened
+        self.runs_tabs = pn.Tabs(("Runs", runs), ("Event trace", trace), css_classes=["me-card", "me-runs-card"],
                                  sizing_mode="stretch_width")
+        self.runs_tabs.param.watch(lambda e: trace.fill() if e.new == 1 else None, ["active"])
         return self.runs_tabs
 
     def explorer_tab(self, toolbar: Sequence[pn.viewable.Viewable] = (), label_bar: pn.viewable.Viewable | None = None) -> pn.Column:

@@ -207,7 +207,7 @@ class WorkspacePage:
         self.picker.param.watch(self._on_pick, ["value"])
         self.keys = KeyListener()
         self.keys.param.watch(self._on_key, ["press"])
-        self.downloads = Downloads(self._current)
+        self._downloads: Downloads | None = None  # built with the "Your data" tab
         self.header_band = self.header.panel(self.upload.status)
         self.data_tab = LazyTab(self._data_tab)  # built when the tab is first opened
         self.body = pn.Column(sizing_mode="stretch_width", margin=0)
@@ -233,11 +233,21 @@ class WorkspacePage:
         self.attached = Attached(session)
         key = self.workspace.active
         session.on_shared.append(lambda shared: self.workspace.keep(key, shared))  # its rules stay with the set
-        self.downloads.name_files(session.shared.case_set.name)
+        if self._downloads is not None:
+            self._downloads.name_files(session.shared.case_set.name)
         self.header.show_set(session.shared.case_set.name)
         page = self.attached.layout(self.header_band, self.data_tab)
         self.attached.present(self.state.present)
         self.body.objects = [page]
+
+    @property
+    def downloads(self) -> Downloads:
+        """The download buttons, built on first use (the "Your data" tab's first opening), their
+        files named after the active case set."""
+        if self._downloads is None:
+            self._downloads = Downloads(self._current)
+            self._downloads.name_files(self.session.shared.case_set.name)
+        return self._downloads
 
     @property
     def session(self) -> ExplorerSession:

@@ -18,7 +18,7 @@ import panel as pn
 from ...core.evaluation.verdicts import Evaluation
 from ...core.evaluation.features import Features
 from ..labels import SessionLabels
-from .style import Deferred, LiveHTML, styled
+from .style import LiveHTML, styled
 
 REVIEW_NOTE = "decided in the review queue"
 MAX_SHOWN = 20
@@ -163,8 +163,8 @@ class ReviewQueueView:
             self.decided.show('<div class="me-review-done">Decided: none</div>')
 
     def panel(self) -> pn.Column:
-        """The card, hidden (its models join the page when it is first shown: the cascade chosen)."""
-        return Deferred(
+        """The card."""
+        return pn.Column(
             LiveHTML("<h2>Review queue</h2>", **styled(margin=(0, 10))),
             self.header,
             self.item,
@@ -174,5 +174,4 @@ class ReviewQueueView:
             self.agreement,
             css_classes=["me-card", "me-review-queue"],
             sizing_mode="stretch_width",
-            visible=False,
         )

@@ -132,9 +132,13 @@ class Deferred(pn.Column):
     column. The children are the same objects either way, so views keep updating them while
     they are held aside, and what the page shows once filled is what it would have shown."""
 
-    def __init__(self, *objects, **params) -> None:
+    def __init__(self, *objects, build=None, **params) -> None:
         visible = params.get("visible", True)
+        if build is not None and visible:
+            objects, build = tuple(build()), None
         super().__init__(*(objects if visible else ()), **params)
+        self._build = build
+        """Called for the children instead (a list), when given: the children themselves are made then."""
         self._held: list | None = None if visible else list(objects)
         if self._held is not None:
             self._fill_watcher = self.param.watch(lambda _e: self.fill(), ["visible"])
@@ -150,6 +154,8 @@ class Deferred(pn.Column):
             return
         held, self._held = self._held, None
         self.param.unwatch(self._fill_watcher)
+        if self._build is not None:
+            held, self._build = list(self._build()), None
         self.objects = held
 
 
