@@ -31,7 +31,7 @@ def main() -> int:
     ap.add_argument("--top", type=int, default=40)
     ap.add_argument("--out", default=None, help="write the raw profile here")
     ap.add_argument("--no-profile", action="store_true", help="time only")
-    ap.add_argument("--no-validation", action="store_true", help="Bokeh property validation off (as serve sets it)")
+    ap.add_argument("--no-validation", action="store_true", help="Bokeh property validation off (what it costs; serve keeps it on)")
     ap.add_argument("--gc", default="", help="'freeze': gc.freeze() after loading; 'off': no collection while building; "
                     "'threshold=A,B,C': freeze and gc.set_threshold(A, B, C)")
     args = ap.parse_args()

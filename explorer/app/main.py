@@ -470,10 +470,9 @@ class ExplorerSession:
                    sizing_mode="stretch_width", styles=WRAP),
             sizing_mode="stretch_width",
         )
-        trace = LazyTab(self.trace.panel)  # its models join the page when the tab is first opened
-        self.runs_tabs = pn.Tabs(("Runs", runs), ("Event trace", trace), css_classes=["me-card", "me-runs-card"],
+        # the trace stays in the page while its tab is closed (the page reads it as the replay plays)
+        self.runs_tabs = pn.Tabs(("Runs", runs), ("Event trace", self.trace.panel()), css_classes=["me-card", "me-runs-card"],
                                  sizing_mode="stretch_width")
-        self.runs_tabs.param.watch(lambda e: trace.fill() if e.new == 1 else None, ["active"])
         return self.runs_tabs
 
     def explorer_tab(self, toolbar: Sequence[pn.viewable.Viewable] = (), label_bar: pn.viewable.Viewable | None = None) -> pn.Column:

@@ -112,23 +112,49 @@ def tune_for_sessions() -> None:
     * Bokeh's check of each new session's whole document off (``perform_document_validation``,
       ``BOKEH_VALIDATE_DOC``): it walks every model for layout warnings a person never sees
       (empty layouts, missing renderers), ~9 % of a session's build in a served worker.
-    * Bokeh's property validation off: every property set while Panel builds a session's models
-      (and on every settings change) is checked against its type, which was ~10 % of the server's
-      CPU per session (a dict property formats its type's name for a message it may never use);
-      the values come from Panel and this app, which the tests build with validation on.
+    * Bokeh's *property* validation stays on although it is ~10 % of a build: Bokeh's ``Either``
+      properties choose how to read a value by validating it (``is_valid``), and with validation
+      off the sweep tab's heatmap never showed (tests/browser/test_browser_exports.py).
     * The objects alive now (the loaded case set, the imported modules) moved out of the
       collector's reach (``gc.freeze``): full collections no longer walk them, and the workers'
       copies of their pages stay shared; fewer young collections (:data:`GC_THRESHOLDS`)."""
     import gc
 
-    from bokeh.core.property.bases import Property
     from bokeh.settings import settings
 
     settings.perform_document_validation.set_value(False)
-    Property._should_validate = False
     gc.collect()
     gc.freeze()
     gc.set_threshold(*GC_THRESHOLDS)
+
+
+def builds_take_turns() -> None:
+    """Build this process's sessions one at a time, each after the loop has looked at the
+    network again, so that pages get their documents as their sessions are built, not all at the
+    end (issue 9 item 11).
+
+    A room opening the link at once opens its websockets together; Bokeh builds a session in its
+    websocket's ``open`` without pausing, so the event loop ran every waiting build back to back
+    and only then answered the first page's document request: 40 pages were all ready at the
+    same moment, at the end. Here each new session waits for its turn after Panel's session
+    hooks (``Application.on_session_created``, awaited just before Bokeh builds the document);
+    the turn passes on at the loop's next pass, after the build, when a page whose session is
+    built can be sent its document. A build that fails passes the turn on all the same."""
+    import asyncio
+
+    from panel.io.application import Application
+
+    original = Application.on_session_created
+    turn: list[asyncio.Lock] = []  # made in the serving process's loop (after the fork)
+
+    async def on_session_created(self, session_context) -> None:
+        await original(self, session_context)
+        if not turn:
+            turn.append(asyncio.Lock())
+        await turn[0].acquire()
+        asyncio.get_running_loop().call_soon(turn[0].release)  # after this build: no pause until it is done
+
+    Application.on_session_created = on_session_created
 
 
 def run(args: argparse.Namespace) -> int:
@@ -181,6 +207,7 @@ def run(args: argparse.Namespace) -> int:
               f"http://{args.address}:{args.port}/ (a progress bar shows until it is loaded)", flush=True)
         make_page = page_builder(lambda: waiting_page(job, create_workspace_app))
     tune_for_sessions()
+    builds_take_turns()
     if procs > 1:
         fork_workers_with_own_sockets(procs)
     pn.serve(
