@@ -128,35 +128,6 @@ def tune_for_sessions() -> None:
     gc.set_threshold(*GC_THRESHOLDS)
 
 
-def builds_take_turns() -> None:
-    """Build this process's sessions one at a time, each after the loop has looked at the
-    network again, so that pages get their documents as their sessions are built, not all at the
-    end (issue 9 item 11).
-
-    A room opening the link at once opens its websockets together; Bokeh builds a session in its
-    websocket's ``open`` without pausing, so the event loop ran every waiting build back to back
-    and only then answered the first page's document request: 40 pages were all ready at the
-    same moment, at the end. Here each new session waits for its turn after Panel's session
-    hooks (``Application.on_session_created``, awaited just before Bokeh builds the document);
-    the turn passes on at the loop's next pass, after the build, when a page whose session is
-    built can be sent its document. A build that fails passes the turn on all the same."""
-    import asyncio
-
-    from panel.io.application import Application
-
-    original = Application.on_session_created
-    turn: list[asyncio.Lock] = []  # made in the serving process's loop (after the fork)
-
-    async def on_session_created(self, session_context) -> None:
-        await original(self, session_context)
-        if not turn:
-            turn.append(asyncio.Lock())
-        await turn[0].acquire()
-        asyncio.get_running_loop().call_soon(turn[0].release)  # after this build: no pause until it is done
-
-    Application.on_session_created = on_session_created
-
-
 def run(args: argparse.Namespace) -> int:
     """Load the case set (LoadError -> exit 2 with one line), then serve until interrupted."""
     if not 1 <= args.port <= 65535:
@@ -207,7 +178,6 @@ def run(args: argparse.Namespace) -> int:
               f"http://{args.address}:{args.port}/ (a progress bar shows until it is loaded)", flush=True)
         make_page = page_builder(lambda: waiting_page(job, create_workspace_app))
     tune_for_sessions()
-    builds_take_turns()
     if procs > 1:
         fork_workers_with_own_sockets(procs)
     pn.serve(
