@@ -48,7 +48,7 @@ from .shared import SharedData
 from .state import INPUT_NAMES, Clock, Inputs, PageState, is_partial
 from .tradeoff import sweep
 from .url import page_query, settings_from_query
-from .views.annotators import PersonMarks
+from .views.annotators import AnnotatorPicker, PersonMarks
 from .views.chart import ChartView
 from .views.compare import CompareView, PinnedSettings
 from .views.detail import DetailView
@@ -61,7 +61,7 @@ from .views.calibration import CalibrationView
 from .views.replay_controls import ReplayControls
 from .views.response_inputs import ResponseInputs
 from .views.review_queue import ReviewDecisions, ReviewQueueView
-from .views.style import WRAP, LiveHTML, styled, write_through
+from .views.style import WRAP, Deferred, LazyTab, LiveHTML, styled, write_through
 from .views.table import PAGE_SIZE as TABLE_PAGE_SIZE, TableView
 from .views.trace import TraceView
 
@@ -122,13 +122,18 @@ class ExplorerSession:
         # the settings card follows the inputs from :meth:`_on_inputs`, in the same message as the figures
         self.inputs_view = InputsView(self.inputs, self.rules_view, follow=False)
         self.response_inputs = ResponseInputs(self.inputs, follow=False)
-        self.review_view = ReviewQueueView(self.decide)
-        self.review_card = self.review_view.panel()
-        self.calibration = CalibrationView(self.response, self.use_bands)
+        # the review queue's card is hidden until the cascade is chosen: its view and card are built then
+        self._review_view: ReviewQueueView | None = None
+        self.review_card = Deferred(build=lambda: [self.review_view.panel()], visible=False,
+                                    sizing_mode="stretch_width", margin=0)
+        # the Calibration and How sure tabs are built when first opened (issue 9 item 11): see the properties
+        self._calibration: CalibrationView | None = None
+        self._how_sure: HowSureView | None = None
+        self.side_picker = AnnotatorPicker(self.labels, width=160)
+        """The "Label as" choice beside the label buttons (the How sure tab's Annotators card shares it)."""
         self.pinned = PinnedSettings()  # issue 11: setting A, compared with the current one (B)
         self.ev_a: Evaluation | None = None
         self.compare = CompareView(self.pin, self.pinned.unpin, self.select_run)
-        self.how_sure = HowSureView(self.labels)
         self.tabs: pn.Tabs | None = None
         self.runs_tabs: pn.Tabs | None = None
         self._mark_people()
@@ -142,6 +147,27 @@ class ExplorerSession:
         self._labels_watcher = self.labels.param.watch(self._on_labels, ["version"])
         self.pinned.param.watch(self._on_pinned, ["settings"])
         self._refresh_all()
+
+    @property
+    def review_view(self) -> ReviewQueueView:
+        """The review queue (the cascade's gray band), built on first use."""
+        if self._review_view is None:
+            self._review_view = ReviewQueueView(self.decide)
+        return self._review_view
+
+    @property
+    def calibration(self) -> CalibrationView:
+        """The Calibration tab's view, built on first use (its tab's first opening)."""
+        if self._calibration is None:
+            self._calibration = CalibrationView(self.response, self.use_bands)
+        return self._calibration
+
+    @property
+    def how_sure(self) -> HowSureView:
+        """The How sure tab's view, built on first use (its tab's first opening)."""
+        if self._how_sure is None:
+            self._how_sure = HowSureView(self.labels, side_picker=self.side_picker)
+        return self._how_sure
 
     # --- reactions ---------------------------------------------------------------------------
 
@@ -182,8 +208,8 @@ class ExplorerSession:
         self._mark_people()
         with pn.io.hold():
             self._refresh_all()
-        if self.calibration.features is not None:  # the Calibration tab has been opened
-            self.calibration.show(self.features)
+        if self._calibration is not None and self._calibration.features is not None:  # the Calibration tab has been opened
+            self._calibration.show(self.features)
 
     def decide(self, index: int, acceptable: bool) -> None:
         """The person decides gray-band run ``index`` in the review queue: the judge's decision,
@@ -313,8 +339,8 @@ class ExplorerSession:
         self.ev = self._evaluate(self.ev.settings)
         with pn.io.hold():
             self._refresh_all()
-        if self.calibration.features is not None:
-            self.calibration.show(self.features)
+        if self._calibration is not None and self._calibration.features is not None:
+            self._calibration.show(self.features)
         for callback in self.on_shared:
             callback(self.shared)
 
@@ -324,7 +350,10 @@ class ExplorerSession:
         self.stop_timer()
         self.rules.stop()
         self.labels.param.unwatch(self._labels_watcher)
-        self.how_sure.close()
+        if self._how_sure is not None:
+            self._how_sure.close()  # the side picker too
+        else:
+            self.side_picker.close()
 
     def stop_timer(self) -> None:
         """Pause the replay. The clock runs in the page; the server has no timer to stop (kept
@@ -414,13 +443,16 @@ class ExplorerSession:
         """The explorer, the Calibration page and ``extra_tabs`` as tabs; the calibration is
         computed when its tab is first opened (cosine scores need the embedder)."""
         # dynamic: only the open tab is in the page (the others are built when opened, and a tall
-        # tab, the sweep's heatmap, does not make the Explorer tab as tall as itself)
-        tabs = pn.Tabs(("Explorer", explorer), ("Calibration", self.calibration.panel()),
-                       (HOW_SURE_TAB, self.how_sure.panel()), *extra_tabs,
+        # tab, the sweep's heatmap, does not make the Explorer tab as tall as itself); a
+        # :class:`LazyTab`'s widgets are made on its first opening
+        tabs = pn.Tabs(("Explorer", explorer), ("Calibration", LazyTab(lambda: self.calibration.panel())),
+                       (HOW_SURE_TAB, LazyTab(lambda: self.how_sure.panel())), *extra_tabs,
                        css_classes=["me-tabs"], sizing_mode="stretch_width", dynamic=True)
         self.tabs = tabs
 
         def opened(event: Any) -> None:
+            if 0 <= event.new < len(tabs) and isinstance(tabs[event.new], LazyTab):
+                tabs[event.new].fill()
             if event.new == 1:
                 self.calibration.show(self.features)
             elif event.new == HOW_SURE_AT:
@@ -438,6 +470,7 @@ class ExplorerSession:
                    sizing_mode="stretch_width", styles=WRAP),
             sizing_mode="stretch_width",
         )
+        # the trace stays in the page while its tab is closed (the page reads it as the replay plays)
         self.runs_tabs = pn.Tabs(("Runs", runs), ("Event trace", self.trace.panel()), css_classes=["me-card", "me-runs-card"],
                                  sizing_mode="stretch_width")
         return self.runs_tabs

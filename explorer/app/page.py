@@ -33,7 +33,7 @@ from .views.downloads import Downloads
 from .views.filters import FilterBar, frame_filter, search_text
 from .views.header import PageHeader
 from .views.labelling import KeyListener, LabelBar, verdict_for_key
-from .views.style import WRAP, LiveHTML, flex_item, styled
+from .views.style import WRAP, LazyTab, LiveHTML, flex_item, styled
 from .views.sweep import SweepView
 from .views.upload import UploadView, labels_message, loaded_message, note_sentence, pending_labels_message
 from .workspace import (
@@ -52,7 +52,7 @@ class Attached:
         self.session = session
         self.label_bar = LabelBar(self.label_selected)
         self.filters = FilterBar(self._refilter)
-        self.sweep = SweepView(self.apply_settings)
+        self._sweep: SweepView | None = None  # built when its tab is first opened
         self.key_hint = LiveHTML("", css_classes=["me-key-hint"], visible=False,
                                  **styled(margin=(6, 10), sizing_mode="stretch_width", styles=flex_item(260)))
         self._text: np.ndarray | None = None
@@ -68,6 +68,13 @@ class Attached:
         session.table.table.param.watch(lambda _e: self._show_bar(), ["selection"])
         session.on_shared.append(lambda _shared: self._on_labels())  # other argument rules: sweep again
         self._show_bar()
+
+    @property
+    def sweep(self) -> SweepView:
+        """The Settings sweep tab's view, built on first use (its tab's first opening)."""
+        if self._sweep is None:
+            self._sweep = SweepView(self.apply_settings)
+        return self._sweep
 
     # --- labelling ---------------------------------------------------------------------------
     def selected_index(self) -> int | None:
@@ -148,12 +155,12 @@ class Attached:
         """The session's page with the label buttons, the filters and label counts, the sweep tab
         and ``data_tab`` (last, so presenter mode can take it out without moving the others)."""
         self.filter_row = self.filters.panel()
-        self.label_panel = self.label_bar.panel(self.session.how_sure.annotators.side_picker.select)
+        self.label_panel = self.label_bar.panel(self.session.side_picker.select)
         self.data_tab = data_tab
         page = self.session.layout(
             toolbar=(self.filter_row, self.label_bar.unlabelled, self.key_hint),
             label_bar=self.label_panel,
-            extra_tabs=((SWEEP_TAB, self.sweep.panel()), (DATA_TAB, data_tab)),
+            extra_tabs=((SWEEP_TAB, LazyTab(lambda: self.sweep.panel())), (DATA_TAB, data_tab)),
             header=header,
         )
         self.tabs: pn.Tabs = next(iter(page.select(pn.Tabs)))
@@ -200,9 +207,9 @@ class WorkspacePage:
         self.picker.param.watch(self._on_pick, ["value"])
         self.keys = KeyListener()
         self.keys.param.watch(self._on_key, ["press"])
-        self.downloads = Downloads(self._current)
+        self._downloads: Downloads | None = None  # built with the "Your data" tab
         self.header_band = self.header.panel(self.upload.status)
-        self.data_tab = self._data_tab()
+        self.data_tab = LazyTab(self._data_tab)  # built when the tab is first opened
         self.body = pn.Column(sizing_mode="stretch_width", margin=0)
         self.root = pn.Column(self.body, self.keys, sizing_mode="stretch_width", margin=0,
                               css_classes=self._root_classes())
@@ -226,11 +233,21 @@ class WorkspacePage:
         self.attached = Attached(session)
         key = self.workspace.active
         session.on_shared.append(lambda shared: self.workspace.keep(key, shared))  # its rules stay with the set
-        self.downloads.name_files(session.shared.case_set.name)
+        if self._downloads is not None:
+            self._downloads.name_files(session.shared.case_set.name)
         self.header.show_set(session.shared.case_set.name)
         page = self.attached.layout(self.header_band, self.data_tab)
         self.attached.present(self.state.present)
         self.body.objects = [page]
+
+    @property
+    def downloads(self) -> Downloads:
+        """The download buttons, built on first use (the "Your data" tab's first opening), their
+        files named after the active case set."""
+        if self._downloads is None:
+            self._downloads = Downloads(self._current)
+            self._downloads.name_files(self.session.shared.case_set.name)
+        return self._downloads
 
     @property
     def session(self) -> ExplorerSession:

@@ -99,6 +99,35 @@ def fork_workers_with_own_sockets(procs: int) -> None:
     bokeh_server.bind_sockets = bind_own_socket  # the name Bokeh's Server calls when it starts
 
 
+GC_THRESHOLDS = (10_000, 20, 20)
+"""The collector's thresholds while serving (Python's default: 700, 10, 10). Building a session
+allocates ~100,000 objects that live as long as the session; with the default thresholds the young
+collections that keep moving them along cost ~15 % of a session's build (bench/session_profile.py)."""
+
+
+def tune_for_sessions() -> None:
+    """Make building sessions cheaper in this process (issue 9 item 11: a room of 40 opening the
+    link at once). Call once the served data is loaded, before forking the workers.
+
+    * Bokeh's check of each new session's whole document off (``perform_document_validation``,
+      ``BOKEH_VALIDATE_DOC``): it walks every model for layout warnings a person never sees
+      (empty layouts, missing renderers), ~9 % of a session's build in a served worker.
+    * Bokeh's *property* validation stays on although it is ~10 % of a build: Bokeh's ``Either``
+      properties choose how to read a value by validating it (``is_valid``), and with validation
+      off the sweep tab's heatmap never showed (tests/browser/test_browser_exports.py).
+    * The objects alive now (the loaded case set, the imported modules) moved out of the
+      collector's reach (``gc.freeze``): full collections no longer walk them, and the workers'
+      copies of their pages stay shared; fewer young collections (:data:`GC_THRESHOLDS`)."""
+    import gc
+
+    from bokeh.settings import settings
+
+    settings.perform_document_validation.set_value(False)
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(*GC_THRESHOLDS)
+
+
 def run(args: argparse.Namespace) -> int:
     """Load the case set (LoadError -> exit 2 with one line), then serve until interrupted."""
     if not 1 <= args.port <= 65535:
@@ -153,6 +182,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"metric-explorer: loading {served_path!r} in the background; serving at "
               f"http://{args.address}:{args.port}/ (a progress bar shows until it is loaded)", flush=True)
         make_page = page_builder(lambda: waiting_page(job, create_workspace_app))
+    tune_for_sessions()
     if procs > 1:
         fork_workers_with_own_sockets(procs)
     pn.serve(

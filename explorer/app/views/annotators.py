@@ -188,12 +188,13 @@ class AnnotatorsView:
     """The Annotators card. ``labels`` is the session's :class:`SessionLabels`; :meth:`show`
     fills the card for the current features and evaluation (call it while the card is shown)."""
 
-    def __init__(self, labels: SessionLabels) -> None:
+    def __init__(self, labels: SessionLabels, side_picker: AnnotatorPicker | None = None) -> None:
         self.labels = labels
         self.inter = InterCache()
         self.picker = AnnotatorPicker(labels, width=180)
-        self.side_picker = AnnotatorPicker(labels, width=160)
-        """The same choice beside the label buttons (the selected run's panel)."""
+        self.side_picker = side_picker if side_picker is not None else AnnotatorPicker(labels, width=160)
+        """The same choice beside the label buttons (the selected run's panel; the session's own
+        when given, as the card is built only when its tab is opened)."""
         self.name = pn.widgets.TextInput(placeholder="New annotator's name", css_classes=["me-annotator-name"], width=200,
                                          margin=(22, 10, 4, 10))
         self.add = pn.widgets.Button(label="Add annotator", css_classes=["me-annotator-add"], width=130, margin=(22, 4, 4, 4))

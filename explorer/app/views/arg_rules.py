@@ -25,7 +25,7 @@ import panel as pn
 from ...core.io.errors import LoadError
 from ...core.io.reading import parse_json, text_of
 from ...core.scoring.arg_rules import ARG_RULES_FORMAT, ArgRules, arg_rules_file_from_data, dumps_arg_rules
-from .style import LiveHTML, styled
+from .style import Deferred, LiveHTML, styled
 
 BOX_NAME = "the rules box"
 """How errors name the text box (in place of a file name)."""
@@ -72,7 +72,7 @@ class ArgRulesView:
                                          description="A rules file (metric-explorer/arg-rules@1) or a settings JSON")
         self.status = LiveHTML("", css_classes=["me-arg-rules-status"], visible=False,
                                **styled(margin=(0, 10), sizing_mode="stretch_width"))
-        self.body = pn.Column(
+        self.body = Deferred(  # its models join the page when the editor is first opened
             LiveHTML(f'<div class="me-hint">{RULES_HELP}</div>', **styled(margin=(0, 10), sizing_mode="stretch_width")),
             self.text,
             pn.Row(self.apply_button, self.file, margin=(0, 4)),

@@ -21,7 +21,7 @@ from ...core.evaluation.compare import Comparison
 from ...core.evaluation.settings import Settings
 from ..intervals import pct, points_text
 from ..words import settings_words
-from .style import WRAP, LiveHTML, styled
+from .style import WRAP, Deferred, LiveHTML, styled
 
 MAX_FLIP_BUTTONS = 20
 """Flipped runs shown as buttons per direction; more are counted."""
@@ -131,7 +131,7 @@ class CompareView:
         self.broken = flips("me-compare-broken", "danger")
         self.fixed_label = LiveHTML("", css_classes=["me-compare-fixed-label"], **styled(margin=(8, 2, 0, 10)))
         self.broken_label = LiveHTML("", css_classes=["me-compare-broken-label"], **styled(margin=(8, 2, 0, 14)))
-        self.strip = pn.Column(
+        self.strip = Deferred(  # its models join the page when a setting is first pinned
             self.text,
             pn.Row(self.fixed_label, self.fixed, self.broken_label, self.broken, self.unpin_button, self.scroller,
                    sizing_mode="stretch_width", styles=WRAP, margin=0),

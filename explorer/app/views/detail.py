@@ -14,7 +14,7 @@ from ...core.evaluation.verdicts import OUTCOMES, Evaluation, reason
 from ...core.evaluation.features import Features
 from ...core.scoring.overlap import unigram_f1
 from ..highlight import mark_differences
-from .style import LiveHTML, flex_item, styled
+from .style import Deferred, LiveHTML, flex_item, styled
 
 HINT = '<div class="me-empty">Select a revealed run in the table to see its answer, reference and the person\'s note.</div>'
 
@@ -88,7 +88,7 @@ class DetailView:
 
     def panel(self, *below: pn.viewable.Viewable) -> pn.Column:
         """The side panel (``below``: e.g. the label buttons), hidden until a run is selected."""
-        self.card = pn.Column(
+        self.card = Deferred(  # its models join the page when a run is first selected
             pn.Row(
                 LiveHTML(
                     '<h2>Selected run</h2><div class="me-hint">Words that differ between answer and reference are '

@@ -95,10 +95,11 @@ def labels_needed_html(need: LabelsNeeded) -> str:
 
 
 class HowSureView:
-    """The How sure tab: the figures card (this module) and the Annotators card."""
+    """The How sure tab: the figures card (this module) and the Annotators card
+    (``side_picker``: the session's "Label as" choice beside the label buttons, shared)."""
 
-    def __init__(self, labels: SessionLabels) -> None:
-        self.annotators = AnnotatorsView(labels)
+    def __init__(self, labels: SessionLabels, side_picker=None) -> None:
+        self.annotators = AnnotatorsView(labels, side_picker=side_picker)
         self.labels = labels
         self.figures = LiveHTML("", css_classes=["me-how-sure-figures"], **styled(margin=(0, 10), sizing_mode="stretch_width"))
         self.unlabelled = LiveHTML("", css_classes=["me-unlabelled-rate"], **styled(margin=(0, 10), sizing_mode="stretch_width"))

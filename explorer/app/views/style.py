@@ -118,3 +118,65 @@ class LiveHTML(pn.pane.HTML):
         if visible is not None:
             params["visible"] = visible
         write_through(self, **params)
+
+
+class Deferred(pn.Column):
+    """A column whose children join the page only when it is first shown (issue 9 item 11: a
+    room of 40 opening the link at once).
+
+    Every Bokeh model in a session's first document costs server CPU to build and to serialise
+    (a few milliseconds each, ~300 in the first page), and a hidden card (the selected run's
+    panel, the review queue, the comparison strip, the rules editor) is as dear as a shown one.
+    Created hidden (``visible=False``), the column holds ``objects`` aside and puts them in the
+    page the first time it becomes visible (or on :meth:`fill`); created visible, it is a plain
+    column. The children are the same objects either way, so views keep updating them while
+    they are held aside, and what the page shows once filled is what it would have shown."""
+
+    def __init__(self, *objects, build=None, **params) -> None:
+        visible = params.get("visible", True)
+        if build is not None and visible:
+            objects, build = tuple(build()), None
+        super().__init__(*(objects if visible else ()), **params)
+        self._build = build
+        """Called for the children instead (a list), when given: the children themselves are made then."""
+        self._held: list | None = None if visible else list(objects)
+        if self._held is not None:
+            self._fill_watcher = self.param.watch(lambda _e: self.fill(), ["visible"])
+
+    @property
+    def filled(self) -> bool:
+        """Whether the children are in the page (always, once shown)."""
+        return self._held is None
+
+    def fill(self) -> None:
+        """Put the held children in the column (nothing when they already are)."""
+        if self._held is None:
+            return
+        held, self._held = self._held, None
+        self.param.unwatch(self._fill_watcher)
+        if self._build is not None:
+            held, self._build = list(self._build()), None
+        self.objects = held
+
+
+class LazyTab(pn.Column):
+    """A tab's content built the first time the tab is opened (:meth:`fill`), by ``build()``:
+    a session whose person never opens the tab never builds its widgets and models."""
+
+    def __init__(self, build, **params) -> None:
+        params.setdefault("sizing_mode", "stretch_width")
+        params.setdefault("margin", 0)
+        super().__init__(**params)
+        self._build = build
+
+    @property
+    def filled(self) -> bool:
+        """Whether the content has been built."""
+        return self._build is None
+
+    def fill(self) -> None:
+        """Build the content and put it in the tab (once)."""
+        if self._build is None:
+            return
+        build, self._build = self._build, None
+        self.objects = [build()]
