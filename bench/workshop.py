@@ -197,7 +197,10 @@ class Person:
     async def change_trajectory(self) -> float:
         """Choose the next Trajectory match whose figure differs; seconds until the summary
         shows the figure of that setting."""
-        widget = self.page.find("me-trajectory", "Select")
+        try:
+            widget, attr = self.page.find("me-trajectory", "Select"), "value"
+        except KeyError:  # the code before issue 12: a button group EXACT / IN_ORDER / ANY_ORDER / Not scored
+            widget, attr = self.page.find("me-trajectory", "RadioButtonGroup"), "active"
         for _ in range(len(TRAJECTORY_CYCLE)):
             label, value = TRAJECTORY_CYCLE[self.step % len(TRAJECTORY_CYCLE)]
             self.step += 1
@@ -205,7 +208,10 @@ class Person:
                 break
         want = self.expected[value]
         start = time.monotonic()
-        await self.page.change(widget, "value", value)  # a grouped Select's option is (value, label)
+        if attr == "value":
+            await self.page.change(widget, "value", value)  # a grouped Select's option is (value, label)
+        else:
+            await self.page.change(widget, "active", self.page.models[widget]["attributes"]["labels"].index(label))
         done = await self.page.wait_for(lambda: self.whole() == want)
         self.latencies.append(done - start)
         return done - start

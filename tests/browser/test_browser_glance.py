@@ -174,6 +174,9 @@ def test_no_sideways_scroll(new_offline_context, booking_app, width, height, sca
             right = text["x"] + text["width"]
             assert right <= label["x"] + label["width"] + 0.5, f"{state}: 't = 60.0 s' overflows its label ({text} in {label})"
             assert right <= card["x"] + card["width"] - 4, f"{state}: 't = 60.0 s' touches the replay card's edge ({text} in {card})"
+            chart = app.page.locator(".me-chart-card").first.bounding_box()  # the card under it, in the same column
+            assert card["x"] + card["width"] <= chart["x"] + chart["width"] + 0.5, \
+                f"{state}: the replay card runs past the column's other cards ({card} vs {chart})"
     assert external == []
     context.close()
 
@@ -193,6 +196,24 @@ def test_presenter_mode_from_the_link(glance_page):
         expect(app.page.locator(selector)).to_have_count(0)
     expect(app.page.locator(".me-filters").first).to_be_hidden()
     expect_summary_in_view(app, "4/10")
+    # the larger type fits its place: no label runs under its input (found in the presenter screenshot)
+    assert app.page.evaluate(CUT_LABELS) == [], "labels cut by their box in presenter mode"
+
+
+CUT_LABELS = """() => {
+  const out = [];
+  const walk = root => {
+    for (const el of root.querySelectorAll('*')) {
+      if (el.classList.contains('me-label-inline') && el.offsetParent !== null && el.scrollWidth > el.clientWidth + 1)
+        out.push(el.textContent.trim());
+      if (el.shadowRoot) walk(el.shadowRoot);
+    }
+  };
+  walk(document);
+  return out;
+}"""
+"""JS: the texts of the settings' inline labels (Trajectory, Arguments, Numeric dates, Response
+scorer) wider than their box, i.e. running under the input beside them."""
 
 
 def test_presenter_toggle_reset_and_copy_link(glance_page):

@@ -21,7 +21,7 @@ import panel as pn
 
 from ...core.scoring.trajectory_metrics import DEFINITIONS, canonical
 from ..state import TRAJECTORY_GROUPS, Inputs
-from .style import WRAP, LiveHTML, not_busy, styled, write_through
+from .style import WRAP, LiveHTML, inline_label, not_busy, styled, write_through
 
 TWO_LINE_BUTTONS = ":host .bk-btn { padding: 3px 4px; font-size: 12.5px; white-space: normal; line-height: 1.2; }"
 """Side-by-side choices whose labels take two lines (they fit the settings column's width)."""
@@ -177,7 +177,7 @@ class InputsView:
             options=list(inputs.tools), value=inputs.single_tool or None, css_classes=["me-single-tool"], width=118,
             margin=(5, 0, 0, 2),
         )
-        self.args_label = LiveHTML("", **styled(margin=(11, 0, 0, 10), width=80))
+        self.args_label = LiveHTML("", **inline_label(86, margin=(11, 0, 0, 10)))
         self.args_meaning = LiveHTML("", css_classes=["me-args-meaning"], **styled(margin=(1, 10, 0, 10), sizing_mode="stretch_width"))
         # the argument mode, or single tool use's tool in its place (swapped, not hidden: a hidden
         # widget still widens the row's minimum width), and the argument rules' toggle
@@ -288,7 +288,7 @@ class InputsView:
         body = [self.rules.body] if self.rules is not None else []
         label = LiveHTML('<div class="me-label me-label-inline" title="How the calls the agent made are compared with the expected '
                          "calls: ADK's match types, LangChain agentevals' modes and Vertex AI's partial scores, in one "
-                         'list">Trajectory</div>', **styled(margin=(9, 0, 0, 10), width=80))
+                         'list">Trajectory</div>', **inline_label(86, margin=(9, 0, 0, 10)))
         return pn.Column(
             pn.Row(label, self.trajectory, sizing_mode="stretch_width", margin=0, styles=WRAP),
             self.definition,
@@ -322,7 +322,7 @@ class InputsView:
             self.key_fields,
             pn.Row(LiveHTML('<div class="me-label me-label-inline" title="How dates such as 03/04/2026 read, for every check: key '
                             "fields, the cascade's field rules, normalisation level 4\">Numeric dates</div>",
-                            **styled(margin=(9, 0, 0, 10), width=104)),
+                            **inline_label(112, margin=(9, 0, 0, 10))),
                    self.day_first, sizing_mode="stretch_width", margin=0, styles=WRAP),
             sizing_mode="stretch_width", margin=0,
         )

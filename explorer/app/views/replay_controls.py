@@ -106,7 +106,9 @@ class ReplayControls:
             ),
             state_line,
             css_classes=["me-card", "me-replay"],
-            sizing_mode="stretch_width",
+            # the card's CSS margin (3px 4px, .me-card) is not taken off its width inside the clock's
+            # wrapper: stretched to 100 % it ran 8 px past the other cards
+            sizing_mode="stretch_width", styles={"width": "calc(100% - 8px)"},
         )
         self.page_clock = ReplayClock(
             strip=card, times=self.times, duration=DURATION, speeds=list(SPEED_OPTIONS.values()),

@@ -14,7 +14,7 @@ import panel as pn
 
 from ...core.scoring.embedding import EmbedderIdentity
 from ..state import Inputs
-from .style import WRAP, LiveHTML, not_busy, styled
+from .style import WRAP, LiveHTML, inline_label, not_busy, styled
 
 USES_RUNG = ("exact", "cascade")
 RUNG_HELP = (
@@ -104,7 +104,7 @@ class ResponseInputs:
     def panel(self) -> pn.Column:
         """The response-scorer group (inside the settings card)."""
         label = LiveHTML('<div class="me-label me-label-inline" title="What judges the answer text against the reference(s)">Response scorer</div>',
-                         **styled(margin=(9, 0, 0, 10), width=120))
+                         **inline_label(126, margin=(9, 0, 0, 10)))
         return pn.Column(
             pn.Row(label, self.scorer, sizing_mode="stretch_width", margin=0, styles=WRAP),
             self.hint,
