@@ -29,6 +29,7 @@ sys.path.insert(0, str(Path(__file__).parent / "browser"))
 
 from bokeh_protocol import BokehPage, resource_urls, stylesheet_urls  # noqa: E402
 from served_app import free_port  # noqa: E402
+from proc_info import children  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 LOCAL_PREFIXES = ("static/", "/static/", "/assets/", "./static/")
@@ -134,20 +135,6 @@ def test_a_settings_change_reaches_the_page_in_one_message(server):
     assert {"text", "search"} <= changed, changed  # the figures and the page's URL, together
 
 
-def _children(pid: int) -> list[int]:
-    """Processes whose parent is ``pid`` (from /proc)."""
-    out = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat") as f:
-                    if int(f.read().rsplit(")", 1)[1].split()[1]) == pid:
-                        out.append(int(entry))
-            except OSError:
-                continue
-    return out
-
-
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="workers end with their parent through Linux's prctl")
 def test_stopping_the_server_stops_its_workers():
     # found in issue 15: ``terminate()`` ended serve's parent process and left both ~200 MB
@@ -157,9 +144,9 @@ def test_stopping_the_server_stops_its_workers():
                             cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + 60
-        while len(_children(proc.pid)) < 2 and time.monotonic() < deadline:
+        while len(children(proc.pid)) < 2 and time.monotonic() < deadline:
             time.sleep(0.2)
-        workers = _children(proc.pid)
+        workers = children(proc.pid)
         assert len(workers) == 2, workers
     finally:
         proc.terminate()

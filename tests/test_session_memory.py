@@ -35,6 +35,7 @@ from explorer.app.page import WorkspacePage, create_workspace_app  # noqa: E402
 from explorer.app.serving import page_builder  # noqa: E402
 from explorer.app.workspace import ProcessSets, shared_from_case_set  # noqa: E402
 from explorer.core.io.casefile import load_case_set  # noqa: E402
+from proc_info import children  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 BUNDLED = ROOT / "cases" / "booking_agent.json"
@@ -104,18 +105,6 @@ def test_closed_sessions_are_collected():
     assert workspace_pages == 0  # and none of their WorkspacePages
 
 
-def _children(pid: int) -> list[int]:
-    out = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat") as f:
-                    if int(f.read().rsplit(")", 1)[1].split()[1]) == pid:
-                        out.append(int(entry))
-            except OSError:
-                continue
-    return out
-
 
 def _environ(pid: int) -> dict[str, str]:
     with open(f"/proc/{pid}/environ", "rb") as f:
@@ -134,12 +123,12 @@ def test_serve_and_its_workers_run_under_system_malloc():
         while time.monotonic() < deadline:
             try:
                 with urllib.request.urlopen(f"http://127.0.0.1:{port}/liveness", timeout=5) as r:
-                    if r.status == 200 and len(_children(proc.pid)) == 2:
+                    if r.status == 200 and len(children(proc.pid)) == 2:
                         break
             except OSError:
                 pass
             time.sleep(0.2)
-        workers = _children(proc.pid)
+        workers = children(proc.pid)
         assert len(workers) == 2, workers
         for pid in [proc.pid, *workers]:
             env_of = _environ(pid)
