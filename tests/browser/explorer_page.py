@@ -370,3 +370,16 @@ def first_event_at(kind: str) -> str:
   document.addEventListener('%s', () => { if (window.__meEventAt === null) window.__meEventAt = performance.now(); },
                             {capture: true, once: true});
 }""" % kind
+
+
+def expect_e5_detail(app: "App") -> None:
+    """Reveal the first six runs, select E5 (wrong date, exact path) and check its detail panel:
+    the answer and reference (Rome), the person's note, and the differing day (21) marked. Used for
+    the case-set file and for a features dataset, whose texts are read from the stored records."""
+    app.next_events(3, then_time=36.0)
+    app.expect_revealed(6, 10)
+    app.select_run("E5")
+    detail = app.el("me-detail")
+    expect(detail).to_contain_text("Rome")
+    expect(detail).to_contain_text("they would miss the flight")  # the person's note
+    expect(detail.locator("mark", has_text="21").first).to_be_visible()

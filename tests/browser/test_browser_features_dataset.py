@@ -15,9 +15,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import expect
 
-from explorer_page import App
+from explorer_page import App, expect_e5_detail
 from served_app import ServedApp
 
 pytestmark = pytest.mark.browser
@@ -48,14 +47,7 @@ def dataset_page(new_offline_context, dataset_app):
 
 
 def test_the_detail_of_a_run_comes_from_the_dataset(dataset_page):
-    app = dataset_page
-    app.next_events(3, then_time=36.0)
-    app.expect_revealed(6, 10)
-    app.select_run("E5")
-    detail = app.el("me-detail")
-    expect(detail).to_contain_text("Rome")
-    expect(detail).to_contain_text("they would miss the flight")  # the person's note, from the stored record
-    expect(detail.locator("mark", has_text="21").first).to_be_visible()
+    expect_e5_detail(dataset_page)  # the texts and the person's note come from the stored records
 
 
 def test_the_opening_agreement_is_seed_002s(dataset_page):

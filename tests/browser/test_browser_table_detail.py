@@ -17,19 +17,14 @@ import re
 import pytest
 from playwright.sync_api import expect
 
+from explorer_page import expect_e5_detail
+
 pytestmark = pytest.mark.browser
 
 
 def test_selecting_e5_shows_answer_reference_note_and_marks_the_day(app_page):
-    app = app_page
-    app.next_events(3, then_time=36.0)
-    app.expect_revealed(6, 10)
-    app.select_run("E5")
-    detail = app.el("me-detail")
-    expect(detail).to_contain_text("Rome")
-    expect(detail).to_contain_text("they would miss the flight")  # the person's note
-    expect(detail.locator("mark", has_text="21").first).to_be_visible()
-    expect(detail.locator("mark", has_text="Rome")).to_have_count(0)
+    expect_e5_detail(app_page)
+    expect(app_page.el("me-detail").locator("mark", has_text="Rome")).to_have_count(0)
 
 
 def test_final_metrics_at_60s_confusion_and_stats(app_page):
