@@ -102,9 +102,10 @@ class Evaluation:
 
     @property
     def needs_review(self) -> np.ndarray:
-        """bool (N,): the cascade left the run in the gray band, undecided (all False otherwise)."""
+        """bool (N,): the cascade left the run in the gray band, undecided (all False otherwise,
+        as a read-only stride-0 view)."""
         if self.response is None or self.response.cascade is None:
-            return np.zeros(self.passed.shape, dtype=bool)
+            return np.broadcast_to(np.False_, self.passed.shape)  # read-only, no memory per run
         return self.response.cascade.stage_code == _REVIEW_STAGE
 
     def ids_with(self, features: Features, outcome: str) -> list[str]:
