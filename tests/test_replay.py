@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, strategies as st
 
 from explorer.core.io.casefile import load_case_set
 from explorer.core.evaluation.verdicts import evaluate
@@ -138,3 +139,14 @@ def test_play_starts_at_the_first_reveal_when_nothing_is_revealed():
     assert play_start_time(TEN, 30.0) == 30.0  # E1-E4 revealed: go on from here
     assert play_start_time(TEN, 60.0) == 12.0  # at the end: again from the start
     assert play_start_time(np.zeros(0), 60.0) == 0.0 and play_start_time(np.zeros(0), 7.0) == 7.0
+
+
+@given(st.integers(0, 400), st.floats(0.0, 60.0, allow_nan=False))
+def test_stops_and_next_event_by_their_definitions(n, t):
+    """``event_times`` is the distinct reveal times ascending and ``next_event_time`` the first
+    reveal time after t (+ TIME_EPS), for every set size (also above 60 runs, where batches
+    grow) and time: checked against the definitions computed plainly."""
+    times = reveal_times(n)
+    assert event_times(times).tolist() == sorted(set(times.tolist()))
+    later = [x for x in times.tolist() if x > t + 1e-6]
+    assert next_event_time(times, t) == (later[0] if later else 60.0)

@@ -52,8 +52,16 @@ def reveal_times(n: int, duration: float = DURATION) -> np.ndarray:
 
 
 def event_times(times: np.ndarray) -> np.ndarray:
-    """The distinct reveal times, ascending (the stops of "Next event")."""
-    return np.unique(times)
+    """The distinct reveal times, ascending (the stops of "Next event"). ``times`` is
+    non-decreasing (:func:`reveal_times`), so each value's first occurrence is kept in one O(N)
+    pass, without ``numpy.unique``'s sort (about half a second of a session's start at 10M runs)."""
+    times = np.asarray(times, dtype=np.float64)
+    if times.size == 0:
+        return times.copy()
+    first = np.empty(times.shape, dtype=bool)
+    first[0] = True
+    np.not_equal(times[1:], times[:-1], out=first[1:])
+    return times[first]
 
 
 def revealed_count(times: np.ndarray, t: float) -> int:
@@ -62,9 +70,10 @@ def revealed_count(times: np.ndarray, t: float) -> int:
 
 
 def next_event_time(times: np.ndarray, t: float, duration: float = DURATION) -> float:
-    """The first reveal time strictly after ``t`` (``duration`` when none is left)."""
-    later = times[times > t + TIME_EPS]
-    return float(later[0]) if later.size else float(duration)
+    """The first reveal time after ``t + TIME_EPS`` (``duration`` when none is left); a binary
+    search of the non-decreasing ``times`` (O(log N), no mask of N runs per click)."""
+    k = revealed_count(times, t)
+    return float(times[k]) if k < len(times) else float(duration)
 
 
 def play_start_time(times: np.ndarray, t: float, duration: float = DURATION) -> float:
