@@ -147,7 +147,3 @@ def test_checks_that_are_off_take_no_memory_per_run():
     assert ev.trajectory_pass.tolist() == [True] * 10
     # indexing and arithmetic read them as full columns
     assert np.isnan(ev.mean_score[[0, 9]]).all() and int(ev.trajectory_pass.sum()) == 10
-    # the same kind elsewhere: nothing in review without the cascade, no tool to deny or count
-    for column, value in ((ev.needs_review, False), (features.tool_mask([]), False),
-                          (features.tool_mask(["no_such_tool"]), False), (features.single_tool_scores("no_such_tool"), 0.0)):
-        assert column.shape == (10,) and column.strides == (0,) and column.tolist() == [value] * 10

@@ -144,9 +144,9 @@ class Features:
     def single_tool_scores(self, tool: str) -> np.ndarray:
         """float64 (N,): the share of each run's invocations that called ``tool`` (Vertex AI
         trajectory_single_tool_use per invocation, mean over invocations); 0 for a tool no run
-        called (then a read-only stride-0 view)."""
+        called."""
         if tool not in self.tool_names:
-            return np.broadcast_to(np.float64(0.0), (self.n,))  # read-only, no memory per run
+            return np.zeros(self.n, dtype=np.float64)
         t = self.tool_names.index(tool)
         counts = self.tools_called[:, t] if self.tool_invocations is None else self.tool_invocations[:, t]
         return counts.astype(np.float64) / self.n_invocations
@@ -188,11 +188,10 @@ class Features:
         return replace(self, human=human)
 
     def tool_mask(self, tools: Sequence[str]) -> np.ndarray:
-        """bool (N,): run called at least one of ``tools`` (unknown names are ignored; none known:
-        a read-only stride-0 view of False)."""
+        """bool (N,): run called at least one of ``tools`` (unknown names are ignored)."""
         idx = [self.tool_names.index(t) for t in tools if t in self.tool_names]
         if not idx:
-            return np.broadcast_to(np.False_, (self.n,))  # read-only, no memory per run
+            return np.zeros(self.n, dtype=bool)
         return self.tools_called[:, idx].any(axis=1)
 
 

@@ -102,10 +102,9 @@ class Evaluation:
 
     @property
     def needs_review(self) -> np.ndarray:
-        """bool (N,): the cascade left the run in the gray band, undecided (all False otherwise,
-        as a read-only stride-0 view)."""
+        """bool (N,): the cascade left the run in the gray band, undecided (all False otherwise)."""
         if self.response is None or self.response.cascade is None:
-            return np.broadcast_to(np.False_, self.passed.shape)  # read-only, no memory per run
+            return np.zeros(self.passed.shape, dtype=bool)
         return self.response.cascade.stage_code == _REVIEW_STAGE
 
     def ids_with(self, features: Features, outcome: str) -> list[str]:
