@@ -132,17 +132,20 @@ def test_the_sweep_is_the_same(both):
 
 
 def test_checks_that_are_off_take_no_memory_per_run():
-    """A column of one value (no trajectory: NaN scores and a pass for everyone; combine "all":
-    no mean) is a stride-0 view, not N copies (80 MB a NaN column at 10M runs), and reads as the
-    full column: the booking set's ten runs, by hand."""
+    """A NaN column (no trajectory: NaN scores; combine "all": no mean) is a stride-0 view, not N
+    copies (80 MB a column at 10M runs); the pass for everyone is one read-only array shared by
+    evaluations (it enters ``&``, which is slow over a stride-0 operand). Both read as the full
+    column: the booking set's ten runs, by hand."""
     from explorer.commands.common import BUNDLED_CASES
     from explorer.core.io.casefile import load_case_set
 
     features = build_features(load_case_set(BUNDLED_CASES))
     ev = evaluate(features, Settings(trajectory="none", combine="all"))
-    for column in (ev.trajectory_score, ev.trajectory_pass, ev.mean_score):
+    for column in (ev.trajectory_score, ev.mean_score):
         assert column.shape == (10,) and column.strides == (0,)
         assert not column.flags.writeable
+    again = evaluate(features, Settings(trajectory="none", combine="all", f1_threshold=0.5))
+    assert again.trajectory_pass is ev.trajectory_pass and not ev.trajectory_pass.flags.writeable
     assert np.isnan(ev.trajectory_score).all() and np.isnan(ev.mean_score).all()
     assert ev.trajectory_pass.tolist() == [True] * 10
     # indexing and arithmetic read them as full columns
