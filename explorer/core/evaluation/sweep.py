@@ -173,24 +173,31 @@ def sweep(
 
     # f1_reach[i] = number of F1 thresholds t <= f1[i] (both quantised, as evaluate compares
     # them): run i passes thresholds[:f1_reach[i]]; an empty answer passes none.
-    f1_reach = np.searchsorted(thr, features.f1_q, side="right").astype(np.int64)
+    # (N,) arrays are built in place and in the narrowest type that holds them: at 10M runs each
+    # int64 temporary is 80 MB, and the sweep's peak was the served process's (issue 14)
+    f1_code = np.searchsorted(thr, features.f1_q, side="right").astype(np.int64, copy=False)  # f1_reach
     if features.empty_answer.any():  # type: ignore[union-attr]
-        f1_reach[features.empty_answer] = 0
+        f1_code[features.empty_answer] = 0
     ran = features.has_output  # a turn the agent never ran fails every setting
     deny_fail = features.tool_mask(sorted(base.deny_tools))
     key_ok = features.key_columns(base.day_first)[0]
     # the class of each run: 0..3 = deny-list failed (2) + key fields failed (1) for a labelled run
     # that ran; 4 = never counted (unlabelled, or the turn never ran). Gate (deny, key) = the
     # classes whose failed checks are off: one bincount per row serves the four gates.
-    cls = deny_fail.astype(np.int64) * 2 + ~key_ok
+    cls = deny_fail.astype(np.int8) * np.int8(2)
+    cls += ~key_ok
     cls[~(ran & labelled_mask)] = N_CLASSES - 1
     gate_classes = {(d, k): [c for c in range(N_CLASSES - 1) if not (d and c & 2) and not (k and c & 1)]
                     for d in (False, True) for k in (False, True)}
     # the F1 position, the verdict and the class in one code; the trajectory position is added per row
-    f1_code = (f1_reach * 2 + acc) * N_CLASSES + cls
-    del cls, f1_reach
-    # for combine="mean": (verdict, class) codes; the mean check is added per row
-    mean_code = acc * N_CLASSES + f1_code % N_CLASSES
+    f1_code *= 2
+    f1_code += acc
+    f1_code *= N_CLASSES
+    f1_code += cls
+    # for combine="mean": (verdict, class) codes, int8 (< 2 * N_CLASSES); the mean check is added per row
+    mean_code = acc.view(np.int8) * np.int8(N_CLASSES)
+    mean_code += cls
+    del cls
 
     blocks: list[dict[str, np.ndarray]] = []
     rows = grid.rows(base.single_tool)
@@ -221,11 +228,17 @@ def sweep(
             code += f1_code
         counts = np.bincount(code, minlength=(n_tt + 1) * (n_thr + 1) * 2 * N_CLASSES).reshape(n_tt + 1, n_thr + 1, 2, N_CLASSES)
         del code
-        score = None if fam == "none" else features.trajectory_scores(fam, args, base.single_tool)
-        mean = features.f1 if score is None else (score + features.f1) / 2.0
-        mean_pass = quantise(mean) >= base.mean_threshold
-        del mean, score
-        by_mean = np.bincount(mean_code + mean_pass * (2 * N_CLASSES), minlength=4 * N_CLASSES).reshape(2, 2, N_CLASSES)
+        if fam == "none":  # the mean is F1 alone
+            mean_pass = features.f1_q >= base.mean_threshold
+        else:  # quantise((score + f1) / 2) >= threshold, as evaluate computes it, in one array
+            mean = features.trajectory_scores(fam, args, base.single_tool) + features.f1
+            mean /= 2.0
+            mean_pass = quantise(mean, out=mean) >= base.mean_threshold
+            del mean
+        mean_pass_code = mean_pass.view(np.int8) * np.int8(2 * N_CLASSES)
+        mean_pass_code += mean_code
+        by_mean = np.bincount(mean_pass_code, minlength=4 * N_CLASSES).reshape(2, 2, N_CLASSES)
+        del mean_pass, mean_pass_code
         for combine in COMBINE_RULES:
             for deny in (False, True):
                 for key in (False, True):

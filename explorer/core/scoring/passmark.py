@@ -29,12 +29,14 @@ DECIMALS = 12
 @overload
 def quantise(x: float) -> float: ...
 @overload
-def quantise(x: np.ndarray) -> np.ndarray: ...
-def quantise(x):
+def quantise(x: np.ndarray, out: np.ndarray | None = None) -> np.ndarray: ...
+def quantise(x, out=None):
     """``x`` (a float or a float array) rounded to ``DECIMALS`` places with ``numpy.round``
-    (NaN stays NaN). The same function for scalars and arrays, so both round alike."""
+    (NaN stays NaN). The same function for scalars and arrays, so both round alike. ``out``: a
+    float64 array to write an array's result into (e.g. ``x`` itself: no second array of N
+    floats); the result is returned."""
     if isinstance(x, np.ndarray):
-        return np.round(x.astype(np.float64, copy=False), DECIMALS)
+        return np.round(x.astype(np.float64, copy=False), DECIMALS, out=out)
     return float(np.round(float(x), DECIMALS))
 
 
