@@ -77,7 +77,9 @@ def tradeoff(
         # at threshold 0 the moving check passes every score (scores are in [0, 1]), so the runs
         # passing then are those every other check passes (missing turns, empty answers included)
         other = ev.passed
-        score = quantise(ev.f1 if varies == "f1_threshold" else ev.trajectory_score)  # as evaluate compares
+        # quantised as evaluate compares; F1's is computed once per case set (``Features.f1_q``, the
+        # same values: no rounding of N floats per settings change, 80 MB fewer at 10M runs)
+        score = features.f1_q if varies == "f1_threshold" else quantise(ev.trajectory_score)
         reached = np.searchsorted(thr, score, side="right")
         reached[np.isnan(score)] = 0  # NaN >= tau is False
 
