@@ -19,6 +19,7 @@ from explorer.core.evaluation.replay import (
     play_start_time,
     reveal_batch,
     reveal_times,
+    reveal_timeline,
     revealed_count,
     state_at,
     trace_events,
@@ -150,3 +151,38 @@ def test_stops_and_next_event_by_their_definitions(n, t):
     assert event_times(times).tolist() == sorted(set(times.tolist()))
     later = [x for x in times.tolist() if x > t + 1e-6]
     assert next_event_time(times, t) == (later[0] if later else 60.0)
+
+
+@given(st.integers(0, 400), st.lists(st.floats(-1.0, 61.0, allow_nan=False), min_size=1, max_size=8))
+def test_the_compact_timeline_reads_as_the_reveal_times(n, ts):
+    """A session keeps ``reveal_timeline(n)`` (R floats), not ``reveal_times(n)`` (n floats): the
+    same bits run by run, and the same answers from every replay function at any time."""
+    full, compact = reveal_times(n), reveal_timeline(n)
+    assert np.asarray(compact).tobytes() == full.tobytes() and len(compact) == compact.size == n
+    assert [compact[i] for i in range(n)] == full.tolist()
+    assert event_times(compact).tolist() == event_times(full).tolist()
+    assert compact.events.size <= max(30, (n + 1) // 2)
+    for t in ts:
+        assert revealed_count(compact, t) == revealed_count(full, t)
+        assert next_event_time(compact, t) == next_event_time(full, t)
+        assert play_start_time(compact, t) == play_start_time(full, t)
+
+
+def test_the_compact_timeline_at_ten_runs_and_its_ends():
+    """Ten runs by hand: E1-E2 at 12 s ... E9-E10 at 60 s; out-of-range runs are refused."""
+    ten = reveal_timeline(10)
+    assert ten.events.tolist() == [12, 24, 36, 48, 60] and ten.batch == 2
+    assert (ten[0], ten[3], ten[-1]) == (12.0, 24.0, 60.0)
+    assert revealed_count(ten, 24.0 - 1e-9) == 4 and revealed_count(ten, 60.0) == 10
+    with pytest.raises(IndexError):
+        ten[10]
+
+
+def test_state_and_trace_are_the_same_over_the_compact_timeline(features):
+    """The replay's state and event trace at every reveal and between reveals, over the compact
+    timeline and over the full reveal times of the bundled set."""
+    ev = evaluate(features, Settings())
+    full, compact = reveal_times(features.n), reveal_timeline(features.n)
+    for t in (0.0, 11.9, 12.0, 25.0, 47.999999, 60.0):
+        assert state_at(features, ev, compact, t) == state_at(features, ev, full, t)
+        assert trace_events(features, ev, compact, t) == trace_events(features, ev, full, t)

@@ -36,7 +36,7 @@ from ..core.evaluation.verdicts import Evaluation, evaluate
 from ..core.evaluation.features import Features, load_warnings
 from ..core.evaluation.response_features import response_features_for
 from ..core.evaluation.replay import (
-    next_event_time, play_start_time, reveal_times, revealed_count, state_at, trace_events,
+    next_event_time, play_start_time, reveal_timeline, revealed_count, state_at, trace_events,
 )
 from ..core.evaluation.settings import Settings
 from ..core.scoring.arg_rules import ArgRules
@@ -101,7 +101,7 @@ class ExplorerSession:
         self.inputs = Inputs(shared.tools, settings, shared.features.day_first,
                              one_turn=bool(shared.features.n_invocations.max(initial=1) <= 1))
         self.clock = Clock()
-        self.times = reveal_times(self.features.n)
+        self.times = reveal_timeline(self.features.n)  # O(30) floats, not one per run
         self.ev: Evaluation = self._evaluate(self.inputs.settings())
         self.selected_id: str | None = None
         self._shown_revealed = -1

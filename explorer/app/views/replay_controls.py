@@ -13,10 +13,9 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-import numpy as np
 import panel as pn
 
-from ...core.evaluation.replay import DURATION, event_times
+from ...core.evaluation.replay import DURATION, RevealTimes, event_times
 from ..state import SPEED_OPTIONS, Clock
 from .replay_clock import ReplayClock
 from .style import WRAP, LiveHTML, flex_item, styled
@@ -34,11 +33,11 @@ def time_label(t: float) -> str:
 
 class ReplayControls:
     """The replay widgets over the session's ``clock``; ``times`` are the runs' reveal times (s,
-    run order: ``replay.reveal_times``)."""
+    run order: ``replay.reveal_times`` or its compact ``replay.reveal_timeline``)."""
 
-    def __init__(self, clock: Clock, times: Sequence[float]) -> None:
+    def __init__(self, clock: Clock, times: Sequence[float] | RevealTimes) -> None:
         self.clock = clock
-        self.times = [float(t) for t in event_times(np.asarray(times, dtype=float))]
+        self.times = [float(t) for t in event_times(times)]
         self.play = pn.widgets.Button(label="Play", css_classes=["me-play"], color="primary", width=84,
                                       description="Reveal the runs: the first ones at once, then two every 12 s (at 1x)")
         self.next = pn.widgets.Button(label="Next event", css_classes=["me-next"], width=100)
