@@ -221,8 +221,16 @@ def evaluate(
             resp_code = np.int8(_SCORER_CODE.get(settings.response_scorer, _F1))
             decided = np.where((decided == resp_code) & ~answered, np.int8(_EMPTY), decided).astype(np.int8)
     else:
-        mean = resp_value if settings.trajectory == "none" else (traj + resp_value) / 2.0
-        mean_pass = quantise(mean) >= settings.mean_threshold
+        if settings.trajectory == "none":
+            mean = resp_value
+            # F1 alone: its quantised values are kept (Features.f1_q), no N floats rounded per change
+            mean_q = features.f1_q if check is None else quantise(mean)
+        else:  # (traj + response) / 2 in one new array (the same values; at 10M runs each array is 80 MB)
+            mean = traj + resp_value
+            mean /= 2.0
+            mean_q = quantise(mean)
+        mean_pass = mean_q >= settings.mean_threshold
+        del mean_q
         passed = hard_pass & mean_pass
         decided = _first_failing([(ran_check, _MISSING), (deny_check, _DENY), (key_check, _KEY)], _MEAN, n)
     return Evaluation(
