@@ -10,7 +10,9 @@ process by ``bench/run.py`` and ``bench/scale_out.py``; prints one JSON object.
 * ``rescore_<kind>_s``: median of 20 settings changes of each kind (``bench/run.py``'s), on the
   stored (compact) features;
 * ``sweep_full_s`` / ``sweep_adk_s``: median of 3 sweeps of the full grid / ``ADK_GRID``;
-* ``peak_mb``: the process's VmHWM at the end (Python, Panel, Bokeh and the features included).
+* ``peak_mb``: the process's VmHWM at the end (Python, Panel, Bokeh and the features included);
+  ``hwm_after_reopen_mb`` / ``hwm_after_first_page_mb`` / ``hwm_after_rescore_mb``: the same
+  after each phase (the sweeps come last).
 
 Usage::
 
@@ -82,6 +84,7 @@ def main(argv: list[str] | None = None) -> int:
             times.append(time.perf_counter() - t)
         out[f"rescore_{kind}_s"] = statistics.median(times)
     out["rescore_max_s"] = max(v for k, v in out.items() if k.startswith("rescore_") and k.endswith("_s"))
+    out["hwm_after_rescore_mb"] = vm_hwm_mb()  # which phase sets the peak: the re-scores or the sweeps
     grids = [("sweep_adk_s", ADK_GRID)] + ([("sweep_full_s", FULL_GRID)] if args.full_grid else [])
     for key, grid in grids:
         times = []

@@ -175,7 +175,8 @@ def sweep(
     # them): run i passes thresholds[:f1_reach[i]]; an empty answer passes none.
     # (N,) arrays are built in place and in the narrowest type that holds them: at 10M runs each
     # int64 temporary is 80 MB, and the sweep's peak was the served process's (issue 14)
-    f1_code = np.searchsorted(thr, features.f1_q, side="right").astype(np.int64, copy=False)  # f1_reach
+    # f1_reach, int32: the code below stays under (thresholds + 1) * 2 * N_CLASSES
+    f1_code = np.searchsorted(thr, features.f1_q, side="right").astype(np.int32)
     if features.empty_answer.any():  # type: ignore[union-attr]
         f1_code[features.empty_answer] = 0
     ran = features.has_output  # a turn the agent never ran fails every setting
@@ -221,7 +222,8 @@ def sweep(
         n_tt = tts.size
         # traj_reach[i] = trajectory thresholds run i reaches (all of them for "none")
         if fam == "none":
-            code = f1_code + n_tt * (n_thr + 1) * 2 * N_CLASSES
+            code = f1_code.astype(np.int64)
+            code += n_tt * (n_thr + 1) * 2 * N_CLASSES
         else:
             code = features.trajectory_reach(fam, args, tts, base.single_tool).astype(np.int64, copy=False)
             code *= (n_thr + 1) * 2 * N_CLASSES
