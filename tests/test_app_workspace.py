@@ -288,3 +288,15 @@ def test_labelling_on_a_page_of_a_big_set_labels_the_run_on_that_row(process):
     assert f"<b>{records[52]['id']}</b>" in page.attached.label_bar.selected.object
     page._on_key(type("E", (), {"new": "c:2"})())  # still selected: clear it again
     assert np.count_nonzero(session.labels.human >= 0) == 0
+
+
+def test_page_unknown_format_upload_does_not_point_at_a_command_line_flag(process):
+    # found by a newcomer: dropping cases/labelled_pairs.json (a calibration pairs file, not runs)
+    # said "give --input-format (cases, adk, ...)", a flag the drop zone has no place for
+    page = WorkspacePage(process)
+    page.layout()
+    page.received("labelled_pairs.json", (ROOT / "cases" / "labelled_pairs.json").read_bytes())
+    text = shown(page.upload.error.object)
+    assert page.upload.error.visible and "labelled_pairs.json" in text and "cannot tell the format" in text
+    assert "--input-format" not in text
+    assert "docs/formats.md" in text
