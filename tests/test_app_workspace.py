@@ -300,3 +300,29 @@ def test_page_unknown_format_upload_does_not_point_at_a_command_line_flag(proces
     assert page.upload.error.visible and "labelled_pairs.json" in text and "cannot tell the format" in text
     assert "--input-format" not in text
     assert "docs/formats.md" in text
+
+
+def test_sweep_tab_with_no_labelled_run_says_so_and_offers_nothing_to_apply():
+    # found by a newcomer: on an uploaded ADK result (no labels) the Settings sweep tab stayed
+    # blank for ~30 s, then listed every setting as "best" at 0/0 with all 1,576 groups to apply
+    from explorer.app.views.sweep import headline_html
+    from explorer.app.workspace import load_upload
+
+    adk = {"eval_set_result_id": "r", "eval_set_id": "s", "eval_case_results": [{
+        "eval_set_id": "s", "eval_id": "one", "final_eval_status": 2,
+        "eval_metric_result_per_invocation": [{
+            "actual_invocation": {"final_response": {"parts": [{"text": "Booked."}]},
+                                  "intermediate_data": {"tool_uses": [{"name": "book", "args": {}}]}},
+            "expected_invocation": {"final_response": {"parts": [{"text": "Booked it."}]},
+                                    "intermediate_data": {"tool_uses": [{"name": "book", "args": {}}]}},
+        }],
+    }]}
+    import json
+    shared = load_upload(json.dumps(adk).encode(), "one.evalset_result.json")
+    d = sweep_view_data(shared.features, shared.defaults)
+    assert d.labelled == 0
+    assert d.choices == {} and d.groups == []
+    text = shown(headline_html(d))
+    assert "No labelled runs: the sweep cannot rank the settings" in text
+    assert "Best agreement" not in text
+    assert "label" in text.lower() and "Your data" in text  # how to give labels
