@@ -326,3 +326,15 @@ def test_sweep_tab_with_no_labelled_run_says_so_and_offers_nothing_to_apply():
     assert "No labelled runs: the sweep cannot rank the settings" in text
     assert "Best agreement" not in text
     assert "label" in text.lower() and "Your data" in text  # how to give labels
+
+
+def test_sweep_apply_button_is_disabled_while_there_is_nothing_to_apply(shared):
+    # found by a newcomer: with no labelled run the list of best settings is empty and the
+    # "Apply this setting" button did nothing when pressed
+    from explorer.app.views.sweep import SweepView
+    view = SweepView(lambda _settings: None)
+    unlabelled = shared.features.with_human(np.full(len(shared.features.human), -1))
+    view.show(unlabelled, shared.defaults)
+    assert view.choice.options == [] and view.apply_button.disabled
+    view.show(shared.features, shared.defaults)  # 10 labelled runs: 10/10 reachable
+    assert view.choice.options and not view.apply_button.disabled

@@ -227,6 +227,7 @@ class SweepView:
         self.mapper.high = max(d.labelled, 1)
         self.best.object = headline_html(d)
         self.choice.options = list(d.choices)
+        self.apply_button.disabled = not d.choices  # no labelled run: nothing to apply
         self._setting_slice = True
         try:
             s = d.best_slice()
