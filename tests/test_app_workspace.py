@@ -288,3 +288,53 @@ def test_labelling_on_a_page_of_a_big_set_labels_the_run_on_that_row(process):
     assert f"<b>{records[52]['id']}</b>" in page.attached.label_bar.selected.object
     page._on_key(type("E", (), {"new": "c:2"})())  # still selected: clear it again
     assert np.count_nonzero(session.labels.human >= 0) == 0
+
+
+def test_page_unknown_format_upload_does_not_point_at_a_command_line_flag(process):
+    # found by a newcomer: dropping cases/labelled_pairs.json (a calibration pairs file, not runs)
+    # said "give --input-format (cases, adk, ...)", a flag the drop zone has no place for
+    page = WorkspacePage(process)
+    page.layout()
+    page.received("labelled_pairs.json", (ROOT / "cases" / "labelled_pairs.json").read_bytes())
+    text = shown(page.upload.error.object)
+    assert page.upload.error.visible and "labelled_pairs.json" in text and "cannot tell the format" in text
+    assert "--input-format" not in text
+    assert "docs/formats.md" in text
+
+
+def test_sweep_tab_with_no_labelled_run_says_so_and_offers_nothing_to_apply():
+    # found by a newcomer: on an uploaded ADK result (no labels) the Settings sweep tab stayed
+    # blank for ~30 s, then listed every setting as "best" at 0/0 with all 1,576 groups to apply
+    from explorer.app.views.sweep import headline_html
+    from explorer.app.workspace import load_upload
+
+    adk = {"eval_set_result_id": "r", "eval_set_id": "s", "eval_case_results": [{
+        "eval_set_id": "s", "eval_id": "one", "final_eval_status": 2,
+        "eval_metric_result_per_invocation": [{
+            "actual_invocation": {"final_response": {"parts": [{"text": "Booked."}]},
+                                  "intermediate_data": {"tool_uses": [{"name": "book", "args": {}}]}},
+            "expected_invocation": {"final_response": {"parts": [{"text": "Booked it."}]},
+                                    "intermediate_data": {"tool_uses": [{"name": "book", "args": {}}]}},
+        }],
+    }]}
+    import json
+    shared = load_upload(json.dumps(adk).encode(), "one.evalset_result.json")
+    d = sweep_view_data(shared.features, shared.defaults)
+    assert d.labelled == 0
+    assert d.choices == {} and d.groups == []
+    text = shown(headline_html(d))
+    assert "No labelled runs: the sweep cannot rank the settings" in text
+    assert "Best agreement" not in text
+    assert "label" in text.lower() and "Your data" in text  # how to give labels
+
+
+def test_sweep_apply_button_is_disabled_while_there_is_nothing_to_apply(shared):
+    # found by a newcomer: with no labelled run the list of best settings is empty and the
+    # "Apply this setting" button did nothing when pressed
+    from explorer.app.views.sweep import SweepView
+    view = SweepView(lambda _settings: None)
+    unlabelled = shared.features.with_human(np.full(len(shared.features.human), -1))
+    view.show(unlabelled, shared.defaults)
+    assert view.choice.options == [] and view.apply_button.disabled
+    view.show(shared.features, shared.defaults)  # 10 labelled runs: 10/10 reachable
+    assert view.choice.options and not view.apply_button.disabled

@@ -62,3 +62,19 @@ def test_sweep_cli_prints_the_reading(capsys):
     data = json.loads(capsys.readouterr().out)
     assert data["reading"]["n_tied"] == 84 and data["reading"]["agreement"]["low"] == 0.722467
     assert data["settings"][0]["agreement_low"] == pytest.approx(0.722467, abs=1e-6)
+
+
+def test_sweep_cli_with_no_labelled_run_says_so_instead_of_listing_every_setting(tmp_path, capsys):
+    # found by a newcomer: `sweep --cases <an ADK result, no labels>` printed 1,576 "best" setting
+    # groups (0/0 each) and only then "warning: no labelled runs"; a case set with its one run
+    # unlabelled gives the same
+    data = json.loads(open(BUNDLED_CASES, encoding="utf-8").read())
+    data["runs"] = [dict(data["runs"][0], human_verdict=None)]
+    path = tmp_path / "unlabelled.json"
+    path.write_text(json.dumps(data))
+    assert main(["sweep", "--cases", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "warning: no labelled runs: the sweep cannot rank the settings" in out
+    assert "--labels" in out  # how to give the labels
+    assert "best:" not in out and "reached by" not in out
+    assert len(out.splitlines()) <= 5

@@ -21,6 +21,7 @@ import numpy as np
 import panel as pn
 
 from ..core.io.errors import LoadError
+from ..core.io.loaders.detect import FORMAT_DROP_HINT, FORMAT_FLAG_HINT
 from ..core.io.exports import settings_from_data
 from ..core.io.reading import parse_json, text_of
 from ..core.evaluation.settings import Settings
@@ -42,6 +43,13 @@ from .workspace import (
 
 SWEEP_TAB = "Settings sweep"
 DATA_TAB = "Your data"
+
+
+def browser_message(exc: LoadError) -> str:
+    """``exc`` as the page shows it: the loader's one line, with the command line's remedy for a
+    file whose format cannot be told (``give --input-format ...``, a flag the drop zone has no
+    place for) put in the browser's words."""
+    return str(exc).replace(FORMAT_FLAG_HINT, FORMAT_DROP_HINT)
 
 
 class Attached:
@@ -290,7 +298,7 @@ class WorkspacePage:
         try:
             self._switch(event.new)
         except LoadError as exc:
-            self.upload.show_error(str(exc))
+            self.upload.show_error(browser_message(exc))
             self.picker.value = self.workspace.active
             return
         self.picker.options = self.workspace.options()  # a bundled set now shows its run count
@@ -310,7 +318,7 @@ class WorkspacePage:
             else:
                 self._runs_received(name, data)
         except LoadError as exc:
-            self.upload.show_error(str(exc))
+            self.upload.show_error(browser_message(exc))
             return
         self.upload.show_error(None)
 

@@ -98,6 +98,11 @@ def run(args: argparse.Namespace) -> int:
         f"{len(table)} settings scored; deny-list: {', '.join(base.deny_tools) or '(no tools given, --deny)'}; "
         f"mean threshold {show_threshold(base.mean_threshold)}"
     )
+    if int(first["labelled"]) == 0:
+        # every setting ties at 0/0: listing them (1,576 groups on the full grid) ranks nothing
+        print(f"warning: {reading.warning}")
+        print("give the person's verdicts (--labels labels.csv, or human_verdict in the runs) to rank them")
+        return 0
     print(
         f"best: agreement {first['agree']}/{first['labelled']}, {first['false_pass']} false passes, "
         f"{first['false_fail']} false fails, reached by {len(top)} settings:"

@@ -116,8 +116,10 @@ def sweep_view_data(features: Features, base: Settings) -> SweepData:
     ``deny_tools``, ``mean_threshold`` and ``single_tool`` from ``base``, read it and shape it for
     the tab."""
     table = with_intervals(sweep(features, base, grid=FULL_GRID))
-    top = best(table)
-    groups = threshold_ranges(top)
+    first = table.iloc[0]
+    # no labelled run: every setting ties at 0/0, nothing is best (grouping all 159,176 took ~30 s)
+    top = best(table) if int(first["labelled"]) else table.iloc[:0]
+    groups = threshold_ranges(top) if len(top) else []
     keys = [k for k in ("trajectory", "args", "combine", "deny_check", "key_fields", "trajectory_threshold")]
     choices: dict[str, Settings] = {}
     for g in groups:
@@ -127,7 +129,6 @@ def sweep_view_data(features: Features, base: Settings) -> SweepData:
         thresholds = np.sort(rows["f1_threshold"].to_numpy())
         middle = rows[rows["f1_threshold"] == thresholds[(len(thresholds) - 1) // 2]].iloc[0]
         choices[best_text(g)] = row_settings(middle, base)
-    first = table.iloc[0]
     return SweepData(
         table=table, reading=sweep_reading(table), agree=int(first["agree"]), labelled=int(first["labelled"]),
         false_pass=int(first["false_pass"]), false_fail=int(first["false_fail"]), n_best=len(top),
@@ -162,6 +163,12 @@ def _percent(x: float) -> str:
 def headline_html(d: SweepData) -> str:
     """The best agreement, its interval, the ties and the warning, and the first groups (escaped)."""
     r = d.reading
+    if d.labelled == 0:
+        return (
+            f'<div class="me-sweep-warning" role="note">{html.escape(r.warning[0].upper() + r.warning[1:])}.</div>'
+            '<div class="me-hint">Label runs first: select a run in the Explorer tab and press a or u, or drop a '
+            "labels CSV on Your data.</div>"
+        )
     items = "".join(f"<li>{html.escape(best_text(g))}</li>" for g in d.groups[:SHOWN_GROUPS])
     more = len(d.groups) - SHOWN_GROUPS
     if more > 0:
@@ -220,6 +227,7 @@ class SweepView:
         self.mapper.high = max(d.labelled, 1)
         self.best.object = headline_html(d)
         self.choice.options = list(d.choices)
+        self.apply_button.disabled = not d.choices  # no labelled run: nothing to apply
         self._setting_slice = True
         try:
             s = d.best_slice()

@@ -39,6 +39,13 @@ from .options import DEFAULT_OPTIONS, ReadOptions
 INPUT_FORMATS = ("auto", "cases", "adk", "jsonl", "csv", "messages", "otlp", "inspect", "parquet")
 """Values of ``--input-format``."""
 
+FORMAT_FLAG_HINT = "give --input-format (" + ", ".join(INPUT_FORMATS[1:]) + ")"
+"""The command line's remedy when a file's format cannot be told; the app, which has no such flag,
+puts :data:`FORMAT_DROP_HINT` in its place."""
+
+FORMAT_DROP_HINT = "the drop zone tells the format from the file's content: see docs/formats.md for what each format holds"
+"""The browser's wording of :data:`FORMAT_FLAG_HINT`."""
+
 
 def _is_messages_record(value: Any) -> bool:
     return isinstance(value, dict) and ("outputs" in value or "reference_outputs" in value)
@@ -109,7 +116,7 @@ def _detect(text: str, name: str) -> tuple[str, Any]:
             raise LoadError(
                 name, "(top level)",
                 "cannot tell the format: not a metric-explorer case set, an ADK eval set result, message "
-                "trajectories, OTLP traces or an Inspect log; give --input-format (" + ", ".join(INPUT_FORMATS[1:]) + ")",
+                "trajectories, OTLP traces or an Inspect log; " + FORMAT_FLAG_HINT,
             )
         first = next((ln for ln in text.split("\n") if ln.strip()), "")
         try:
