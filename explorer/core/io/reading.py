@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -81,10 +83,29 @@ def json_message(exc: json.JSONDecodeError) -> str:
     return exc.msg[: -len(" at")] + " here" if exc.msg.endswith(" at") else exc.msg
 
 
+def loads_json(text: str) -> Any:
+    """``json.loads(text)``, except that a number with more digits than Python converts to an int
+    (``sys.get_int_max_str_digits()``, 4300) raises :class:`json.JSONDecodeError` at that number
+    (``number with more than 4300 digits``) instead of a bare ValueError, so every caller that
+    reports JSON errors with their line and column reports this one too."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        raise
+    except ValueError:  # json raises no other ValueError: the int conversion limit
+        limit = sys.get_int_max_str_digits()
+        at = 0
+        for found in re.finditer(r"-?\d{%d,}" % (limit + 1), text):
+            if text[: found.start()].rstrip()[-1:] in ("", ":", ",", "["):  # a number, not digits in a string
+                at = found.start()
+                break
+        raise json.JSONDecodeError(f"number with more than {limit} digits", text, at) from None
+
+
 def parse_json(text: str, name: str) -> Any:
     """``json.loads`` with errors as LoadError ``"<name>: line L, column C: invalid JSON: ..."``."""
     try:
-        return json.loads(text)
+        return loads_json(text)
     except json.JSONDecodeError as exc:
         raise LoadError(name, f"line {exc.lineno}, column {exc.colno}", f"invalid JSON: {json_message(exc)}") from None
     except RecursionError:
@@ -100,7 +121,7 @@ def json_lines(text: str, name: str) -> list[tuple[str, Any]]:
         if not line.strip():
             continue
         try:
-            out.append((f"line {n}", json.loads(line)))
+            out.append((f"line {n}", loads_json(line)))
         except json.JSONDecodeError as exc:
             raise LoadError(name, f"line {n}, column {exc.colno}", f"invalid JSON: {json_message(exc)}") from None
         except RecursionError:

@@ -30,12 +30,11 @@ raises one LoadError saying so.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from ..errors import LoadError
 from ..model import CaseSet, Invocation, Run, ToolCall
-from ..reading import parse_json, read_bytes, text_of
+from ..reading import loads_json, parse_json, read_bytes, text_of
 from ._common import (
     Problem, expect_list, expect_object, fast_call, join_path, json_type, make_case_set, parse_call_object, parse_calls,
 )
@@ -86,7 +85,7 @@ def unwrap(data: Any, name: str) -> Any:
     """A file that is a JSON string holding the JSON (ADK <= 1.21) -> the inner value."""
     if isinstance(data, str):
         try:
-            return json.loads(data)
+            return loads_json(data)
         except ValueError as exc:
             line, col = getattr(exc, "lineno", "?"), getattr(exc, "colno", "?")
             raise LoadError(

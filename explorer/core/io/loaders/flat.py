@@ -34,7 +34,7 @@ from typing import Any, Iterable
 from ..csv_cells import neutralise_cell, restore
 from ..errors import LoadError
 from ..model import AnnotatorLabel, CallPair, CaseSet, Invocation, PlainInvocation, Run, ToolCall, majority_verdict
-from ..reading import json_message, parse_json, read_bytes, text_of
+from ..reading import json_message, loads_json, parse_json, read_bytes, text_of
 from ._common import (
     Problem, check_unique_ids, expect_list, expect_object, expect_str, join_path, json_type,
     make_case_set, parse_calls, parse_verdict, show,
@@ -60,7 +60,7 @@ def _references(obj: dict[str, Any], path: str) -> tuple[str, ...]:
         if not value.strip().startswith("["):
             raise Problem(rpath, 'expected a JSON list of texts such as ["..."] (use "reference" for one text)')
         try:
-            value = json.loads(value)
+            value = loads_json(value)
         except json.JSONDecodeError as exc:
             raise Problem(rpath, f"invalid JSON list of texts: {json_message(exc)} (character {exc.pos + 1})") from None
     items = expect_list(value, rpath)
@@ -169,7 +169,7 @@ def parse_annotator_labels(value: Any, path: str = "labels") -> tuple[AnnotatorL
         if not value.strip():
             return ()
         try:
-            value = json.loads(value)
+            value = loads_json(value)
         except json.JSONDecodeError as exc:
             raise Problem(path, f"invalid JSON list of labels: {json_message(exc)} (character {exc.pos + 1})") from None
     items = expect_list(value, path)
@@ -300,7 +300,7 @@ def jsonl_from_text(text: str, name: str) -> CaseSet:
         if not line.strip():
             continue
         try:
-            record = json.loads(line)
+            record = loads_json(line)
         except json.JSONDecodeError as exc:
             raise LoadError(name, f"line {n}, column {exc.colno}", f"invalid JSON: {json_message(exc)}") from None
         except RecursionError:
