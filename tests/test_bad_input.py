@@ -11,6 +11,8 @@ from explorer.core.io.errors import LoadError
 from explorer.core.io.exports import loads_settings
 from explorer.core.io.loaders import loads_runs
 from explorer.core.io.loaders.expectations import loads_expectations
+from explorer.core.io.reading import parse_json
+from explorer.core.scoring.arg_rules import arg_rules_file_from_data
 
 HUGE = "1" * 5000
 """An integer of 5000 digits: over Python's int conversion limit (4300 digits), which json.loads
@@ -87,3 +89,62 @@ def test_huge_integer_in_a_big_jsonl_line():
     with pytest.raises(LoadError) as got:
         _loads(prefix + HUGE.encode() + b"}", 7, "big.jsonl")
     assert str(got.value) == f"big.jsonl: line 7, column {len(prefix) + 1}: invalid JSON: number with more than 4300 digits"
+
+
+# --- an integer too large for a float (hundreds of digits) ----------------------------------------
+
+LONG = "1" + "0" * 400
+"""10**400: under the 4300-digit limit, so json reads it as an int, but float() of it raises
+OverflowError (a traceback from the CLI)."""
+
+
+def loads_arg_rules_text(text: str, name: str):
+    """An argument-rules file's rules from its text (as ``load_arg_rules`` reads a path)."""
+    return arg_rules_file_from_data(parse_json(text, name), name)
+
+
+def test_huge_tolerance_of_an_argument_rule_names_the_rule():
+    text = '{"format": "metric-explorer/arg-rules@1", "rules": [{"key": "x", "rule": "number", "tolerance": ' + LONG + "}]}"
+    assert _error(text, "rules.json", loads_arg_rules_text) == (
+        "rules.json: rules[0].tolerance: expected a finite number >= 0, got 10000000000000000...")
+
+
+def test_infinite_tolerance_of_an_argument_rule_is_refused():
+    # Infinity read as a tolerance was written back as "tolerance": Infinity, which is not JSON
+    text = '{"format": "metric-explorer/arg-rules@1", "rules": [{"key": "x", "rule": "number", "tolerance": Infinity}]}'
+    assert _error(text, "rules.json", loads_arg_rules_text) == "rules.json: rules[0].tolerance: expected a finite number >= 0, got inf"
+
+
+def test_huge_tolerance_in_a_settings_file_and_a_case_set():
+    settings = ('{"format": "metric-explorer/settings@1", "settings": {}, '
+                '"arg_rules": [{"key": "x", "rule": "number", "tolerance": ' + LONG + "}]}")
+    assert _error(settings, "s.json", loads_settings) == "s.json: arg_rules[0].tolerance: expected a finite number >= 0, got 10000000000000000..."
+    cases = ('{"format": "metric-explorer/cases@1", "name": "n", "arg_rules": [{"key": "x", "rule": "number", "tolerance": '
+             + LONG + '}], "runs": [{"id": "r1", "invocations": [{"expected_calls": [], "actual_calls": [], "answer": "a", '
+             '"references": ["a"]}]}]}')
+    assert _error(cases, "cases.json") == "cases.json: arg_rules[0].tolerance: expected a finite number >= 0, got 10000000000000000..."
+
+
+def test_huge_threshold_in_an_adk_test_config():
+    text = '{"criteria": {"tool_trajectory_avg_score": {"threshold": ' + LONG + "}}}"
+    message = _error(text, "test_config.json", loads_settings)
+    assert message.startswith("test_config.json: criteria.tool_trajectory_avg_score.threshold: expected a number from 0 to 1, got 1000")
+
+
+def test_huge_score_in_adk_results_names_the_metric():
+    text = ('{"eval_case_results": [{"eval_id": "c1", "overall_eval_metric_results": [{"metric_name": '
+            '"response_match_score", "score": ' + LONG + '}], "eval_metric_result_per_invocation": []}]}')
+    assert _error(text, "r.evalset_result.json") == (
+        "r.evalset_result.json: eval_case_results[0].overall_eval_metric_results[0].score: number too large: 10000000000000000...")
+
+
+def test_huge_double_value_in_a_trace_attribute_names_the_attribute():
+    from explorer.core.io.loaders.options import ReadOptions
+
+    span = ('{"traceId": "5b8efff798038103d269b633813fc60c", "spanId": "eee19b7ec3c1b174", "name": "agent", '
+            '"attributes": [{"key": "eval.example_id", "value": {"doubleValue": ' + LONG + "}}]}")
+    text = '{"resourceSpans": [{"scopeSpans": [{"spans": [' + span + "]}]}]}\n"
+    with pytest.raises(LoadError) as got:
+        loads_runs(text, "t.jsonl", "otlp", ReadOptions(join_key="eval.example_id"))
+    assert str(got.value) == ("t.jsonl: line 1, span eee19b7ec3c1b174, attributes[0].value (eval.example_id).doubleValue: "
+                              'expected a number, got "' + LONG[:57] + '..."')

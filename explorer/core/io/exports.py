@@ -130,7 +130,7 @@ def _adk_threshold(value: Any, name: str, where: str) -> tuple[float, dict[str, 
             raise LoadError(name, f"{where}.threshold", "missing (a number from 0 to 1)")
         value = fields.pop("threshold")
         where = f"{where}.threshold"
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= float(value) <= 1.0:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= value <= 1.0:  # no float(): a 400-digit int overflows
         raise LoadError(name, where, f"expected a number from 0 to 1, got {show(json.dumps(value))}")
     return float(value), fields
 

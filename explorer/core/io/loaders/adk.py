@@ -36,7 +36,7 @@ from ..errors import LoadError
 from ..model import CaseSet, Invocation, Run, ToolCall
 from ..reading import loads_json, parse_json, read_bytes, text_of
 from ._common import (
-    Problem, expect_list, expect_object, fast_call, join_path, json_type, make_case_set, parse_call_object, parse_calls,
+    Problem, expect_list, expect_object, fast_call, join_path, json_type, make_case_set, parse_call_object, parse_calls, show,
 )
 
 EVAL_STATUS_NAMES = {1: "PASSED", 2: "FAILED", 3: "NOT_EVALUATED", 4: "INFORMATIONAL"}
@@ -192,7 +192,10 @@ def _metric_scores(case: dict[str, Any], path: str) -> dict[str, float | None]:
         score = item.get("score")
         if score is not None and (isinstance(score, bool) or not isinstance(score, (int, float))):
             raise Problem(join_path(ipath, "score"), f"expected a number or null, got {json_type(score)}")
-        scores[metric] = None if score is None else float(score)
+        try:
+            scores[metric] = None if score is None else float(score)
+        except OverflowError:  # an integer of hundreds of digits
+            raise Problem(join_path(ipath, "score"), f"number too large: {show(str(score), 20)}") from None
     return scores
 
 

@@ -154,7 +154,7 @@ def any_value(value: Any, path: str, depth: int = 0) -> Any:
                 raise Problem(vpath, f"expected a number, got {json_type(v)}")
             try:
                 return float(v)
-            except ValueError:
+            except (ValueError, OverflowError):  # OverflowError: an integer of hundreds of digits
                 raise Problem(vpath, f'expected a number, got "{show(v)}"') from None
         inner = expect_object(v, vpath) if v is not None else {}
         items = expect_list(inner.get("values") or [], f"{vpath}.values")
