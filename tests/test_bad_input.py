@@ -148,3 +148,27 @@ def test_huge_double_value_in_a_trace_attribute_names_the_attribute():
         loads_runs(text, "t.jsonl", "otlp", ReadOptions(join_key="eval.example_id"))
     assert str(got.value) == ("t.jsonl: line 1, span eee19b7ec3c1b174, attributes[0].value (eval.example_id).doubleValue: "
                               'expected a number, got "' + LONG[:57] + '..."')
+
+
+# --- a number rule on values beyond the decimal context ------------------------------------------
+
+
+def test_number_rule_on_a_huge_exponent_disagrees_instead_of_raising():
+    # broke: decimal.Overflow from abs(a - e) when an argument is the string "1e999999999"
+    from explorer.core.scoring.arg_rules import ArgRule, values_agree
+
+    rule = ArgRule(key="x", kind="number", tolerance=0.5)
+    assert values_agree("1e999999999", "-1e999999999", rule) is False
+    assert values_agree("1e999999999", 0, rule) is False
+    assert values_agree("1e999999999", "1e999999999", rule) is True  # equal: the difference is 0
+
+
+def test_cli_scores_a_run_whose_argument_overflows_the_number_rule(tmp_path, capsys):
+    path = tmp_path / "cases.json"
+    path.write_text(
+        '{"format": "metric-explorer/cases@1", "name": "n", "arg_rules": [{"key": "x", "rule": "number"}], "runs": [{"id": "r1", '
+        '"invocations": [{"expected_calls": [{"name": "a", "args": {"x": "1e999999999"}}], "actual_calls": [{"name": "a", '
+        '"args": {"x": "-1e999999999"}}], "answer": "ok", "references": ["ok"]}], "human_verdict": "unacceptable"}]}')
+    assert main(["score", "--no-cache", "--format", "csv", "--cases", str(path)]) == 0
+    row = capsys.readouterr().out.splitlines()[1]
+    assert row.startswith("r1,,0.0,False,")  # trajectory score 0: the one call's argument differs

@@ -47,7 +47,7 @@ import json
 import math
 import re
 from dataclasses import dataclass, field
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal, InvalidOperation, Overflow
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -284,7 +284,10 @@ def values_agree(actual: Any, expected: Any, rule: ArgRule | None, day_first: bo
         a, e = _number(actual), _number(expected)
         if a is None or e is None:
             return actual == expected
-        return abs(a - e) <= Decimal(repr(float(rule.tolerance)))
+        try:
+            return abs(a - e) <= Decimal(repr(float(rule.tolerance)))
+        except Overflow:  # the difference is over 10**999999 ("1e999999999"): beyond any finite tolerance
+            return False
     if kind == "date":
         if isinstance(actual, str) and isinstance(expected, str):
             da, de = _dates(actual, day_first), _dates(expected, day_first)
