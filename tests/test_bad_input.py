@@ -172,3 +172,22 @@ def test_cli_scores_a_run_whose_argument_overflows_the_number_rule(tmp_path, cap
     assert main(["score", "--no-cache", "--format", "csv", "--cases", str(path)]) == 0
     row = capsys.readouterr().out.splitlines()[1]
     assert row.startswith("r1,,0.0,False,")  # trajectory score 0: the one call's argument differs
+
+
+# --- a list or an object where a name is expected (unhashable) -------------------------------------
+
+
+@pytest.mark.parametrize("match, shown", [("[]", "[]"), ('{"a": 1}', '{\\"a\\": 1}')])
+def test_adk_match_type_that_is_a_list_or_an_object(match, shown):
+    # broke: TypeError "unhashable type" from the lookup of the match type
+    text = '{"criteria": {"tool_trajectory_avg_score": {"threshold": 1, "match_type": ' + match + "}}}"
+    assert _error(text, "test_config.json", loads_settings) == (
+        f"test_config.json: criteria.tool_trajectory_avg_score.match_type: expected EXACT, IN_ORDER or ANY_ORDER, got {shown}")
+
+
+def test_settings_trajectory_that_is_a_list_names_the_choices():
+    # was "settings.trajectory: unhashable type: 'list'"
+    text = '{"format": "metric-explorer/settings@1", "settings": {"trajectory": ["exact"]}}'
+    message = _error(text, "s.json", loads_settings)
+    assert message.startswith("s.json: settings.trajectory: trajectory must be one of exact, in_order, any_order,")
+    assert message.endswith(", got ['exact']")

@@ -167,7 +167,7 @@ def settings_from_adk_test_config(data: dict[str, Any], name: str) -> Settings:
         threshold, fields = _adk_threshold(criteria["tool_trajectory_avg_score"], name, where)
         match = fields.pop("match_type", fields.pop("matchType", "EXACT"))
         key = match.upper() if isinstance(match, str) else match
-        if isinstance(key, bool) or key not in _ADK_MATCH_NAMES:
+        if isinstance(key, bool) or not isinstance(key, (str, int)) or key not in _ADK_MATCH_NAMES:  # a list is unhashable
             raise LoadError(name, f"{where}.match_type", f"expected EXACT, IN_ORDER or ANY_ORDER, got {show(json.dumps(match))}")
         ignore = fields.pop("ignore_args", fields.pop("ignoreArgs", False))
         if not isinstance(ignore, bool):
