@@ -191,3 +191,24 @@ def test_settings_trajectory_that_is_a_list_names_the_choices():
     message = _error(text, "s.json", loads_settings)
     assert message.startswith("s.json: settings.trajectory: trajectory must be one of exact, in_order, any_order,")
     assert message.endswith(", got ['exact']")
+
+
+# --- non-finite numbers reaching JSON output -----------------------------------------------------
+
+
+@pytest.mark.parametrize("score", ["Infinity", "-Infinity", "1e400"])
+def test_score_json_output_stays_json_with_an_infinite_adk_column(tmp_path, capsys, score):
+    # broke: the report held "adk_tool_trajectory_avg_score": Infinity, which JSON readers refuse
+    import json
+
+    path = tmp_path / "runs.jsonl"
+    path.write_text('{"id": "r1", "expected_calls": [], "actual_calls": [], "answer": "x", "reference": "x", '
+                    '"adk_tool_trajectory_avg_score": ' + score + "}\n")
+    assert main(["score", "--no-cache", "--format", "json", "--cases", str(path)]) == 0
+
+    def refuse(constant):
+        raise AssertionError(f"not JSON: {constant}")
+
+    report = json.loads(capsys.readouterr().out, parse_constant=refuse)
+    (row,) = report["runs"]
+    assert row["adk_tool_trajectory_avg_score"] is None
