@@ -212,3 +212,27 @@ def test_score_json_output_stays_json_with_an_infinite_adk_column(tmp_path, caps
     report = json.loads(capsys.readouterr().out, parse_constant=refuse)
     (row,) = report["runs"]
     assert row["adk_tool_trajectory_avg_score"] is None
+
+
+# --- JSON nested too deeply inside a text field ---------------------------------------------------
+
+DEEP = "[" * 60_000 + "]" * 60_000
+"""120,000 characters: fits in a CSV cell (the csv module's default limit is 131,072)."""
+
+
+@pytest.mark.parametrize("column, what", [("expected_calls", "calls"), ("references", "texts"), ("labels", "labels")])
+def test_csv_cell_of_json_nested_too_deeply(column, what):
+    # broke: RecursionError (a traceback) from the JSON of a CSV cell
+    cells = {"id": "r1", "expected_calls": "a", "actual_calls": "a", "answer": "x", "references": '["x"]', "labels": ""}
+    cells[column] = DEEP
+    text = ",".join(cells) + "\n" + ",".join(cells.values()).replace('["x"]', '"[""x""]"') + "\n"
+    assert _error(text, "runs.csv") == f"runs.csv: row 2, column {column}: invalid JSON list of {what}: nested too deeply"
+
+
+def test_message_arguments_nested_too_deeply():
+    import json
+
+    record = {"id": "m1", "outputs": [{"role": "assistant", "content": "", "tool_calls": [
+        {"function": {"name": "book", "arguments": DEEP}}]}], "reference_outputs": []}
+    assert _error(json.dumps(record) + "\n", "m.jsonl") == (
+        "m.jsonl: line 1, outputs[0].tool_calls[0].function.arguments: arguments are not a JSON string: nested too deeply")

@@ -125,6 +125,8 @@ def parse_calls(value: Any, path: str) -> tuple[ToolCall, ...]:
                 value = loads_json(text)
             except json.JSONDecodeError as exc:
                 raise Problem(path, f"invalid JSON list of calls: {json_message(exc)} (character {exc.pos + 1})") from None
+            except RecursionError:
+                raise Problem(path, "invalid JSON list of calls: nested too deeply") from None
         else:
             return parse_arrow_names(text, path)
     calls = expect_list(value, path)

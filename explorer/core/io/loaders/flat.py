@@ -63,6 +63,8 @@ def _references(obj: dict[str, Any], path: str) -> tuple[str, ...]:
             value = loads_json(value)
         except json.JSONDecodeError as exc:
             raise Problem(rpath, f"invalid JSON list of texts: {json_message(exc)} (character {exc.pos + 1})") from None
+        except RecursionError:
+            raise Problem(rpath, "invalid JSON list of texts: nested too deeply") from None
     items = expect_list(value, rpath)
     if not items:
         raise Problem(rpath, "must not be empty")
@@ -172,6 +174,8 @@ def parse_annotator_labels(value: Any, path: str = "labels") -> tuple[AnnotatorL
             value = loads_json(value)
         except json.JSONDecodeError as exc:
             raise Problem(path, f"invalid JSON list of labels: {json_message(exc)} (character {exc.pos + 1})") from None
+        except RecursionError:
+            raise Problem(path, "invalid JSON list of labels: nested too deeply") from None
     items = expect_list(value, path)
     out: list[AnnotatorLabel] = []
     first: dict[str, int] = {}

@@ -88,6 +88,8 @@ def _tool_call(value: Any, path: str) -> ToolCall:
                 args = loads_json(args)
             except json.JSONDecodeError as exc:
                 raise Problem(apath, f"arguments are not a JSON string: {json_message(exc)} (character {exc.pos + 1})") from None
+            except RecursionError:
+                raise Problem(apath, "arguments are not a JSON string: nested too deeply") from None
     if args is None:
         args = {}
     if not isinstance(args, dict):
