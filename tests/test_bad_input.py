@@ -236,3 +236,45 @@ def test_message_arguments_nested_too_deeply():
         {"function": {"name": "book", "arguments": DEEP}}]}], "reference_outputs": []}
     assert _error(json.dumps(record) + "\n", "m.jsonl") == (
         "m.jsonl: line 1, outputs[0].tool_calls[0].function.arguments: arguments are not a JSON string: nested too deeply")
+
+
+# --- CSV: long cells, and where a CSV error is ------------------------------------------------------
+
+
+def test_csv_answer_of_a_megabyte_reads_back():
+    # broke: "row 1: not valid CSV: field larger than field limit (131072)" for a run dumps_csv wrote
+    from explorer.core.io.loaders.flat import dumps_csv
+    from explorer.core.io.model import CaseSet, Invocation, Run
+
+    answer = "word " * 200_000
+    runs = (Run("r1", "", "", (Invocation((), (), answer, ("x",)),)),)
+    back = loads_runs(dumps_csv(CaseSet("n", "", runs)), "runs.csv", "csv")
+    assert back.runs[0].invocations[0].answer == answer
+
+
+def test_labels_csv_note_of_a_megabyte_reads():
+    from explorer.core.io.loaders.labels import loads_labels
+
+    labels = loads_labels('run_id,human_verdict,note\nE1,acceptable,"' + "x" * 1_000_000 + '"\n', "labels.csv")
+    assert labels["E1"].verdict == "acceptable" and len(labels["E1"].note) == 1_000_000
+
+
+def test_csv_error_names_the_row_being_read():
+    # broke: the error named the row before it (row 1, the header, for the first data row)
+    text = 'id,expected_calls,actual_calls,answer,reference\nr1,a,a,x,x\nr2,a,a,"x"y,x\n'
+    assert _error(text, "runs.csv") == "runs.csv: row 3: not valid CSV: ',' expected after '\"'"
+
+
+def test_labels_csv_with_a_quote_left_open_is_an_error_not_one_label():
+    # broke: rows 3 and 4 were read into row 2's note; E2 and E3 silently stayed unlabelled
+    from explorer.core.io.loaders.labels import loads_labels
+
+    text = 'run_id,human_verdict,note\nE1,acceptable,"open quote\nE2,unacceptable,x\nE3,acceptable,y\n'
+    assert _error(text, "labels.csv", loads_labels) == (
+        "labels.csv: row 2: not valid CSV: a quoted cell is not closed (its quote runs to the end of the file)")
+
+
+def test_runs_csv_with_a_quote_left_open_is_an_error():
+    text = 'id,expected_calls,actual_calls,answer,reference\nr1,a,a,x,x\nr2,a,a,"unclosed,x\nr3,a,a,x,x\n'
+    assert _error(text, "runs.csv") == (
+        "runs.csv: row 3: not valid CSV: a quoted cell is not closed (its quote runs to the end of the file)")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import os
 import re
@@ -127,3 +129,27 @@ def json_lines(text: str, name: str) -> list[tuple[str, Any]]:
         except RecursionError:
             raise LoadError(name, f"line {n}", "invalid JSON: nested too deeply") from None
     return out
+
+
+CSV_FIELD_LIMIT = 2**31 - 1
+"""Largest CSV cell the readers take, in characters: the csv module's default (131,072) refused a
+1 MB answer that ``dumps_csv`` writes; the file size limit bounds a cell anyway."""
+
+
+def csv_rows(text: str):
+    """A ``csv.reader`` over ``text`` (RFC 4180 quoting) that is strict: a quoted cell left open
+    at the end of the file raises ``csv.Error`` instead of swallowing every row after it into one
+    cell. Cells may be as long as the file (:data:`CSV_FIELD_LIMIT`)."""
+    if csv.field_size_limit() < CSV_FIELD_LIMIT:
+        csv.field_size_limit(CSV_FIELD_LIMIT)
+    return csv.reader(io.StringIO(text, newline=""), strict=True)
+
+
+def csv_problem(exc: csv.Error) -> str:
+    """``exc`` (raised by a :func:`csv_rows` reader while reading a row) as the problem of that
+    row: a quote left open reads ``a quoted cell is not closed (its quote runs to the end of the
+    file)``."""
+    text = str(exc)
+    if "unexpected end of data" in text:
+        return "not valid CSV: a quoted cell is not closed (its quote runs to the end of the file)"
+    return f"not valid CSV: {text}"

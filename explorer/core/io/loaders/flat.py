@@ -34,7 +34,7 @@ from typing import Any, Iterable
 from ..csv_cells import neutralise_cell, restore
 from ..errors import LoadError
 from ..model import AnnotatorLabel, CallPair, CaseSet, Invocation, PlainInvocation, Run, ToolCall, majority_verdict
-from ..reading import json_message, loads_json, parse_json, read_bytes, text_of
+from ..reading import csv_problem, csv_rows, json_message, loads_json, parse_json, read_bytes, text_of
 from ._common import (
     Problem, check_unique_ids, expect_list, expect_object, expect_str, join_path, json_type,
     make_case_set, parse_calls, parse_verdict, show,
@@ -368,13 +368,13 @@ def _cell_value(key: str, text: str) -> Any:
 def csv_from_text(text: str, name: str) -> CaseSet:
     """Runs from CSV text with a header row (comma-separated, RFC 4180 quoting). Raises LoadError
     ``"<name>: row N, column <field>: <problem>"`` (the header is row 1)."""
-    reader = csv.reader(io.StringIO(text, newline=""))
+    reader = csv_rows(text)
     try:
         header = next(reader)
     except StopIteration:
         raise LoadError(name, "", "file is empty") from None
     except csv.Error as exc:
-        raise LoadError(name, "row 1", f"not CSV: {exc}") from None
+        raise LoadError(name, "row 1", csv_problem(exc)) from None
     header = [h.strip() for h in header]
     for col in ("id", *REQUIRED_INVOCATION_FIELDS):
         if col not in header:
@@ -411,8 +411,8 @@ def csv_from_text(text: str, name: str) -> CaseSet:
                 detail = p.message if p.path == column else f"{p.path}: {p.message}"
                 raise LoadError(name, where, detail) from None
             places.append(f"row {row_no}")
-    except csv.Error as exc:
-        raise LoadError(name, f"row {row_no}", f"not valid CSV: {exc}") from None
+    except csv.Error as exc:  # raised while reading the row after row_no
+        raise LoadError(name, f"row {row_no + 1}", csv_problem(exc)) from None
     check_unique_ids(runs, name, places)
     return make_case_set(runs, name, _title(name), f"runs from {_title(name)} (CSV)")
 
