@@ -278,3 +278,40 @@ def test_runs_csv_with_a_quote_left_open_is_an_error():
     text = 'id,expected_calls,actual_calls,answer,reference\nr1,a,a,x,x\nr2,a,a,"unclosed,x\nr3,a,a,x,x\n'
     assert _error(text, "runs.csv") == (
         "runs.csv: row 3: not valid CSV: a quoted cell is not closed (its quote runs to the end of the file)")
+
+
+# --- Parquet columns of types JSON has not ---------------------------------------------------------
+
+
+def _parquet(tmp_path, **extra) -> str:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    cols = {"id": ["r1"], "expected_calls": ["a"], "actual_calls": ["a"], "answer": ["x"], "reference": ["x"], **extra}
+    path = tmp_path / "runs.parquet"
+    pq.write_table(pa.table(cols), path)
+    return str(path)
+
+
+def test_parquet_timestamp_and_decimal_columns_reach_the_json_report(tmp_path, capsys):
+    # broke: "TypeError: Object of type Timestamp (Decimal) is not JSON serializable" from score --format json
+    import datetime
+    import decimal
+    import json
+
+    import pyarrow as pa
+
+    path = _parquet(tmp_path, adk_when=pa.array([datetime.datetime(2026, 3, 12, 8, 5)]),
+                    adk_score=pa.array([decimal.Decimal("0.25")], pa.decimal128(5, 2)))
+    assert main(["score", "--no-cache", "--format", "json", "--cases", path]) == 0
+    (row,) = json.loads(capsys.readouterr().out)["runs"]
+    assert row["adk_when"] == "2026-03-12T08:05:00" and row["adk_score"] == 0.25
+
+
+def test_parquet_binary_adk_column_names_row_and_column(tmp_path, capsys):
+    import pyarrow as pa
+
+    path = _parquet(tmp_path, adk_blob=pa.array([b"\xff\xfe"], pa.binary()))
+    assert main(["score", "--no-cache", "--format", "json", "--cases", path]) == 2
+    assert capsys.readouterr().err == (
+        f"metric-explorer: error: {path}: row 1, adk_blob: expected text, a number, a boolean or null, got binary data\n")
