@@ -315,3 +315,18 @@ def test_parquet_binary_adk_column_names_row_and_column(tmp_path, capsys):
     assert main(["score", "--no-cache", "--format", "json", "--cases", path]) == 2
     assert capsys.readouterr().err == (
         f"metric-explorer: error: {path}: row 1, adk_blob: expected text, a number, a boolean or null, got binary data\n")
+
+
+# --- encodings -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-be"])
+def test_utf16_file_says_utf16_not_binary(encoding):
+    # was "binary file (NUL bytes), not JSON or CSV text" for a spreadsheet's "Unicode text" CSV
+    from explorer.core.io.loaders.labels import loads_labels
+
+    data = "run_id,human_verdict\nE1,acceptable\n".encode(encoding)
+    if encoding == "utf-16-be":
+        data = b"\xfe\xff" + data
+    assert _error(data, "labels.csv", loads_labels) == "labels.csv: UTF-16 text, not UTF-8: save the file as UTF-8"
+    assert _error(data, "runs.csv") == "runs.csv: UTF-16 text, not UTF-8: save the file as UTF-8"

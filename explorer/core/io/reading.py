@@ -37,6 +37,8 @@ def decode_text(data: bytes, name: str) -> str:
     check_size(len(data), name)
     if not data.strip():
         raise LoadError(name, "", "file is empty")
+    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):  # a byte-order mark: "Unicode text" as spreadsheets save it
+        raise LoadError(name, "", "UTF-16 text, not UTF-8: save the file as UTF-8")
     if b"\x00" in data[:8192]:
         raise LoadError(name, "", "binary file (NUL bytes), not JSON or CSV text")
     try:
