@@ -330,3 +330,14 @@ def test_utf16_file_says_utf16_not_binary(encoding):
         data = b"\xfe\xff" + data
     assert _error(data, "labels.csv", loads_labels) == "labels.csv: UTF-16 text, not UTF-8: save the file as UTF-8"
     assert _error(data, "runs.csv") == "runs.csv: UTF-16 text, not UTF-8: save the file as UTF-8"
+
+
+# --- labels CSV header ----------------------------------------------------------------------------
+
+
+def test_labels_csv_with_a_column_twice_is_an_error():
+    # broke: the first human_verdict column was read and the second silently ignored
+    from explorer.core.io.loaders.labels import loads_labels
+
+    text = "run_id,human_verdict,human_verdict\nE1,acceptable,unacceptable\n"
+    assert _error(text, "labels.csv", loads_labels) == 'labels.csv: row 1 (header): column "human_verdict" appears twice'

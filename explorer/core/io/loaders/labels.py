@@ -63,6 +63,9 @@ def _label_rows(text: str, name: str):
     for col in ("run_id", "human_verdict"):
         if col not in header:
             raise LoadError(name, "row 1 (header)", f'missing column "{col}" (a labels CSV has run_id,human_verdict,note)')
+    dupes = sorted({h for h in header if h and header.count(h) > 1})
+    if dupes:  # header.index would read the first and ignore the other
+        raise LoadError(name, "row 1 (header)", f'column "{show(dupes[0])}" appears twice')
     i_id, i_verdict = header.index("run_id"), header.index("human_verdict")
     i_note = header.index("note") if "note" in header else None
     i_who = header.index("annotator") if "annotator" in header else None
