@@ -341,3 +341,15 @@ def test_labels_csv_with_a_column_twice_is_an_error():
 
     text = "run_id,human_verdict,human_verdict\nE1,acceptable,unacceptable\n"
     assert _error(text, "labels.csv", loads_labels) == 'labels.csv: row 1 (header): column "human_verdict" appears twice'
+
+
+@pytest.mark.parametrize("sep, word", [(";", "';'"), ("\t", "tabs")])
+def test_csv_separated_by_semicolons_or_tabs_says_so(sep, word):
+    from explorer.core.io.loaders.labels import loads_labels
+
+    labels = sep.join(["run_id", "human_verdict", "note"]) + "\n" + sep.join(["E1", "acceptable", "x"]) + "\n"
+    assert _error(labels, "labels.csv", loads_labels) == (
+        'labels.csv: row 1 (header): missing column "run_id" (a labels CSV has run_id,human_verdict,note); '
+        f"the header is separated by {word}: save the file comma-separated")
+    runs = sep.join(["id", "expected_calls", "actual_calls", "answer", "reference"]) + "\nr1" + sep + "a" * 0 + "\n"
+    assert _error(runs, "runs.csv").endswith(f"; the header is separated by {word}: save the file comma-separated")

@@ -155,3 +155,13 @@ def csv_problem(exc: csv.Error) -> str:
     if "unexpected end of data" in text:
         return "not valid CSV: a quoted cell is not closed (its quote runs to the end of the file)"
     return f"not valid CSV: {text}"
+
+
+def separator_hint(header: list[str]) -> str:
+    """``"; the header is separated by ';': save the file comma-separated"`` when a CSV header read
+    as one cell holds semicolons or tabs (a spreadsheet's export in some locales), else ``""``."""
+    if len(header) == 1:
+        for sep, word in ((";", "';'"), ("\t", "tabs")):
+            if sep in header[0]:
+                return f"; the header is separated by {word}: save the file comma-separated"
+    return ""

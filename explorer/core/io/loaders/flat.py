@@ -34,7 +34,7 @@ from typing import Any, Iterable
 from ..csv_cells import neutralise_cell, restore
 from ..errors import LoadError
 from ..model import AnnotatorLabel, CallPair, CaseSet, Invocation, PlainInvocation, Run, ToolCall, majority_verdict
-from ..reading import csv_problem, csv_rows, json_message, loads_json, parse_json, read_bytes, text_of
+from ..reading import csv_problem, csv_rows, json_message, separator_hint, loads_json, parse_json, read_bytes, text_of
 from ._common import (
     Problem, check_unique_ids, expect_list, expect_object, expect_str, join_path, json_type,
     make_case_set, parse_calls, parse_verdict, show,
@@ -378,7 +378,8 @@ def csv_from_text(text: str, name: str) -> CaseSet:
     header = [h.strip() for h in header]
     for col in ("id", *REQUIRED_INVOCATION_FIELDS):
         if col not in header:
-            raise LoadError(name, "row 1 (header)", f'missing column "{col}" (got columns: {show(", ".join(header), 200)})')
+            raise LoadError(name, "row 1 (header)", f'missing column "{col}" (got columns: {show(", ".join(header), 200)})'
+                            + separator_hint(header))
     if "reference" not in header and "references" not in header:
         raise LoadError(name, "row 1 (header)", 'missing column "reference" (or "references")')
     if "invocations" in header:

@@ -33,7 +33,7 @@ from ..csv_cells import neutralise, restore
 from ..errors import LoadError
 from ...evaluation.features import HUMAN_CODES, Features
 from ..model import AnnotatorLabel, CaseSet, Run, majority_verdict
-from ..reading import csv_problem, csv_rows, read_bytes, text_of
+from ..reading import csv_problem, csv_rows, read_bytes, separator_hint, text_of
 from ._common import Problem, parse_verdict, show
 
 LABEL_COLUMNS = ("run_id", "human_verdict", "note")
@@ -62,7 +62,8 @@ def _label_rows(text: str, name: str):
         raise LoadError(name, "row 1", csv_problem(exc)) from None
     for col in ("run_id", "human_verdict"):
         if col not in header:
-            raise LoadError(name, "row 1 (header)", f'missing column "{col}" (a labels CSV has run_id,human_verdict,note)')
+            raise LoadError(name, "row 1 (header)", f'missing column "{col}" (a labels CSV has run_id,human_verdict,note)'
+                            + separator_hint(header))
     dupes = sorted({h for h in header if h and header.count(h) > 1})
     if dupes:  # header.index would read the first and ignore the other
         raise LoadError(name, "row 1 (header)", f'column "{show(dupes[0])}" appears twice')
