@@ -353,3 +353,18 @@ def test_csv_separated_by_semicolons_or_tabs_says_so(sep, word):
         f"the header is separated by {word}: save the file comma-separated")
     runs = sep.join(["id", "expected_calls", "actual_calls", "answer", "reference"]) + "\nr1" + sep + "a" * 0 + "\n"
     assert _error(runs, "runs.csv").endswith(f"; the header is separated by {word}: save the file comma-separated")
+
+
+# --- options ---------------------------------------------------------------------------------------
+
+
+def test_featurize_id_pattern_that_is_not_a_regex_is_a_usage_error(tmp_path, capsys):
+    # broke: re.error "missing ), unterminated subpattern" as a traceback
+    runs = tmp_path / "runs.jsonl"
+    runs.write_text('{"id": "r1", "expected_calls": [], "actual_calls": [], "answer": "x", "reference": "x"}\n')
+    with pytest.raises(SystemExit) as got:
+        main(["featurize", "--out", str(tmp_path / "feat"), "--id-pattern", "((", str(runs)])
+    assert got.value.code == 2
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        "metric-explorer featurize: error: argument --id-pattern: not a regular expression: "
+        "missing ), unterminated subpattern at position 1")
