@@ -368,3 +368,16 @@ def test_featurize_id_pattern_that_is_not_a_regex_is_a_usage_error(tmp_path, cap
     assert capsys.readouterr().err.splitlines()[-1] == (
         "metric-explorer featurize: error: argument --id-pattern: not a regular expression: "
         "missing ), unterminated subpattern at position 1")
+
+
+# --- numbers longer than the decimal context's 28 digits ---------------------------------------------
+
+
+def test_rung_4_keeps_every_digit_of_a_long_number():
+    # broke: rung 4 rounded to 28 significant digits, so two different 32-digit account numbers matched
+    from explorer.core.scoring.normalise import normalise
+
+    a = normalise("Your account is 12345678901234567890123456789012.", 4)
+    b = normalise("Your account is 12345678901234567890123456789999.", 4)
+    assert a == "your account is 12345678901234567890123456789012"
+    assert a != b
