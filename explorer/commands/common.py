@@ -320,14 +320,15 @@ def base_settings_from_args(args: argparse.Namespace) -> Settings:
 
 
 def clean_json(value: Any) -> Any:
-    """NaN -> None, numpy scalars -> Python, recursively, so ``json.dumps`` writes valid JSON."""
+    """NaN and infinities -> None, numpy scalars -> Python, recursively, so ``json.dumps`` writes
+    valid JSON (a run file's ``adk_*`` score may be ``Infinity`` or ``1e400``)."""
     if isinstance(value, dict):
         return {k: clean_json(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [clean_json(v) for v in value]
     if hasattr(value, "item") and not isinstance(value, (str, bytes)):
         value = value.item()
-    if isinstance(value, float) and math.isnan(value):
+    if isinstance(value, float) and not math.isfinite(value):
         return None
     return value
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import glob
 import os
+import re
 import sys
 import time
 from dataclasses import asdict
@@ -35,6 +36,16 @@ from .trace_options import add_trace_options, read_options_from_args
 HELP = "compute run files' features once into a Parquet features dataset that score, sweep and serve read"
 
 
+def _regex(text: str) -> str:
+    """argparse type: ``text`` when it compiles as a regular expression (argparse's usage error
+    ``not a regular expression: ...`` otherwise, instead of re.error from a worker)."""
+    try:
+        re.compile(text)
+    except re.error as exc:
+        raise argparse.ArgumentTypeError(f"not a regular expression: {exc}") from None
+    return text
+
+
 def add_parser(sub: argparse._SubParsersAction) -> None:
     """Register ``featurize`` and its options."""
     p = sub.add_parser("featurize", help=HELP, description=HELP)
@@ -47,7 +58,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="JSONL files read numeric dates such as 04/03/2026 as 4 March (default)")
     x.add_argument("--month-first", dest="day_first", action="store_const", const=False,
                    help="JSONL files read numeric dates month first (3 April)")
-    p.add_argument("--id-pattern", default=DEFAULT_ID_PATTERN, metavar="REGEX",
+    p.add_argument("--id-pattern", default=DEFAULT_ID_PATTERN, metavar="REGEX", type=_regex,
                    help=f"regex that finds booking ids in JSONL answers (default {DEFAULT_ID_PATTERN})")
     p.add_argument("--arg-rules", metavar="PATH", help="argument rules JSON the trajectory scores are computed under "
                    "(replaces other formats' own rules)")

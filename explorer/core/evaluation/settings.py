@@ -90,6 +90,8 @@ class Settings:
         if not self.compare_args:
             object.__setattr__(self, "args", "ignore")
         object.__setattr__(self, "compare_args", self.args != "ignore")
+        if not isinstance(self.trajectory, str):  # a list or an object (settings JSON) is no family, and unhashable
+            raise ValueError(f"trajectory must be one of {', '.join(TRAJECTORY_CHOICES)}, got {self.trajectory!r}")
         if not isinstance(self.single_tool, str):
             raise ValueError(f"single_tool must be a tool name, got {self.single_tool!r}")
         if canonical(self.trajectory) == "single_tool_use" and not self.single_tool:

@@ -40,7 +40,7 @@ from ..scoring.fields import DEFAULT_ID_PATTERN
 from .loaders._common import Problem, json_type
 from .loaders.flat import run_from_record, well_formed_run
 from .model import CaseSet, Run
-from .reading import json_message, max_bytes
+from .reading import json_message, loads_json, max_bytes
 from .runstore import RunStore, block_codec, compress_block
 
 CHUNK_BYTES = 4 * 1024 * 1024
@@ -66,7 +66,7 @@ def _loads(line: bytes, n: int, name: str) -> Any:
     except UnicodeDecodeError as exc:
         raise LoadError(name, f"line {n}, byte {exc.start}", "not UTF-8 text (binary or another encoding)") from None
     try:
-        return json.loads(text)
+        return loads_json(text)
     except json.JSONDecodeError as exc:
         raise LoadError(name, f"line {n}, column {exc.colno}", f"invalid JSON: {json_message(exc)}") from None
     except RecursionError:

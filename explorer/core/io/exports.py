@@ -130,7 +130,7 @@ def _adk_threshold(value: Any, name: str, where: str) -> tuple[float, dict[str, 
             raise LoadError(name, f"{where}.threshold", "missing (a number from 0 to 1)")
         value = fields.pop("threshold")
         where = f"{where}.threshold"
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= float(value) <= 1.0:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= value <= 1.0:  # no float(): a 400-digit int overflows
         raise LoadError(name, where, f"expected a number from 0 to 1, got {show(json.dumps(value))}")
     return float(value), fields
 
@@ -167,7 +167,7 @@ def settings_from_adk_test_config(data: dict[str, Any], name: str) -> Settings:
         threshold, fields = _adk_threshold(criteria["tool_trajectory_avg_score"], name, where)
         match = fields.pop("match_type", fields.pop("matchType", "EXACT"))
         key = match.upper() if isinstance(match, str) else match
-        if isinstance(key, bool) or key not in _ADK_MATCH_NAMES:
+        if isinstance(key, bool) or not isinstance(key, (str, int)) or key not in _ADK_MATCH_NAMES:  # a list is unhashable
             raise LoadError(name, f"{where}.match_type", f"expected EXACT, IN_ORDER or ANY_ORDER, got {show(json.dumps(match))}")
         ignore = fields.pop("ignore_args", fields.pop("ignoreArgs", False))
         if not isinstance(ignore, bool):

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import os
+import re
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +37,8 @@ def decode_text(data: bytes, name: str) -> str:
     check_size(len(data), name)
     if not data.strip():
         raise LoadError(name, "", "file is empty")
+    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):  # a byte-order mark: "Unicode text" as spreadsheets save it
+        raise LoadError(name, "", "UTF-16 text, not UTF-8: save the file as UTF-8")
     if b"\x00" in data[:8192]:
         raise LoadError(name, "", "binary file (NUL bytes), not JSON or CSV text")
     try:
@@ -81,10 +87,29 @@ def json_message(exc: json.JSONDecodeError) -> str:
     return exc.msg[: -len(" at")] + " here" if exc.msg.endswith(" at") else exc.msg
 
 
+def loads_json(text: str) -> Any:
+    """``json.loads(text)``, except that a number with more digits than Python converts to an int
+    (``sys.get_int_max_str_digits()``, 4300) raises :class:`json.JSONDecodeError` at that number
+    (``number with more than 4300 digits``) instead of a bare ValueError, so every caller that
+    reports JSON errors with their line and column reports this one too."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        raise
+    except ValueError:  # json raises no other ValueError: the int conversion limit
+        limit = sys.get_int_max_str_digits()
+        at = 0
+        for found in re.finditer(r"-?\d{%d,}" % (limit + 1), text):
+            if text[: found.start()].rstrip()[-1:] in ("", ":", ",", "["):  # a number, not digits in a string
+                at = found.start()
+                break
+        raise json.JSONDecodeError(f"number with more than {limit} digits", text, at) from None
+
+
 def parse_json(text: str, name: str) -> Any:
     """``json.loads`` with errors as LoadError ``"<name>: line L, column C: invalid JSON: ..."``."""
     try:
-        return json.loads(text)
+        return loads_json(text)
     except json.JSONDecodeError as exc:
         raise LoadError(name, f"line {exc.lineno}, column {exc.colno}", f"invalid JSON: {json_message(exc)}") from None
     except RecursionError:
@@ -100,9 +125,43 @@ def json_lines(text: str, name: str) -> list[tuple[str, Any]]:
         if not line.strip():
             continue
         try:
-            out.append((f"line {n}", json.loads(line)))
+            out.append((f"line {n}", loads_json(line)))
         except json.JSONDecodeError as exc:
             raise LoadError(name, f"line {n}, column {exc.colno}", f"invalid JSON: {json_message(exc)}") from None
         except RecursionError:
             raise LoadError(name, f"line {n}", "invalid JSON: nested too deeply") from None
     return out
+
+
+CSV_FIELD_LIMIT = 2**31 - 1
+"""Largest CSV cell the readers take, in characters: the csv module's default (131,072) refused a
+1 MB answer that ``dumps_csv`` writes; the file size limit bounds a cell anyway."""
+
+
+def csv_rows(text: str):
+    """A ``csv.reader`` over ``text`` (RFC 4180 quoting) that is strict: a quoted cell left open
+    at the end of the file raises ``csv.Error`` instead of swallowing every row after it into one
+    cell. Cells may be as long as the file (:data:`CSV_FIELD_LIMIT`)."""
+    if csv.field_size_limit() < CSV_FIELD_LIMIT:
+        csv.field_size_limit(CSV_FIELD_LIMIT)
+    return csv.reader(io.StringIO(text, newline=""), strict=True)
+
+
+def csv_problem(exc: csv.Error) -> str:
+    """``exc`` (raised by a :func:`csv_rows` reader while reading a row) as the problem of that
+    row: a quote left open reads ``a quoted cell is not closed (its quote runs to the end of the
+    file)``."""
+    text = str(exc)
+    if "unexpected end of data" in text:
+        return "not valid CSV: a quoted cell is not closed (its quote runs to the end of the file)"
+    return f"not valid CSV: {text}"
+
+
+def separator_hint(header: list[str]) -> str:
+    """``"; the header is separated by ';': save the file comma-separated"`` when a CSV header read
+    as one cell holds semicolons or tabs (a spreadsheet's export in some locales), else ``""``."""
+    if len(header) == 1:
+        for sep, word in ((";", "';'"), ("\t", "tabs")):
+            if sep in header[0]:
+                return f"; the header is separated by {word}: save the file comma-separated"
+    return ""

@@ -44,9 +44,10 @@ from __future__ import annotations
 
 import fnmatch
 import json
+import math
 import re
 from dataclasses import dataclass, field
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal, InvalidOperation, Overflow
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -148,6 +149,19 @@ class _RuleSchema(BaseModel):
     tolerance: float | int | None = Field(default=None, ge=0)
 
 
+def _finite(x: float | int) -> bool:
+    """True when ``x`` converts to a finite float (not Infinity, not an integer of hundreds of digits)."""
+    try:
+        return math.isfinite(float(x))
+    except OverflowError:
+        return False
+
+
+def _short(x: float | int) -> str:
+    text = str(x)
+    return text if len(text) <= 20 else text[:17] + "..."
+
+
 def arg_rules_from_data(data: Any, name: str, where: str = "arg_rules") -> ArgRules:
     """Rules from a parsed JSON list (each item as in the module docstring). ``name`` (file) and
     ``where`` (JSON path of the list) label errors: raises LoadError such as
@@ -173,6 +187,8 @@ def arg_rules_from_data(data: Any, name: str, where: str = "arg_rules") -> ArgRu
             raise LoadError(name, f"{at}.rung", 'only a "rung" rule takes a rung')
         if parsed.tolerance is not None and parsed.rule != "number":
             raise LoadError(name, f"{at}.tolerance", 'only a "number" rule takes a tolerance')
+        if parsed.tolerance is not None and not _finite(parsed.tolerance):
+            raise LoadError(name, f"{at}.tolerance", f"expected a finite number >= 0, got {_short(parsed.tolerance)}")
         rules.append(ArgRule(
             key=parsed.key, kind=parsed.rule, tool=parsed.tool,
             rung=parsed.rung if parsed.rung is not None else 3,
@@ -268,7 +284,10 @@ def values_agree(actual: Any, expected: Any, rule: ArgRule | None, day_first: bo
         a, e = _number(actual), _number(expected)
         if a is None or e is None:
             return actual == expected
-        return abs(a - e) <= Decimal(repr(float(rule.tolerance)))
+        try:
+            return abs(a - e) <= Decimal(repr(float(rule.tolerance)))
+        except Overflow:  # the difference is over 10**999999 ("1e999999999"): beyond any finite tolerance
+            return False
     if kind == "date":
         if isinstance(actual, str) and isinstance(expected, str):
             da, de = _dates(actual, day_first), _dates(expected, day_first)

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from decimal import Decimal, InvalidOperation
+from decimal import MAX_EMAX, MAX_PREC, MIN_EMIN, Context, Decimal, InvalidOperation
 from functools import lru_cache
 from typing import Sequence
 
@@ -125,10 +125,15 @@ def number_spans(text: str, locale: str = "en") -> list[tuple[int, int, Decimal]
     return [(start, end, value) for start, _, end, value in _signed_spans(text, locale)]
 
 
+_EXACT = Context(prec=MAX_PREC, Emax=MAX_EMAX, Emin=MIN_EMIN)
+"""Normalising in the default context (28 significant digits) rounded longer numbers: account
+numbers 1234...9012 and 1234...9999 (32 digits) both read 1234...6790000 at rung 4."""
+
+
 def canonical_number(value: Decimal) -> str:
     """Plain decimal text without exponent or trailing zeros: ``Decimal("10.0")`` -> ``"10"``,
     ``Decimal("1000000.50")`` -> ``"1000000.5"``."""
-    text = format(value.normalize(), "f")
+    text = format(value.normalize(_EXACT), "f")
     return "0" if text in ("-0", "") else text
 
 

@@ -13,7 +13,7 @@ from typing import Any, Iterable, Mapping
 
 from ..errors import LoadError
 from ..model import CaseSet, Run, ToolCall
-from ..reading import json_message
+from ..reading import json_message, loads_json
 
 
 class Problem(Exception):
@@ -122,9 +122,11 @@ def parse_calls(value: Any, path: str) -> tuple[ToolCall, ...]:
         text = value.strip()
         if text.startswith("["):
             try:
-                value = json.loads(text)
+                value = loads_json(text)
             except json.JSONDecodeError as exc:
                 raise Problem(path, f"invalid JSON list of calls: {json_message(exc)} (character {exc.pos + 1})") from None
+            except RecursionError:
+                raise Problem(path, "invalid JSON list of calls: nested too deeply") from None
         else:
             return parse_arrow_names(text, path)
     calls = expect_list(value, path)

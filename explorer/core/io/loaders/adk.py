@@ -30,14 +30,13 @@ raises one LoadError saying so.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from ..errors import LoadError
 from ..model import CaseSet, Invocation, Run, ToolCall
-from ..reading import parse_json, read_bytes, text_of
+from ..reading import loads_json, parse_json, read_bytes, text_of
 from ._common import (
-    Problem, expect_list, expect_object, fast_call, join_path, json_type, make_case_set, parse_call_object, parse_calls,
+    Problem, expect_list, expect_object, fast_call, join_path, json_type, make_case_set, parse_call_object, parse_calls, show,
 )
 
 EVAL_STATUS_NAMES = {1: "PASSED", 2: "FAILED", 3: "NOT_EVALUATED", 4: "INFORMATIONAL"}
@@ -86,7 +85,7 @@ def unwrap(data: Any, name: str) -> Any:
     """A file that is a JSON string holding the JSON (ADK <= 1.21) -> the inner value."""
     if isinstance(data, str):
         try:
-            return json.loads(data)
+            return loads_json(data)
         except ValueError as exc:
             line, col = getattr(exc, "lineno", "?"), getattr(exc, "colno", "?")
             raise LoadError(
@@ -193,7 +192,10 @@ def _metric_scores(case: dict[str, Any], path: str) -> dict[str, float | None]:
         score = item.get("score")
         if score is not None and (isinstance(score, bool) or not isinstance(score, (int, float))):
             raise Problem(join_path(ipath, "score"), f"expected a number or null, got {json_type(score)}")
-        scores[metric] = None if score is None else float(score)
+        try:
+            scores[metric] = None if score is None else float(score)
+        except OverflowError:  # an integer of hundreds of digits
+            raise Problem(join_path(ipath, "score"), f"number too large: {show(str(score), 20)}") from None
     return scores
 
 

@@ -23,7 +23,6 @@ formats ignore them.
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import replace
 from typing import Any, Sequence
@@ -31,7 +30,7 @@ from typing import Any, Sequence
 from ..casefile import case_set_from_data, loads_case_set
 from ..errors import LoadError
 from ..model import CaseSet
-from ..reading import check_size, parse_json, read_bytes, text_of
+from ..reading import check_size, loads_json, parse_json, read_bytes, text_of
 from . import adk, flat, inspect_log, messages, otlp, parquet
 from ._common import show
 from .options import DEFAULT_OPTIONS, ReadOptions
@@ -54,7 +53,7 @@ def _is_messages_record(value: Any) -> bool:
 def _detect_json(data: Any, name: str) -> str | None:
     if isinstance(data, str):
         try:
-            data = json.loads(data)
+            data = loads_json(data)
         except ValueError:
             return None
         return "adk" if adk.is_eval_results(data) or adk.is_eval_set(data) else None
@@ -97,12 +96,12 @@ def _detect(text: str, name: str) -> tuple[str, Any]:
     lower = name.lower()
     if stripped[:1] in ("{", "[", '"'):
         try:
-            data = json.loads(text)
+            data = loads_json(text)
         except (ValueError, RecursionError):
             data = None
             first = next((ln for ln in text.split("\n") if ln.strip()), "")
             try:
-                first_record = json.loads(first)
+                first_record = loads_json(first)
             except (ValueError, RecursionError):
                 first_record = None
             if not isinstance(first_record, dict):
@@ -120,7 +119,7 @@ def _detect(text: str, name: str) -> tuple[str, Any]:
             )
         first = next((ln for ln in text.split("\n") if ln.strip()), "")
         try:
-            record = json.loads(first)
+            record = loads_json(first)
         except (ValueError, RecursionError):
             record = None
         if otlp.is_otlp_request(record):

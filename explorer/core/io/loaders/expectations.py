@@ -24,14 +24,13 @@ attribute's value; so several epochs or traces of one example share it).
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, replace
 from typing import Any, Mapping, Sequence
 
 from ..casefile import case_set_from_data
 from ..errors import LoadError
 from ..model import EXAMPLE_ID, CaseSet, ExpectedField, Invocation, Run, ToolCall
-from ..reading import json_lines, read_bytes, text_of
+from ..reading import json_lines, loads_json, read_bytes, text_of
 from ._common import Problem, expect_list, expect_object, expect_str, join_path, json_type, parse_calls, show
 
 FIELDS = ("id", "title", "user_input", "expected_calls", "reference", "references", "invocations")
@@ -131,7 +130,7 @@ def expectations_from_text(text: str, name: str) -> Expectations:
     ``"<name>: line N, <field>: <problem>"`` (JSONL) or with the JSON path, and for a duplicate id."""
     records: list[tuple[str, Any]]
     try:
-        data = json.loads(text)
+        data = loads_json(text)
     except (ValueError, RecursionError):
         records = json_lines(text, name)
     else:

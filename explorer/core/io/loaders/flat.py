@@ -34,7 +34,7 @@ from typing import Any, Iterable
 from ..csv_cells import neutralise_cell, restore
 from ..errors import LoadError
 from ..model import AnnotatorLabel, CallPair, CaseSet, Invocation, PlainInvocation, Run, ToolCall, majority_verdict
-from ..reading import json_message, parse_json, read_bytes, text_of
+from ..reading import csv_problem, csv_rows, json_message, separator_hint, loads_json, parse_json, read_bytes, text_of
 from ._common import (
     Problem, check_unique_ids, expect_list, expect_object, expect_str, join_path, json_type,
     make_case_set, parse_calls, parse_verdict, show,
@@ -60,9 +60,11 @@ def _references(obj: dict[str, Any], path: str) -> tuple[str, ...]:
         if not value.strip().startswith("["):
             raise Problem(rpath, 'expected a JSON list of texts such as ["..."] (use "reference" for one text)')
         try:
-            value = json.loads(value)
+            value = loads_json(value)
         except json.JSONDecodeError as exc:
             raise Problem(rpath, f"invalid JSON list of texts: {json_message(exc)} (character {exc.pos + 1})") from None
+        except RecursionError:
+            raise Problem(rpath, "invalid JSON list of texts: nested too deeply") from None
     items = expect_list(value, rpath)
     if not items:
         raise Problem(rpath, "must not be empty")
@@ -169,9 +171,11 @@ def parse_annotator_labels(value: Any, path: str = "labels") -> tuple[AnnotatorL
         if not value.strip():
             return ()
         try:
-            value = json.loads(value)
+            value = loads_json(value)
         except json.JSONDecodeError as exc:
             raise Problem(path, f"invalid JSON list of labels: {json_message(exc)} (character {exc.pos + 1})") from None
+        except RecursionError:
+            raise Problem(path, "invalid JSON list of labels: nested too deeply") from None
     items = expect_list(value, path)
     out: list[AnnotatorLabel] = []
     first: dict[str, int] = {}
@@ -300,7 +304,7 @@ def jsonl_from_text(text: str, name: str) -> CaseSet:
         if not line.strip():
             continue
         try:
-            record = json.loads(line)
+            record = loads_json(line)
         except json.JSONDecodeError as exc:
             raise LoadError(name, f"line {n}, column {exc.colno}", f"invalid JSON: {json_message(exc)}") from None
         except RecursionError:
@@ -364,17 +368,18 @@ def _cell_value(key: str, text: str) -> Any:
 def csv_from_text(text: str, name: str) -> CaseSet:
     """Runs from CSV text with a header row (comma-separated, RFC 4180 quoting). Raises LoadError
     ``"<name>: row N, column <field>: <problem>"`` (the header is row 1)."""
-    reader = csv.reader(io.StringIO(text, newline=""))
+    reader = csv_rows(text)
     try:
         header = next(reader)
     except StopIteration:
         raise LoadError(name, "", "file is empty") from None
     except csv.Error as exc:
-        raise LoadError(name, "row 1", f"not CSV: {exc}") from None
+        raise LoadError(name, "row 1", csv_problem(exc)) from None
     header = [h.strip() for h in header]
     for col in ("id", *REQUIRED_INVOCATION_FIELDS):
         if col not in header:
-            raise LoadError(name, "row 1 (header)", f'missing column "{col}" (got columns: {show(", ".join(header), 200)})')
+            raise LoadError(name, "row 1 (header)", f'missing column "{col}" (got columns: {show(", ".join(header), 200)})'
+                            + separator_hint(header))
     if "reference" not in header and "references" not in header:
         raise LoadError(name, "row 1 (header)", 'missing column "reference" (or "references")')
     if "invocations" in header:
@@ -407,8 +412,8 @@ def csv_from_text(text: str, name: str) -> CaseSet:
                 detail = p.message if p.path == column else f"{p.path}: {p.message}"
                 raise LoadError(name, where, detail) from None
             places.append(f"row {row_no}")
-    except csv.Error as exc:
-        raise LoadError(name, f"row {row_no}", f"not valid CSV: {exc}") from None
+    except csv.Error as exc:  # raised while reading the row after row_no
+        raise LoadError(name, f"row {row_no + 1}", csv_problem(exc)) from None
     check_unique_ids(runs, name, places)
     return make_case_set(runs, name, _title(name), f"runs from {_title(name)} (CSV)")
 

@@ -33,7 +33,7 @@ from ..csv_cells import neutralise, restore
 from ..errors import LoadError
 from ...evaluation.features import HUMAN_CODES, Features
 from ..model import AnnotatorLabel, CaseSet, Run, majority_verdict
-from ..reading import read_bytes, text_of
+from ..reading import csv_problem, csv_rows, read_bytes, separator_hint, text_of
 from ._common import Problem, parse_verdict, show
 
 LABEL_COLUMNS = ("run_id", "human_verdict", "note")
@@ -53,16 +53,20 @@ def _label_rows(text: str, name: str):
     """(header has an annotator column, rows) of a labels CSV: each row
     ``(row number, run id, annotator or None, verdict or None, note)``, blank rows skipped. Raises
     LoadError for a missing column, a ragged row, an empty run id or annotator, a bad verdict."""
-    reader = csv.reader(io.StringIO(text, newline=""))
+    reader = csv_rows(text)
     try:
         header = [h.strip().lstrip("\ufeff") for h in next(reader)]
     except StopIteration:
         raise LoadError(name, "", "file is empty") from None
     except csv.Error as exc:
-        raise LoadError(name, "row 1", f"not CSV: {exc}") from None
+        raise LoadError(name, "row 1", csv_problem(exc)) from None
     for col in ("run_id", "human_verdict"):
         if col not in header:
-            raise LoadError(name, "row 1 (header)", f'missing column "{col}" (a labels CSV has run_id,human_verdict,note)')
+            raise LoadError(name, "row 1 (header)", f'missing column "{col}" (a labels CSV has run_id,human_verdict,note)'
+                            + separator_hint(header))
+    dupes = sorted({h for h in header if h and header.count(h) > 1})
+    if dupes:  # header.index would read the first and ignore the other
+        raise LoadError(name, "row 1 (header)", f'column "{show(dupes[0])}" appears twice')
     i_id, i_verdict = header.index("run_id"), header.index("human_verdict")
     i_note = header.index("note") if "note" in header else None
     i_who = header.index("annotator") if "annotator" in header else None
@@ -91,8 +95,8 @@ def _label_rows(text: str, name: str):
             except Problem as p:
                 raise LoadError(name, f"row {row_no}, column human_verdict", p.message) from None
             rows.append((row_no, run_id, who, verdict, cells[i_note] if i_note is not None else ""))
-    except csv.Error as exc:
-        raise LoadError(name, f"row {row_no}", f"not valid CSV: {exc}") from None
+    except csv.Error as exc:  # raised while reading the row after row_no
+        raise LoadError(name, f"row {row_no + 1}", csv_problem(exc)) from None
     if not rows:
         raise LoadError(name, "", "no labels (the file has a header but no rows)")
     return i_who is not None, rows

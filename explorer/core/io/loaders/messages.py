@@ -28,7 +28,7 @@ from typing import Any
 
 from ..errors import LoadError
 from ..model import CaseSet, Invocation, Run, ToolCall
-from ..reading import json_lines, json_message, parse_json, read_bytes, text_of
+from ..reading import json_lines, json_message, loads_json, parse_json, read_bytes, text_of
 from ._common import (
     Problem, check_unique_ids, expect_list, expect_object, expect_str, join_path, json_type,
     make_case_set, parse_verdict, show,
@@ -85,9 +85,11 @@ def _tool_call(value: Any, path: str) -> ToolCall:
             args = {}
         else:
             try:
-                args = json.loads(args)
+                args = loads_json(args)
             except json.JSONDecodeError as exc:
                 raise Problem(apath, f"arguments are not a JSON string: {json_message(exc)} (character {exc.pos + 1})") from None
+            except RecursionError:
+                raise Problem(apath, "arguments are not a JSON string: nested too deeply") from None
     if args is None:
         args = {}
     if not isinstance(args, dict):
@@ -161,7 +163,7 @@ def messages_from_text(text: str, name: str) -> CaseSet:
     Raises LoadError naming the file, ``line N`` or ``[i]`` / ``runs[i]`` and the field."""
     stripped = text.lstrip()
     try:
-        data: Any = json.loads(text)
+        data: Any = loads_json(text)
         whole_json = True
     except (json.JSONDecodeError, RecursionError):
         whole_json = False

@@ -55,7 +55,7 @@ from typing import Any, Iterable
 
 from ..errors import LoadError
 from ..model import EXAMPLE_ID, CaseSet, Invocation, Run, ToolCall
-from ..reading import json_lines, json_message, text_of
+from ..reading import json_lines, json_message, loads_json, text_of
 from ._common import Problem, expect_list, expect_object, expect_str, json_type, make_case_set, parse_verdict, show
 from .options import DEFAULT_OPTIONS, ReadOptions
 
@@ -154,7 +154,7 @@ def any_value(value: Any, path: str, depth: int = 0) -> Any:
                 raise Problem(vpath, f"expected a number, got {json_type(v)}")
             try:
                 return float(v)
-            except ValueError:
+            except (ValueError, OverflowError):  # OverflowError: an integer of hundreds of digits
                 raise Problem(vpath, f'expected a number, got "{show(v)}"') from None
         inner = expect_object(v, vpath) if v is not None else {}
         items = expect_list(inner.get("values") or [], f"{vpath}.values")
@@ -296,7 +296,7 @@ def _json_value(value: Any, path: str) -> Any:
     """A structured attribute value, or the JSON it holds as text. Raises Problem for bad JSON."""
     if isinstance(value, str):
         try:
-            return json.loads(value)
+            return loads_json(value)
         except (ValueError, RecursionError) as exc:
             raise Problem(path, f"not JSON: {getattr(exc, 'msg', 'nested too deeply')}") from None
     return value
@@ -421,7 +421,7 @@ def _args_object(span: Span, key: str, strict: bool) -> dict[str, Any] | None:
     value = span.get(key)
     if isinstance(value, str):
         try:
-            value = json.loads(value) if value.strip() else {}
+            value = loads_json(value) if value.strip() else {}
         except (ValueError, RecursionError) as exc:
             if not strict:
                 return None
@@ -623,13 +623,13 @@ def _requests_of_text(text: str, name: str) -> list[tuple[str, Any]]:
     """``[(place, request)]``: one JSON document (place ``""``, or ``line 1`` when the text is one
     line) or one request per line."""
     try:
-        return [("line 1" if "\n" not in text.strip() else "", json.loads(text))]
+        return [("line 1" if "\n" not in text.strip() else "", loads_json(text))]
     except RecursionError:
         raise LoadError(name, "", "invalid JSON: nested too deeply") from None
     except json.JSONDecodeError as whole:
         first = next((ln for ln in text.split("\n") if ln.strip()), "")
         try:
-            json.loads(first)
+            loads_json(first)
         except (ValueError, RecursionError):
             raise LoadError(name, f"line {whole.lineno}, column {whole.colno}", f"invalid JSON: {json_message(whole)}") from None
     return json_lines(text, name)

@@ -18,6 +18,8 @@ run; Parquet has no header row).
 
 from __future__ import annotations
 
+import datetime
+import decimal
 import io
 from typing import Any
 
@@ -58,6 +60,10 @@ def _plain(value: Any, arrow_type: Any) -> Any:
             return bytes(value).decode("utf-8")
         except UnicodeDecodeError:
             return value
+    if isinstance(value, (datetime.date, datetime.time)):  # date, timestamp and time columns: JSON has none
+        return value.isoformat()
+    if isinstance(value, decimal.Decimal):  # decimal columns: a JSON number
+        return float(value)
     return value
 
 
@@ -86,6 +92,9 @@ def parquet_from_bytes(data: bytes, name: str) -> CaseSet:
         for key in ("title", "user_input", "human_note"):
             if key in record and record[key] is None:
                 del record[key]
+        for key, value in record.items():
+            if key.startswith("adk_") and isinstance(value, bytes):  # binary that is not UTF-8 text
+                raise LoadError(name, f"row {n}, {show(key)}", "expected text, a number, a boolean or null, got binary data")
         try:
             runs.append(run_from_record(record))
         except Problem as p:

@@ -1,0 +1,383 @@
+"""Hostile and malformed input files found to break the loaders (each test holds the input that
+broke it): the CLI exits 2 with one line naming the file, the location and the field, never a
+traceback. Copies of the inputs: /work/tools/reports/badinput-files/ (badinput report)."""
+
+from __future__ import annotations
+
+import pytest
+
+from explorer.cli import main
+from explorer.core.io.errors import LoadError
+from explorer.core.io.exports import loads_settings
+from explorer.core.io.loaders import loads_runs
+from explorer.core.io.loaders.expectations import loads_expectations
+from explorer.core.io.reading import parse_json
+from explorer.core.scoring.arg_rules import arg_rules_file_from_data
+
+HUGE = "1" * 5000
+"""An integer of 5000 digits: over Python's int conversion limit (4300 digits), which json.loads
+reported as a bare ValueError (a traceback from the CLI)."""
+
+
+def _error(data: str, name: str, load=loads_runs) -> str:
+    with pytest.raises(LoadError) as got:
+        load(data, name)
+    return str(got.value)
+
+
+# --- a number over 4300 digits -------------------------------------------------------------------
+
+
+def test_huge_integer_in_a_jsonl_line_names_its_line_and_column():
+    # broke: ValueError "Exceeds the limit (4300 digits) for integer string conversion"
+    prefix = '{"id": "r1", "expected_calls": [], "actual_calls": [], "answer": "x", "reference": "x", "human_note": '
+    text = '{"id": "r0", "expected_calls": [], "actual_calls": [], "answer": "x", "reference": "x"}\n' + prefix + HUGE + "}\n"
+    assert _error(text, "runs.jsonl") == f"runs.jsonl: line 2, column {len(prefix) + 1}: invalid JSON: number with more than 4300 digits"
+
+
+def test_huge_integer_in_a_case_set_names_its_line_and_column():
+    text = '{"format": "metric-explorer/cases@1",\n "name": ' + HUGE + ', "runs": []}'
+    assert _error(text, "cases.json") == "cases.json: line 2, column 10: invalid JSON: number with more than 4300 digits"
+
+
+def test_huge_integer_after_digits_in_a_string_names_the_number():
+    # the digits inside the string come first in the file but are not the number
+    text = '{"format": "metric-explorer/cases@1", "name": "' + HUGE + '", "runs": ' + HUGE + "}"
+    column = len('{"format": "metric-explorer/cases@1", "name": "' + HUGE + '", "runs": ') + 1
+    assert _error(text, "cases.json") == f"cases.json: line 1, column {column}: invalid JSON: number with more than 4300 digits"
+
+
+def test_huge_integer_in_a_csv_call_list_names_row_and_column():
+    text = 'id,expected_calls,actual_calls,answer,reference\nr1,"[{""name"": ""a"", ""args"": {""n"": ' + HUGE + '}}]",a,x,x\n'
+    # the cell's JSON is [{"name": "a", "args": {"n": 1111...}}]: the number starts at character 30
+    assert _error(text, "runs.csv") == ("runs.csv: row 2, column expected_calls: invalid JSON list of calls: "
+                                        "number with more than 4300 digits (character 30)")
+
+
+@pytest.mark.parametrize("text, where", [
+    # message trajectories (JSONL), OTLP traces, ADK results: the same line and column
+    ('{"id": "m1", "outputs": [], "reference_outputs": [], "x": ' + HUGE + "}\n", "line 1, column 59"),
+    ('{"resourceSpans": [{"scopeSpans": [{"spans": [{"x": ' + HUGE + "}]}]}]}\n", "line 1, column 53"),
+    ('{"eval_set_result_id": ' + HUGE + ', "eval_case_results": []}', "line 1, column 24"),
+])
+def test_huge_integer_in_other_formats(text, where):
+    assert _error(text, "f.json") == f"f.json: {where}: invalid JSON: number with more than 4300 digits"
+
+
+def test_huge_integer_in_settings_and_expectations():
+    settings = '{"format": "metric-explorer/settings@1", "settings": {"f1_threshold": ' + HUGE + "}}"
+    assert _error(settings, "s.json", loads_settings) == "s.json: line 1, column 71: invalid JSON: number with more than 4300 digits"
+    expectations = '{"id": "E1", "expected_calls": [], "reference": ' + HUGE + "}\n"
+    assert _error(expectations, "e.jsonl", loads_expectations) == (
+        "e.jsonl: line 1, column 49: invalid JSON: number with more than 4300 digits")
+
+
+def test_cli_exits_2_on_a_huge_integer(tmp_path, capsys):
+    path = tmp_path / "bigint.jsonl"
+    prefix = '{"id": "r1", "expected_calls": [{"name": "a", "args": {"n": '  # 60 characters
+    path.write_text(prefix + HUGE + '}}], "actual_calls": [], "answer": "x", "reference": "x"}\n')
+    assert main(["score", "--no-cache", "--cases", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err == f"metric-explorer: error: {path}: line 1, column 61: invalid JSON: number with more than 4300 digits\n"
+
+
+def test_huge_integer_in_a_big_jsonl_line():
+    # the parallel loader of big JSONL files (orjson, then the standard library) let the ValueError out
+    from explorer.core.io.bigload import _loads
+
+    prefix = b'{"id": "r1", "human_note": '
+    with pytest.raises(LoadError) as got:
+        _loads(prefix + HUGE.encode() + b"}", 7, "big.jsonl")
+    assert str(got.value) == f"big.jsonl: line 7, column {len(prefix) + 1}: invalid JSON: number with more than 4300 digits"
+
+
+# --- an integer too large for a float (hundreds of digits) ----------------------------------------
+
+LONG = "1" + "0" * 400
+"""10**400: under the 4300-digit limit, so json reads it as an int, but float() of it raises
+OverflowError (a traceback from the CLI)."""
+
+
+def loads_arg_rules_text(text: str, name: str):
+    """An argument-rules file's rules from its text (as ``load_arg_rules`` reads a path)."""
+    return arg_rules_file_from_data(parse_json(text, name), name)
+
+
+def test_huge_tolerance_of_an_argument_rule_names_the_rule():
+    text = '{"format": "metric-explorer/arg-rules@1", "rules": [{"key": "x", "rule": "number", "tolerance": ' + LONG + "}]}"
+    assert _error(text, "rules.json", loads_arg_rules_text) == (
+        "rules.json: rules[0].tolerance: expected a finite number >= 0, got 10000000000000000...")
+
+
+def test_infinite_tolerance_of_an_argument_rule_is_refused():
+    # Infinity read as a tolerance was written back as "tolerance": Infinity, which is not JSON
+    text = '{"format": "metric-explorer/arg-rules@1", "rules": [{"key": "x", "rule": "number", "tolerance": Infinity}]}'
+    assert _error(text, "rules.json", loads_arg_rules_text) == "rules.json: rules[0].tolerance: expected a finite number >= 0, got inf"
+
+
+def test_huge_tolerance_in_a_settings_file_and_a_case_set():
+    settings = ('{"format": "metric-explorer/settings@1", "settings": {}, '
+                '"arg_rules": [{"key": "x", "rule": "number", "tolerance": ' + LONG + "}]}")
+    assert _error(settings, "s.json", loads_settings) == "s.json: arg_rules[0].tolerance: expected a finite number >= 0, got 10000000000000000..."
+    cases = ('{"format": "metric-explorer/cases@1", "name": "n", "arg_rules": [{"key": "x", "rule": "number", "tolerance": '
+             + LONG + '}], "runs": [{"id": "r1", "invocations": [{"expected_calls": [], "actual_calls": [], "answer": "a", '
+             '"references": ["a"]}]}]}')
+    assert _error(cases, "cases.json") == "cases.json: arg_rules[0].tolerance: expected a finite number >= 0, got 10000000000000000..."
+
+
+def test_huge_threshold_in_an_adk_test_config():
+    text = '{"criteria": {"tool_trajectory_avg_score": {"threshold": ' + LONG + "}}}"
+    message = _error(text, "test_config.json", loads_settings)
+    assert message.startswith("test_config.json: criteria.tool_trajectory_avg_score.threshold: expected a number from 0 to 1, got 1000")
+
+
+def test_huge_score_in_adk_results_names_the_metric():
+    text = ('{"eval_case_results": [{"eval_id": "c1", "overall_eval_metric_results": [{"metric_name": '
+            '"response_match_score", "score": ' + LONG + '}], "eval_metric_result_per_invocation": []}]}')
+    assert _error(text, "r.evalset_result.json") == (
+        "r.evalset_result.json: eval_case_results[0].overall_eval_metric_results[0].score: number too large: 10000000000000000...")
+
+
+def test_huge_double_value_in_a_trace_attribute_names_the_attribute():
+    from explorer.core.io.loaders.options import ReadOptions
+
+    span = ('{"traceId": "5b8efff798038103d269b633813fc60c", "spanId": "eee19b7ec3c1b174", "name": "agent", '
+            '"attributes": [{"key": "eval.example_id", "value": {"doubleValue": ' + LONG + "}}]}")
+    text = '{"resourceSpans": [{"scopeSpans": [{"spans": [' + span + "]}]}]}\n"
+    with pytest.raises(LoadError) as got:
+        loads_runs(text, "t.jsonl", "otlp", ReadOptions(join_key="eval.example_id"))
+    assert str(got.value) == ("t.jsonl: line 1, span eee19b7ec3c1b174, attributes[0].value (eval.example_id).doubleValue: "
+                              'expected a number, got "' + LONG[:57] + '..."')
+
+
+# --- a number rule on values beyond the decimal context ------------------------------------------
+
+
+def test_number_rule_on_a_huge_exponent_disagrees_instead_of_raising():
+    # broke: decimal.Overflow from abs(a - e) when an argument is the string "1e999999999"
+    from explorer.core.scoring.arg_rules import ArgRule, values_agree
+
+    rule = ArgRule(key="x", kind="number", tolerance=0.5)
+    assert values_agree("1e999999999", "-1e999999999", rule) is False
+    assert values_agree("1e999999999", 0, rule) is False
+    assert values_agree("1e999999999", "1e999999999", rule) is True  # equal: the difference is 0
+
+
+def test_cli_scores_a_run_whose_argument_overflows_the_number_rule(tmp_path, capsys):
+    path = tmp_path / "cases.json"
+    path.write_text(
+        '{"format": "metric-explorer/cases@1", "name": "n", "arg_rules": [{"key": "x", "rule": "number"}], "runs": [{"id": "r1", '
+        '"invocations": [{"expected_calls": [{"name": "a", "args": {"x": "1e999999999"}}], "actual_calls": [{"name": "a", '
+        '"args": {"x": "-1e999999999"}}], "answer": "ok", "references": ["ok"]}], "human_verdict": "unacceptable"}]}')
+    assert main(["score", "--no-cache", "--format", "csv", "--cases", str(path)]) == 0
+    row = capsys.readouterr().out.splitlines()[1]
+    assert row.startswith("r1,,0.0,False,")  # trajectory score 0: the one call's argument differs
+
+
+# --- a list or an object where a name is expected (unhashable) -------------------------------------
+
+
+@pytest.mark.parametrize("match, shown", [("[]", "[]"), ('{"a": 1}', '{\\"a\\": 1}')])
+def test_adk_match_type_that_is_a_list_or_an_object(match, shown):
+    # broke: TypeError "unhashable type" from the lookup of the match type
+    text = '{"criteria": {"tool_trajectory_avg_score": {"threshold": 1, "match_type": ' + match + "}}}"
+    assert _error(text, "test_config.json", loads_settings) == (
+        f"test_config.json: criteria.tool_trajectory_avg_score.match_type: expected EXACT, IN_ORDER or ANY_ORDER, got {shown}")
+
+
+def test_settings_trajectory_that_is_a_list_names_the_choices():
+    # was "settings.trajectory: unhashable type: 'list'"
+    text = '{"format": "metric-explorer/settings@1", "settings": {"trajectory": ["exact"]}}'
+    message = _error(text, "s.json", loads_settings)
+    assert message.startswith("s.json: settings.trajectory: trajectory must be one of exact, in_order, any_order,")
+    assert message.endswith(", got ['exact']")
+
+
+# --- non-finite numbers reaching JSON output -----------------------------------------------------
+
+
+@pytest.mark.parametrize("score", ["Infinity", "-Infinity", "1e400"])
+def test_score_json_output_stays_json_with_an_infinite_adk_column(tmp_path, capsys, score):
+    # broke: the report held "adk_tool_trajectory_avg_score": Infinity, which JSON readers refuse
+    import json
+
+    path = tmp_path / "runs.jsonl"
+    path.write_text('{"id": "r1", "expected_calls": [], "actual_calls": [], "answer": "x", "reference": "x", '
+                    '"adk_tool_trajectory_avg_score": ' + score + "}\n")
+    assert main(["score", "--no-cache", "--format", "json", "--cases", str(path)]) == 0
+
+    def refuse(constant):
+        raise AssertionError(f"not JSON: {constant}")
+
+    report = json.loads(capsys.readouterr().out, parse_constant=refuse)
+    (row,) = report["runs"]
+    assert row["adk_tool_trajectory_avg_score"] is None
+
+
+# --- JSON nested too deeply inside a text field ---------------------------------------------------
+
+DEEP = "[" * 60_000 + "]" * 60_000
+"""120,000 characters: fits in a CSV cell (the csv module's default limit is 131,072)."""
+
+
+@pytest.mark.parametrize("column, what", [("expected_calls", "calls"), ("references", "texts"), ("labels", "labels")])
+def test_csv_cell_of_json_nested_too_deeply(column, what):
+    # broke: RecursionError (a traceback) from the JSON of a CSV cell
+    cells = {"id": "r1", "expected_calls": "a", "actual_calls": "a", "answer": "x", "references": '["x"]', "labels": ""}
+    cells[column] = DEEP
+    text = ",".join(cells) + "\n" + ",".join(cells.values()).replace('["x"]', '"[""x""]"') + "\n"
+    assert _error(text, "runs.csv") == f"runs.csv: row 2, column {column}: invalid JSON list of {what}: nested too deeply"
+
+
+def test_message_arguments_nested_too_deeply():
+    import json
+
+    record = {"id": "m1", "outputs": [{"role": "assistant", "content": "", "tool_calls": [
+        {"function": {"name": "book", "arguments": DEEP}}]}], "reference_outputs": []}
+    assert _error(json.dumps(record) + "\n", "m.jsonl") == (
+        "m.jsonl: line 1, outputs[0].tool_calls[0].function.arguments: arguments are not a JSON string: nested too deeply")
+
+
+# --- CSV: long cells, and where a CSV error is ------------------------------------------------------
+
+
+def test_csv_answer_of_a_megabyte_reads_back():
+    # broke: "row 1: not valid CSV: field larger than field limit (131072)" for a run dumps_csv wrote
+    from explorer.core.io.loaders.flat import dumps_csv
+    from explorer.core.io.model import CaseSet, Invocation, Run
+
+    answer = "word " * 200_000
+    runs = (Run("r1", "", "", (Invocation((), (), answer, ("x",)),)),)
+    back = loads_runs(dumps_csv(CaseSet("n", "", runs)), "runs.csv", "csv")
+    assert back.runs[0].invocations[0].answer == answer
+
+
+def test_labels_csv_note_of_a_megabyte_reads():
+    from explorer.core.io.loaders.labels import loads_labels
+
+    labels = loads_labels('run_id,human_verdict,note\nE1,acceptable,"' + "x" * 1_000_000 + '"\n', "labels.csv")
+    assert labels["E1"].verdict == "acceptable" and len(labels["E1"].note) == 1_000_000
+
+
+def test_csv_error_names_the_row_being_read():
+    # broke: the error named the row before it (row 1, the header, for the first data row)
+    text = 'id,expected_calls,actual_calls,answer,reference\nr1,a,a,x,x\nr2,a,a,"x"y,x\n'
+    assert _error(text, "runs.csv") == "runs.csv: row 3: not valid CSV: ',' expected after '\"'"
+
+
+def test_labels_csv_with_a_quote_left_open_is_an_error_not_one_label():
+    # broke: rows 3 and 4 were read into row 2's note; E2 and E3 silently stayed unlabelled
+    from explorer.core.io.loaders.labels import loads_labels
+
+    text = 'run_id,human_verdict,note\nE1,acceptable,"open quote\nE2,unacceptable,x\nE3,acceptable,y\n'
+    assert _error(text, "labels.csv", loads_labels) == (
+        "labels.csv: row 2: not valid CSV: a quoted cell is not closed (its quote runs to the end of the file)")
+
+
+def test_runs_csv_with_a_quote_left_open_is_an_error():
+    text = 'id,expected_calls,actual_calls,answer,reference\nr1,a,a,x,x\nr2,a,a,"unclosed,x\nr3,a,a,x,x\n'
+    assert _error(text, "runs.csv") == (
+        "runs.csv: row 3: not valid CSV: a quoted cell is not closed (its quote runs to the end of the file)")
+
+
+# --- Parquet columns of types JSON has not ---------------------------------------------------------
+
+
+def _parquet(tmp_path, **extra) -> str:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    cols = {"id": ["r1"], "expected_calls": ["a"], "actual_calls": ["a"], "answer": ["x"], "reference": ["x"], **extra}
+    path = tmp_path / "runs.parquet"
+    pq.write_table(pa.table(cols), path)
+    return str(path)
+
+
+def test_parquet_timestamp_and_decimal_columns_reach_the_json_report(tmp_path, capsys):
+    # broke: "TypeError: Object of type Timestamp (Decimal) is not JSON serializable" from score --format json
+    import datetime
+    import decimal
+    import json
+
+    import pyarrow as pa
+
+    path = _parquet(tmp_path, adk_when=pa.array([datetime.datetime(2026, 3, 12, 8, 5)]),
+                    adk_score=pa.array([decimal.Decimal("0.25")], pa.decimal128(5, 2)))
+    assert main(["score", "--no-cache", "--format", "json", "--cases", path]) == 0
+    (row,) = json.loads(capsys.readouterr().out)["runs"]
+    assert row["adk_when"] == "2026-03-12T08:05:00" and row["adk_score"] == 0.25
+
+
+def test_parquet_binary_adk_column_names_row_and_column(tmp_path, capsys):
+    import pyarrow as pa
+
+    path = _parquet(tmp_path, adk_blob=pa.array([b"\xff\xfe"], pa.binary()))
+    assert main(["score", "--no-cache", "--format", "json", "--cases", path]) == 2
+    assert capsys.readouterr().err == (
+        f"metric-explorer: error: {path}: row 1, adk_blob: expected text, a number, a boolean or null, got binary data\n")
+
+
+# --- encodings -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-be"])
+def test_utf16_file_says_utf16_not_binary(encoding):
+    # was "binary file (NUL bytes), not JSON or CSV text" for a spreadsheet's "Unicode text" CSV
+    from explorer.core.io.loaders.labels import loads_labels
+
+    data = "run_id,human_verdict\nE1,acceptable\n".encode(encoding)
+    if encoding == "utf-16-be":
+        data = b"\xfe\xff" + data
+    assert _error(data, "labels.csv", loads_labels) == "labels.csv: UTF-16 text, not UTF-8: save the file as UTF-8"
+    assert _error(data, "runs.csv") == "runs.csv: UTF-16 text, not UTF-8: save the file as UTF-8"
+
+
+# --- labels CSV header ----------------------------------------------------------------------------
+
+
+def test_labels_csv_with_a_column_twice_is_an_error():
+    # broke: the first human_verdict column was read and the second silently ignored
+    from explorer.core.io.loaders.labels import loads_labels
+
+    text = "run_id,human_verdict,human_verdict\nE1,acceptable,unacceptable\n"
+    assert _error(text, "labels.csv", loads_labels) == 'labels.csv: row 1 (header): column "human_verdict" appears twice'
+
+
+@pytest.mark.parametrize("sep, word", [(";", "';'"), ("\t", "tabs")])
+def test_csv_separated_by_semicolons_or_tabs_says_so(sep, word):
+    from explorer.core.io.loaders.labels import loads_labels
+
+    labels = sep.join(["run_id", "human_verdict", "note"]) + "\n" + sep.join(["E1", "acceptable", "x"]) + "\n"
+    assert _error(labels, "labels.csv", loads_labels) == (
+        'labels.csv: row 1 (header): missing column "run_id" (a labels CSV has run_id,human_verdict,note); '
+        f"the header is separated by {word}: save the file comma-separated")
+    runs = sep.join(["id", "expected_calls", "actual_calls", "answer", "reference"]) + "\nr1" + sep + "a" * 0 + "\n"
+    assert _error(runs, "runs.csv").endswith(f"; the header is separated by {word}: save the file comma-separated")
+
+
+# --- options ---------------------------------------------------------------------------------------
+
+
+def test_featurize_id_pattern_that_is_not_a_regex_is_a_usage_error(tmp_path, capsys):
+    # broke: re.error "missing ), unterminated subpattern" as a traceback
+    runs = tmp_path / "runs.jsonl"
+    runs.write_text('{"id": "r1", "expected_calls": [], "actual_calls": [], "answer": "x", "reference": "x"}\n')
+    with pytest.raises(SystemExit) as got:
+        main(["featurize", "--out", str(tmp_path / "feat"), "--id-pattern", "((", str(runs)])
+    assert got.value.code == 2
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        "metric-explorer featurize: error: argument --id-pattern: not a regular expression: "
+        "missing ), unterminated subpattern at position 1")
+
+
+# --- numbers longer than the decimal context's 28 digits ---------------------------------------------
+
+
+def test_rung_4_keeps_every_digit_of_a_long_number():
+    # broke: rung 4 rounded to 28 significant digits, so two different 32-digit account numbers matched
+    from explorer.core.scoring.normalise import normalise
+
+    a = normalise("Your account is 12345678901234567890123456789012.", 4)
+    b = normalise("Your account is 12345678901234567890123456789999.", 4)
+    assert a == "your account is 12345678901234567890123456789012"
+    assert a != b
