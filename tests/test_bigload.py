@@ -196,3 +196,34 @@ def test_issue_10_columns_in_parallel(tmp_path, workers, monkeypatch):
     assert fast.key_ok.tolist() == [False, True, True, True] and fast.key_ok_other.tolist() == [True, True, True, True]
     assert fast.no_output.tolist() == [False, True, False, False]
     assert fast.empty_answer.tolist() == [False, True, True, False] and fast.empty_reference.tolist() == [False, False, True, False]
+
+
+ACCOUNTS = ('{"id": "acct", "expected_calls": [{"name": "transfer", "args": {"account": 123456789012345678901}}], '
+            '"actual_calls": [{"name": "transfer", "args": {"account": 123456789012345678902}}], '
+            '"answer": "ok", "reference": "ok", "human_verdict": "unacceptable"}\n')
+"""The input that broke it (bad-input trial): two account numbers past 2**64 that differ in their
+last digit. orjson read both as the float 1.2345678901234568e+20, so in a file of 8 MB or more the
+arguments compared equal and the run passed EXACT (a false pass) while a small file failed it."""
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_integers_past_64_bits_stay_exact_in_the_big_loader(tmp_path, workers, monkeypatch):
+    monkeypatch.setattr(bigload, "PARALLEL_MIN_BYTES", 0)  # the path files of 8 MB and more take
+    path = tmp_path / "accounts.jsonl"
+    path.write_text(ACCOUNTS)
+    cs = load_jsonl_features(path, workers=workers)
+    call = cs.runs[0].invocations[0]
+    assert call.expected_calls[0].args["account"] == 123456789012345678901
+    assert call.actual_calls[0].args["account"] == 123456789012345678902
+    ev = evaluate(build_features(cs), Settings(trajectory="exact"))
+    # the arguments differ, so EXACT fails; the person said unacceptable: the evaluator agrees
+    assert ev.trajectory_pass.tolist() == [False] and ev.summary.agree == 1
+
+
+def test_integers_past_64_bits_stay_exact_in_the_features_dataset():
+    from explorer.core.io.featurestore import run_from_json, run_to_json
+    from explorer.core.io.loaders.flat import loads_jsonl
+
+    run = loads_jsonl(ACCOUNTS, "accounts.jsonl").runs[0]  # the flat loader (small files): exact
+    back = run_from_json(run_to_json(run))
+    assert back.invocations[0].actual_calls[0].args["account"] == 123456789012345678902

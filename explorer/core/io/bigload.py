@@ -40,7 +40,7 @@ from ..scoring.fields import DEFAULT_ID_PATTERN
 from .loaders._common import Problem, json_type
 from .loaders.flat import run_from_record, well_formed_run
 from .model import CaseSet, Run
-from .reading import json_message, loads_json, max_bytes
+from .reading import json_message, loads_json, max_bytes, orjson_exact
 from .runstore import RunStore, block_codec, compress_block
 
 CHUNK_BYTES = 4 * 1024 * 1024
@@ -52,13 +52,15 @@ PARALLEL_MIN_BYTES = 8 * 1024 * 1024
 
 
 def _loads(line: bytes, n: int, name: str) -> Any:
-    """Line ``n`` parsed as JSON: by orjson (about twice as fast), and by the standard library
-    when orjson refuses (its rules are stricter: NaN, integers over 64 bits, lone surrogates), so
-    what parses and the error messages are the flat loader's. Raises LoadError."""
-    try:
-        return orjson.loads(line)
-    except orjson.JSONDecodeError:
-        pass
+    """Line ``n`` parsed as JSON: by orjson (about twice as fast) unless the line may hold an
+    integer orjson cannot keep (:func:`~explorer.core.io.reading.orjson_exact`), and by the standard library when orjson
+    refuses (its rules are stricter: NaN, lone surrogates), so what parses, its values and the
+    error messages are the flat loader's. Raises LoadError."""
+    if orjson_exact(line):
+        try:
+            return orjson.loads(line)
+        except orjson.JSONDecodeError:
+            pass
     if b"\x00" in line:
         raise LoadError(name, f"line {n}", "binary data (NUL bytes), not JSON text")
     try:
@@ -74,9 +76,10 @@ def _loads(line: bytes, n: int, name: str) -> Any:
 
 
 def parse_record(line: bytes) -> Run:
-    """One stored JSONL line back to its Run (the RunStore's parser)."""
+    """One stored JSONL line back to its Run (the RunStore's parser; exact integers as
+    :func:`_loads` reads them)."""
     try:
-        record = orjson.loads(line)
+        record = orjson.loads(line) if orjson_exact(line) else json.loads(line)
     except orjson.JSONDecodeError:
         record = json.loads(line)
     return run_from_record(record)

@@ -55,6 +55,7 @@ from ..scoring.arg_rules import NO_RULES, ArgRules, arg_rules_from_data
 from ..scoring.fields import DEFAULT_ID_PATTERN
 from ..scoring.trajectory_metrics import SCORE_ROWS
 from .errors import LoadError
+from .reading import orjson_exact
 from .model import AnnotatorLabel, CaseSet, ExpectedField, Invocation, PlainInvocation, Run, ToolCall
 
 FORMAT = "metric-explorer/features@1"
@@ -233,6 +234,8 @@ def run_to_json(run: Run) -> bytes:
 
 
 def _loads(data: bytes) -> Any:
+    if not orjson_exact(data):  # an integer orjson would turn into a float
+        return json.loads(data)
     try:
         return orjson.loads(data)
     except orjson.JSONDecodeError:
