@@ -150,3 +150,18 @@ def test_checks_that_are_off_take_no_memory_per_run():
     assert ev.trajectory_pass.tolist() == [True] * 10
     # indexing and arithmetic read them as full columns
     assert np.isnan(ev.mean_score[[0, 9]]).all() and int(ev.trajectory_pass.sum()) == 10
+
+
+def test_a_copy_of_the_scores_is_the_row_and_its_own(both):
+    """``trajectory_scores_copy`` (what the sweep adds F1 to in place) has the bits of
+    ``trajectory_scores`` for every family and argument mode, coded or not, and writing to it
+    leaves the stored scores as they were."""
+    for features in both:
+        for family in ("exact", "in_order", "any_order", "precision", "single_tool_use"):
+            for args in ARG_MODES:
+                tool = "get_weather" if family == "single_tool_use" else ""
+                row = features.trajectory_scores(family, args, tool)
+                copy = features.trajectory_scores_copy(family, args, tool)
+                assert copy.tobytes() == np.asarray(row, dtype=np.float64).tobytes() and copy.flags.writeable
+                copy += 1.0
+                assert features.trajectory_scores(family, args, tool).tobytes() == np.asarray(row, dtype=np.float64).tobytes()

@@ -148,6 +148,11 @@ class CodedScores:
                 self._rows.popitem(last=False)
         return out
 
+    def decoded_row(self, *index: int) -> np.ndarray:
+        """float64 (N,): the decoded row ``index`` as a new writable array, not kept (a sweep
+        decodes each row once and adds F1 to it in place: no second N floats held)."""
+        return np.take(self.values, self.codes[tuple(int(i) for i in index)])
+
     def quantised_row(self, *index: int) -> np.ndarray:
         """float64 (N,): ``quantise(row(*index))``, computed on the table (K values) and then
         looked up: the same values, elementwise, without rounding N floats."""

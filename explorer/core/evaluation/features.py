@@ -109,6 +109,17 @@ class Features:
             raise ValueError(f"unknown argument mode {args!r}; expected one of {', '.join(ARG_MODES)}")
         return self.trajectory[ROW_OF[family], ARG_MODES.index(args)]
 
+    def trajectory_scores_copy(self, family: str, args: str, single_tool: str = "") -> np.ndarray:
+        """float64 (N,): :meth:`trajectory_scores` as a new writable array of its own (scores stored
+        as codes are decoded straight into it, not through the row cache). Raises ValueError as
+        :meth:`trajectory_scores`."""
+        from .coded import CodedScores
+
+        fam = canonical(family)
+        if isinstance(self.trajectory, CodedScores) and fam in ROW_OF and args in ARG_MODES:
+            return self.trajectory.decoded_row(ROW_OF[fam], ARG_MODES.index(args))
+        return np.array(self.trajectory_scores(family, args, single_tool), dtype=np.float64)
+
     def trajectory_pass(self, family: str, args: str, threshold: float, single_tool: str = "") -> np.ndarray:
         """bool (N,): each run's score in ``family`` under ``args`` reaches ``threshold``
         (``quantise(score) >= threshold``, :mod:`explorer.core.scoring.passmark`; ``threshold``

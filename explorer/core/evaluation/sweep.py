@@ -233,7 +233,8 @@ def sweep(
         if fam == "none":  # the mean is F1 alone
             mean_pass = features.f1_q >= base.mean_threshold
         else:  # quantise((score + f1) / 2) >= threshold, as evaluate computes it, in one array
-            mean = features.trajectory_scores(fam, args, base.single_tool) + features.f1
+            mean = features.trajectory_scores_copy(fam, args, base.single_tool)  # decoded into its own array
+            mean += features.f1
             mean /= 2.0
             mean_pass = quantise(mean, out=mean) >= base.mean_threshold
             del mean
