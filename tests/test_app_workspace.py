@@ -9,6 +9,7 @@ fail and are unacceptable: agreement 4/10.
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -97,6 +98,12 @@ def test_uploads_belong_to_their_session(process):
         ("zero.json", b'{"format": "metric-explorer/cases@1", "name": "z", "runs": []}', "zero.json: runs: no runs"),
         ("typed.json", b'{"format": "metric-explorer/cases@1", "name": "x", "runs": [{"id": 3}]}', "typed.json: runs[0].id: expected a string"),
         ("broken.json", b'{"runs": [', "broken.json: line 1, column 11: invalid JSON"),
+        # a booking-id regex that backtracks without end held the server's loop for every session
+        ("redos.json", json.dumps({
+            "format": "metric-explorer/cases@1", "name": "r", "key_fields": {"id_pattern": "(a|aa)+$"},
+            "runs": [{"id": "r1", "invocations": [{"expected_calls": [], "actual_calls": [],
+                                                   "answer": "a" * 34 + "!", "references": ["ok"]}]}],
+        }).encode(), "redos.json: key_fields.id_pattern: the booking-id regex '(a|aa)+$' took over 0.5 s on one text"),
     ],
 )
 def test_bad_upload_names_file_location_and_leaves_the_workspace_as_it_was(process, name, data, where):

@@ -381,3 +381,46 @@ def test_rung_4_keeps_every_digit_of_a_long_number():
     b = normalise("Your account is 12345678901234567890123456789999.", 4)
     assert a == "your account is 12345678901234567890123456789012"
     assert a != b
+
+
+def _redos_case_file(tmp_path, pattern: str):
+    """The bad-input trial's case set: one run whose answer is 34 ``a`` and a ``!``, with its own
+    booking-id regex ``pattern``."""
+    import json
+
+    path = tmp_path / "cases_idpattern.json"
+    path.write_text(json.dumps({
+        "format": "metric-explorer/cases@1", "name": "n", "key_fields": {"id_pattern": pattern},
+        "runs": [{"id": "r1", "human_verdict": "acceptable", "invocations": [{
+            "expected_calls": [{"name": "a", "args": {"x": 1}}], "actual_calls": [{"name": "a", "args": {"x": 1}}],
+            "answer": "a" * 34 + "!", "references": ["ok"]}]}],
+    }))
+    return path
+
+
+def _score_in_a_child(path, timeout: float = 60.0):
+    """``metric-explorer score`` on ``path`` in a child process, so a regex that never finishes
+    fails this test instead of hanging the suite."""
+    import subprocess
+    import sys
+
+    return subprocess.run([sys.executable, "-m", "explorer.cli", "score", "--no-cache", "--key-fields", "--cases", str(path)],
+                          capture_output=True, text=True, timeout=timeout)
+
+
+def test_a_case_sets_nested_repeat_id_pattern_no_longer_stalls_scoring(tmp_path):
+    # (a+)+$ on "aaa...a!" backtracked for ever under Python's re (the trial stopped it at 40 s);
+    # the case set's own regex now runs on the regex module, which answers at once: no id found
+    got = _score_in_a_child(_redos_case_file(tmp_path, "(a+)+$"))
+    assert got.returncode == 0, got.stderr
+    # by hand: the calls are equal (EXACT 1.00); "aaa...a!" shares no word with "ok" (F1 0.00 < 0.80),
+    # so r1 fails and the person's "acceptable" makes it a false fail; no id in either text
+    assert "agreement 0/1" in got.stdout and "false fails: r1" in got.stdout
+
+
+def test_an_id_pattern_that_backtracks_without_end_stops_the_load_with_its_field(tmp_path):
+    path = _redos_case_file(tmp_path, "(a|aa)+$")  # catastrophic for the regex module too
+    got = _score_in_a_child(path)
+    assert got.returncode == 2
+    assert got.stderr.strip().startswith(
+        f"metric-explorer: error: {path}: key_fields.id_pattern: the booking-id regex '(a|aa)+$' took over 0.5 s on one text")

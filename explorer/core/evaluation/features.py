@@ -16,7 +16,7 @@ import numpy as np
 
 from ..scoring.arg_match import ARG_MODES
 from ..scoring.arg_rules import NO_RULES, ArgRules
-from ..scoring.fields import has_numeric_date, key_fields_reason_best
+from ..scoring.fields import IdPatternTooSlow, compile_id_pattern, has_numeric_date, key_fields_reason_best
 from ..io.model import CaseSet, Invocation, Run
 from ..scoring.normalise import is_empty_answer
 from ..scoring.overlap import tokens
@@ -427,14 +427,19 @@ def build_features(
     from .feature_rows import concat_rows, feature_rows
 
     n = len(runs)
-    id_rx = re.compile(case_set.id_pattern)
+    id_rx = compile_id_pattern(case_set.id_pattern)
     parts = []
     for start in range(0, n, BATCH_RUNS):
         batch = runs[start : start + BATCH_RUNS]
-        parts.append(feature_rows(
-            [[inv.plain() for inv in run.invocations] for run in batch], [HUMAN_CODES[run.human_verdict] for run in batch], id_rx, rules,
-            case_set.day_first,
-        ))
+        try:
+            parts.append(feature_rows(
+                [[inv.plain() for inv in run.invocations] for run in batch], [HUMAN_CODES[run.human_verdict] for run in batch], id_rx,
+                rules, case_set.day_first,
+            ))
+        except IdPatternTooSlow as exc:
+            from ..io.errors import LoadError
+
+            raise LoadError(case_set.source or case_set.name, "key_fields.id_pattern", str(exc)) from None
         if progress and start + BATCH_RUNS < n:
             progress(start + BATCH_RUNS, n)
     if progress:

@@ -19,7 +19,6 @@ from __future__ import annotations
 import gc
 import json
 import os
-import re
 import threading
 from collections import deque
 from concurrent.futures import ProcessPoolExecutor
@@ -36,7 +35,7 @@ from ..evaluation.features import HUMAN_CODES, build_features, features_from_row
 from ..scoring.arg_rules import NO_RULES, ArgRules
 from ..scoring.arg_match import ARG_MODES
 from ..scoring.trajectory_metrics import SCORE_ROWS
-from ..scoring.fields import DEFAULT_ID_PATTERN
+from ..scoring.fields import DEFAULT_ID_PATTERN, IdPatternTooSlow, compile_id_pattern
 from .loaders._common import Problem, json_type
 from .loaders.flat import run_from_record, well_formed_run
 from .model import CaseSet, Run
@@ -123,7 +122,7 @@ def chunk_features(
 def _chunk_features_now(
     chunk: bytes, first_line: int, name: str, day_first: bool, id_pattern: str, arg_rules: ArgRules, keep_texts: bool = False
 ) -> dict[str, Any]:
-    id_rx = re.compile(id_pattern)
+    id_rx = compile_id_pattern(id_pattern)
     titles: list[str] = []
     kept: list[bytes] = []
     ids: list[str] = []
@@ -156,7 +155,10 @@ def _chunk_features_now(
         human.append(parts[1])
         invocations.append(parts[2])
         line_nos.append(n)
-    rows = feature_rows(invocations, human, id_rx, arg_rules, day_first)
+    try:
+        rows = feature_rows(invocations, human, id_rx, arg_rules, day_first)
+    except IdPatternTooSlow as exc:
+        raise LoadError(name, "--id-pattern", str(exc)) from None
     own, other = (rows.reason_day, rows.reason_month) if day_first else (rows.reason_month, rows.reason_day)
     reasons = {i: r for i, r in enumerate(own) if r}
     reasons_other = {i: o for i, (r, o) in enumerate(zip(own, other)) if o != r}

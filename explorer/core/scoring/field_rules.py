@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from typing import Any, Callable, Sequence
 
-from .fields import DEFAULT_ID_PATTERN, date_spans, extract_dates, extract_ids
+from .fields import DEFAULT_ID_PATTERN, compile_id_pattern, date_spans, extract_dates, extract_ids
 from ..io.model import ExpectedField
 from .normalise import canonical_number, is_empty_answer, normalise, number_spans
 from .overlap import unigram_f1
@@ -64,7 +64,7 @@ def _masked(text: str, day_first: bool, id_rx: re.Pattern[str]) -> str:
 
 def extract_amounts(text: str, locale: str = "en", day_first: bool = True, id_pattern: str = DEFAULT_ID_PATTERN) -> list[Decimal]:
     """Numbers stated in ``text`` outside dates and ids, in order, as Decimals (per ``locale``)."""
-    rx = re.compile(id_pattern)
+    rx = compile_id_pattern(id_pattern)
     src = _masked(text, day_first, rx)
     # digits glued to letters (TP1351) are not amounts; number_spans already refuses them
     return [v for _, _, v in number_spans(src, locale)]

@@ -26,6 +26,65 @@ from dateutil import parser as date_parser
 
 DEFAULT_ID_PATTERN = r"\b[A-Z]{2,3}-\d{3,6}\b"
 
+ID_MATCH_TIMEOUT = 0.5
+"""Seconds one search of a case set's own booking-id regex may take on one text before the load
+stops (:class:`IdPatternTooSlow`)."""
+
+
+class IdPatternTooSlow(ValueError):
+    """A booking-id regex other than the default took longer than :data:`ID_MATCH_TIMEOUT` on one
+    text: it backtracks without end on it (e.g. ``(a|aa)+$`` on thirty ``a`` and a ``!``)."""
+
+
+class TimedIdPattern:
+    """A booking-id regex other than the default, searched with the ``regex`` module (the syntax
+    and Unicode rules of Python's ``re``) with a time limit per text, so that a case set uploaded
+    with a catastrophically backtracking ``key_fields.id_pattern`` stops its own load with an error
+    instead of holding the server's loop for every session (found by the bad-input trial). Gives
+    ``finditer`` / ``findall`` / ``search`` (matches made at once, inside the limit),
+    ``pattern`` and ``flags``. Raises :class:`IdPatternTooSlow`."""
+
+    def __init__(self, pattern: str) -> None:
+        import regex
+
+        self.pattern = pattern
+        self._rx = regex.compile(pattern)
+        self.flags = self._rx.flags
+
+    def _slow(self) -> IdPatternTooSlow:
+        return IdPatternTooSlow(
+            f"the booking-id regex {self.pattern!r} took over {ID_MATCH_TIMEOUT} s on one text: it backtracks "
+            "without end (nested or overlapping repeats such as (a|aa)+); simplify it"
+        )
+
+    def finditer(self, text: str) -> list:
+        try:
+            return list(self._rx.finditer(text, timeout=ID_MATCH_TIMEOUT))
+        except TimeoutError:
+            raise self._slow() from None
+
+    def findall(self, text: str) -> list:
+        try:
+            return self._rx.findall(text, timeout=ID_MATCH_TIMEOUT)
+        except TimeoutError:
+            raise self._slow() from None
+
+    def search(self, text: str):
+        try:
+            return self._rx.search(text, timeout=ID_MATCH_TIMEOUT)
+        except TimeoutError:
+            raise self._slow() from None
+
+
+@functools.lru_cache(maxsize=64)
+def compile_id_pattern(pattern: str):
+    """The compiled booking-id regex ``pattern`` for matching: the default by Python's ``re``; any
+    other (a case set's ``key_fields.id_pattern``, ``--id-pattern``) as a :class:`TimedIdPattern`.
+    Raises ``re.error`` for a pattern that is not a regular expression (checked by ``re``, whose
+    messages the loaders report)."""
+    rx = re.compile(pattern)
+    return rx if pattern == DEFAULT_ID_PATTERN else TimedIdPattern(pattern)
+
 _MONTHS = (
     "jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
     "|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?"
@@ -179,7 +238,7 @@ def has_numeric_date(text: str) -> bool:
 
 def extract_ids(text: str, pattern: str | re.Pattern[str] = DEFAULT_ID_PATTERN) -> list[str]:
     """Booking ids matched by ``pattern`` in order of appearance, without duplicates (case kept)."""
-    rx = re.compile(pattern) if isinstance(pattern, str) else pattern
+    rx = compile_id_pattern(pattern) if isinstance(pattern, str) else pattern
     if "-" not in text and rx.pattern == DEFAULT_ID_PATTERN:  # the default pattern needs a "-"
         return []
     seen: list[str] = []

@@ -45,7 +45,7 @@ from typing import Sequence
 import numpy as np
 
 from .fields import (
-    DEFAULT_ID_PATTERN, DateValue, _DATE_PATTERNS, _patterns_that_can_match, date_match_value, extract_ids, resolve_date_matches,
+    DEFAULT_ID_PATTERN, DateValue, compile_id_pattern, _DATE_PATTERNS, _patterns_that_can_match, date_match_value, extract_ids, resolve_date_matches,
     unique_dates,
 )
 
@@ -205,7 +205,7 @@ def scan_key_fields(texts: Sequence[str], id_rx: re.Pattern[str] | str = DEFAULT
     the reading is applied) and ids (``id_rx``) of every text at once; same results as the one-text
     functions (module docstring). Cost: a few numpy passes over the joined ASCII bytes, then one
     ``re`` match per possible start."""
-    rx = re.compile(id_rx) if isinstance(id_rx, str) else id_rx
+    rx = compile_id_pattern(id_rx) if isinstance(id_rx, str) else id_rx
     id_default = rx.pattern == DEFAULT_ID_PATTERN and rx.flags == _DEFAULT_ID_RX.flags
     n = len(texts)
     matches: list[list[tuple[str, list[re.Match[str]]]]] = [[] for _ in range(n)]
