@@ -125,18 +125,14 @@ def outcome_codes(passed: np.ndarray, human: np.ndarray) -> np.ndarray:
 
 @functools.lru_cache(maxsize=8)
 def _constant(n: int, kind: str) -> np.ndarray:
-    """A read-only (N,) array of one value, nothing to fill on a settings change: ``"nan"``
-    (float64, all NaN) is a ``numpy.broadcast_to`` view of NaN (stride 0, no memory per run: 80 MB
-    saved per column at 10M runs, issue 14; it is only read and indexed); ``"true"`` (bool, all
-    True) is one contiguous array per N shared by evaluations (:func:`_all_true`), because it
-    enters ``&`` with the other checks, which numpy computes ~5x slower with a stride-0 operand
-    (12-19 ms against 3 ms at 10M, measured)."""
-    return _all_true(n) if kind == "true" else np.broadcast_to(np.float64(np.nan), (n,))
-
-
-@functools.lru_cache(maxsize=4)
-def _all_true(n: int) -> np.ndarray:
-    """bool (N,) all True, read-only, made once per N (a few case sets at a time)."""
+    """A read-only (N,) array of one value, made once per N and shared by evaluations:
+    ``"true"`` (bool, all True), a contiguous array because it enters ``&`` with the other checks,
+    which numpy computes ~5x slower with a stride-0 operand (12-19 ms against 3 ms at 10M,
+    measured); ``"nan"`` (float64, all NaN, only read and indexed), a ``numpy.broadcast_to`` view
+    of NaN (stride 0): no memory per run, where the array it replaces held 80 MB at 10M runs
+    (issue 14)."""
+    if kind == "nan":
+        return np.broadcast_to(np.float64(np.nan), (n,))
     arr = np.ones(n, dtype=bool)
     arr.flags.writeable = False
     return arr
