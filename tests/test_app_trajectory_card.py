@@ -291,6 +291,8 @@ def test_labels_naming_no_run_wait_and_a_bad_labels_file_changes_nothing(process
     page.layout()
     page.received("labels.csv", b"run_id,human_verdict\nT1,acceptable\nT2,unacceptable\n")
     assert shown(page.upload.status.object).startswith("None of the 2 run ids in labels.csv names a run shown here")
+    # nothing was applied: said plainly, not in the success style (found by the newcomer trial)
+    assert 'class="me-load-waiting"' in page.upload.status.object and "me-load-ok" not in page.upload.status.object
     assert page.pending_labels is not None and summary(page.session)[:2] == (4, 10)
     page.received("runs.jsonl", b'{"id": "T9", "expected_calls": "a", "actual_calls": "a", "answer": "x", "reference": "x"}\n')
     assert "The labels in labels.csv name none of these runs, so they were not applied." in shown(page.upload.status.object)

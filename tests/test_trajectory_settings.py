@@ -178,7 +178,7 @@ def test_cli_sweep_grid_and_single_tool(capsys):
     assert out["n_settings"] == 168_064 and out["grid"] == "full"
     assert out["arg_rules"] == [{"tool": "send_confirmation", "key": "sent_at", "rule": "ignore"}]
     assert main(["sweep", "--cases", REFUND, "--grid", "adk", "--top", "3"]) == 0
-    assert "6464 settings scored" in capsys.readouterr().out
+    assert "6,464 settings scored" in capsys.readouterr().out
 
 
 # --- ADK export ----------------------------------------------------------------------------------

@@ -326,7 +326,7 @@ class WorkspacePage:
         ids, matching = labels_matching(data, name, self.session.shared.features.run_ids)
         if matching == 0:  # for runs not loaded yet (a trace file dropped with it, still on its way)
             self.pending_labels = (name, data)
-            self.upload.show_status(pending_labels_message(name, len(ids)))
+            self.upload.show_status(pending_labels_message(name, len(ids)), waiting=True)  # nothing applied yet
             return
         self.pending_labels = None
         unknown = self._apply_labels(name, data)

@@ -154,8 +154,9 @@ def run(args: argparse.Namespace) -> int:
         print_json(summary)
     else:
         where = f" on {cluster['scheduler']}" if cluster.get("scheduler") else ""
-        print(f"featurized {n:,} runs from {len(paths)} file{'s' if len(paths) != 1 else ''} into {args.out} "
-              f"({len(manifest['parts'])} parts, {summary['bytes_written'] / 1e6:,.1f} MB) in {seconds:.1f} s "
+        parts = len(manifest["parts"])
+        print(f"featurized {n:,} run{'s' if n != 1 else ''} from {len(paths)} file{'s' if len(paths) != 1 else ''} into {args.out} "
+              f"({parts} part{'s' if parts != 1 else ''}, {summary['bytes_written'] / 1e6:,.1f} MB) in {seconds:.1f} s "
               f"with {args.engine}{where}, {n_workers} worker{'s' if n_workers != 1 else ''}: "
               f"{summary['runs_per_second']:,.0f} runs/s, {summary['runs_per_second_per_worker']:,.0f} per worker")
         print(f"read it with: metric-explorer score --cases {args.out}   (or sweep / serve)", file=sys.stderr)

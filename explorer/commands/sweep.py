@@ -95,7 +95,7 @@ def run(args: argparse.Namespace) -> int:
     first = table.iloc[0]
     print(f"cases: {case_set.name} ({case_set.source})")
     print(
-        f"{len(table)} settings scored; deny-list: {', '.join(base.deny_tools) or '(no tools given, --deny)'}; "
+        f"{len(table):,} settings scored; deny-list: {', '.join(base.deny_tools) or '(no tools given, --deny)'}; "
         f"mean threshold {show_threshold(base.mean_threshold)}"
     )
     if int(first["labelled"]) == 0:

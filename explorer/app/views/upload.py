@@ -109,12 +109,15 @@ class UploadView:
             self.status.visible = False
         self.error.visible = bool(message)
 
-    def show_status(self, text: str, notes: tuple[str, ...] | list[str] = ()) -> None:
-        """A sentence after a successful load (escaped), and ``notes``, the load report (escaped
-        sentences, ``me-load-notes``); hides the error box."""
+    def show_status(self, text: str, notes: tuple[str, ...] | list[str] = (), waiting: bool = False) -> None:
+        """A sentence after a successful load (escaped; ``me-load-ok``, in the colour of success),
+        or, ``waiting``, about a file kept until something else arrives (``me-load-waiting``, plain:
+        nothing was applied yet), and ``notes``, the load report (escaped sentences,
+        ``me-load-notes``); hides the error box."""
         items = "".join(f"<li>{html.escape(n)}</li>" for n in notes if n)
         report = f'<ul class="me-load-notes">{items}</ul>' if items else ""
-        self.status.object = f'<div class="me-load-ok" role="status">{html.escape(text)}{report}</div>' if text else ""
+        kind = "me-load-waiting" if waiting else "me-load-ok"
+        self.status.object = f'<div class="{kind}" role="status">{html.escape(text)}{report}</div>' if text else ""
         self.status.visible = bool(text)
         if text:
             self.error.visible = False
