@@ -424,3 +424,29 @@ def test_an_id_pattern_that_backtracks_without_end_stops_the_load_with_its_field
     assert got.returncode == 2
     assert got.stderr.strip().startswith(
         f"metric-explorer: error: {path}: key_fields.id_pattern: the booking-id regex '(a|aa)+$' took over 0.5 s on one text")
+
+
+@pytest.mark.parametrize("ids, message", [
+    (["r1", "r1 "], 'c.json: runs[1].id: duplicate run id "r1" (first at runs[0])'),  # was two runs
+    (["   "], "c.json: runs[0].id: must not be empty (spaces only)"),  # was accepted
+])
+def test_case_set_run_ids_are_stripped_as_the_other_readers_strip_them(ids, message):
+    import json
+
+    from explorer.core.io.casefile import loads_case_set
+
+    doc = json.dumps({"format": "metric-explorer/cases@1", "name": "n", "runs": [
+        {"id": i, "invocations": [{"expected_calls": [], "actual_calls": [], "answer": "a", "references": ["a"]}]} for i in ids]})
+    with pytest.raises(LoadError) as err:
+        loads_case_set(doc, "c.json")
+    assert str(err.value) == message
+
+
+def test_a_bad_setting_is_named_not_the_setting_beside_it():
+    """The bad-input trial's settings: ``single_tool`` is a list; the error blamed ``trajectory``."""
+    from explorer.core.io.exports import settings_from_data
+
+    with pytest.raises(LoadError) as err:
+        settings_from_data({"format": "metric-explorer/settings@1",
+                            "settings": {"trajectory": "single_tool_use", "single_tool": ["a"]}}, "s.json")
+    assert str(err.value) == "s.json: settings.single_tool: single_tool must be a tool name, got ['a']"

@@ -38,9 +38,9 @@ from __future__ import annotations
 import json
 import os
 import re
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 
 from .errors import LoadError
 from ..scoring.arg_rules import arg_rules_from_data
@@ -83,7 +83,9 @@ class _LabelSchema(_Strict):
 
 
 class _RunSchema(_Strict):
-    id: str = Field(min_length=1)
+    # stripped as the flat, CSV and labels readers strip ids: "r1 " is r1 (a duplicate of a run r1),
+    # and an id of spaces only is refused (found by the bad-input trial)
+    id: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
     title: str = ""
     user_input: str = ""
     invocations: list[_InvocationSchema] = Field(min_length=1)
@@ -145,8 +147,8 @@ def describe_validation_error(err: dict[str, Any]) -> tuple[str, str]:
         return path, f'expected "{FORMAT}"'
     if kind == "literal_error" and loc and loc[-1] in ("human_verdict", "verdict"):
         return path, 'expected "acceptable", "unacceptable" or null'
-    if kind == "too_short":
-        return path, "must not be empty"
+    if kind in ("too_short", "string_too_short"):  # a string's own: after stripping, e.g. an id of spaces
+        return path, "must not be empty" if kind == "too_short" or not str(err.get("input", "")) else "must not be empty (spaces only)"
     if kind in _TYPE_WORDS:
         return path, f"{_TYPE_WORDS[kind]}, got {_json_type(err.get('input'))}"
     return path, err.get("msg", kind)

@@ -99,7 +99,16 @@ def settings_from_data(data: Any, name: str) -> Settings:
     try:
         return Settings.from_dict(values)
     except (ValueError, TypeError) as exc:
-        # name the field: the one whose removal makes the rest valid, else one bad on its own
+        # name the field: the one the error is about when it is bad on its own (Settings' messages
+        # start with it: "single_tool must be a tool name"), else the one whose removal makes the
+        # rest valid (a rule across fields), else one bad on its own
+        said = str(exc)
+        for key, value in values.items():
+            if said.startswith(f"{key} "):
+                try:
+                    Settings.from_dict({key: value})
+                except (ValueError, TypeError):
+                    raise LoadError(name, f"settings.{show(key)}", said) from None
         for key in values:
             try:
                 Settings.from_dict({k: v for k, v in values.items() if k != key})
