@@ -43,12 +43,7 @@ def reveal_times(n: int, duration: float = DURATION) -> np.ndarray:
     ``reveal_times(10)`` is ``[12, 12, 24, 24, 36, 36, 48, 48, 60, 60]``; ``reveal_times(3)`` is
     ``[30, 30, 60]``.
     """
-    if n == 0:
-        return np.zeros(0, dtype=np.float64)
-    batch = reveal_batch(n)
-    steps = math.ceil(n / batch)
-    step_of_run = np.arange(n) // batch + 1
-    return duration * step_of_run / steps
+    return np.asarray(reveal_timeline(n, duration))  # each run's step time, from the one timeline
 
 
 @dataclass(frozen=True, eq=False)
@@ -92,13 +87,13 @@ class RevealTimes:
 
 
 def reveal_timeline(n: int, duration: float = DURATION) -> RevealTimes:
-    """:func:`reveal_times` as a :class:`RevealTimes` (the same times, O(R) memory): what a
-    session keeps."""
+    """The reveal times of ``n`` runs as a :class:`RevealTimes` (O(R) memory): what a session keeps;
+    :func:`reveal_times` is its (n,) array. Reveal ``r`` of ``R`` is at ``duration * r / R``."""
     if n == 0:
         return RevealTimes(0, 1, np.zeros(0, dtype=np.float64))
     batch = reveal_batch(n)
     steps = math.ceil(n / batch)
-    events = duration * np.arange(1, steps + 1) / steps  # the same arithmetic as reveal_times
+    events = duration * np.arange(1, steps + 1) / steps
     events.flags.writeable = False
     return RevealTimes(n, batch, events)
 

@@ -87,8 +87,10 @@ def json_message(exc: json.JSONDecodeError) -> str:
     return exc.msg[: -len(" at")] + " here" if exc.msg.endswith(" at") else exc.msg
 
 
-_LONG_DIGITS = re.compile(rb"\d{19}")
-"""19 digits in a row: an integer that may lie outside orjson's 64-bit range (-2**63 .. 2**64 - 1)."""
+_DIGITS_AS_ZERO = bytes.maketrans(b"123456789", b"000000000")
+_LONG_DIGITS = b"0" * 19
+"""19 digits in a row (after :data:`_DIGITS_AS_ZERO`): an integer that may lie outside orjson's
+64-bit range (-2**63 .. 2**64 - 1)."""
 
 
 def orjson_exact(data: bytes) -> bool:
@@ -96,8 +98,10 @@ def orjson_exact(data: bytes) -> bool:
     integer outside -2**63 .. 2**64 - 1 into a float without a word (``123456789012345678901``
     -> ``1.2345678901234568e+20``): two account numbers differing in their last digits compared
     equal in JSONL files of 8 MB and more (read with orjson) and not in smaller ones. False when
-    ``data`` has 19 digits in a row: read it with the standard library (exact integers)."""
-    return _LONG_DIGITS.search(data) is None
+    ``data`` has 19 digits in a row: read it with the standard library (exact integers). On every
+    line of a big JSONL file: a translate and a substring search, ~1 us a 1.5 kB line where the
+    regex ``[0-9]{19}`` took ~14 us (measured on one core)."""
+    return _LONG_DIGITS not in data.translate(_DIGITS_AS_ZERO)
 
 
 def loads_json(text: str) -> Any:

@@ -157,11 +157,6 @@ def _finite(x: float | int) -> bool:
         return False
 
 
-def _short(x: float | int) -> str:
-    text = str(x)
-    return text if len(text) <= 20 else text[:17] + "..."
-
-
 def arg_rules_from_data(data: Any, name: str, where: str = "arg_rules") -> ArgRules:
     """Rules from a parsed JSON list (each item as in the module docstring). ``name`` (file) and
     ``where`` (JSON path of the list) label errors: raises LoadError such as
@@ -188,7 +183,9 @@ def arg_rules_from_data(data: Any, name: str, where: str = "arg_rules") -> ArgRu
         if parsed.tolerance is not None and parsed.rule != "number":
             raise LoadError(name, f"{at}.tolerance", 'only a "number" rule takes a tolerance')
         if parsed.tolerance is not None and not _finite(parsed.tolerance):
-            raise LoadError(name, f"{at}.tolerance", f"expected a finite number >= 0, got {_short(parsed.tolerance)}")
+            from ..io.loaders._common import show  # here: the loaders import this module
+
+            raise LoadError(name, f"{at}.tolerance", f"expected a finite number >= 0, got {show(str(parsed.tolerance), 20)}")
         rules.append(ArgRule(
             key=parsed.key, kind=parsed.rule, tool=parsed.tool,
             rung=parsed.rung if parsed.rung is not None else 3,

@@ -26,7 +26,7 @@ import json
 import re
 from collections import Counter
 from dataclasses import dataclass
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from typing import Any, Callable, Sequence
 
 from .fields import DEFAULT_ID_PATTERN, compile_id_pattern, date_spans, extract_dates, extract_ids

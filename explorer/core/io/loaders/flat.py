@@ -34,7 +34,7 @@ from typing import Any, Iterable
 from ..csv_cells import neutralise_cell, restore
 from ..errors import LoadError
 from ..model import AnnotatorLabel, CallPair, CaseSet, Invocation, PlainInvocation, Run, ToolCall, majority_verdict
-from ..reading import csv_problem, csv_rows, json_message, separator_hint, loads_json, parse_json, read_bytes, text_of
+from ..reading import csv_problem, csv_rows, json_message, loads_json, parse_json, read_bytes, separator_hint, text_of
 from ._common import (
     Problem, check_unique_ids, expect_list, expect_object, expect_str, join_path, json_type,
     make_case_set, parse_calls, parse_verdict, show,
