@@ -1,12 +1,14 @@
 """Where a served session's server CPU goes (issue 9 item 11): build ``--n`` sessions in this
 process as ``metric-explorer serve`` does (Panel's ``_eval_panel`` over the function ``pn.serve``
-calls, in a Bokeh ``Document``), then serialise each document as Bokeh does for the page's
+calls, in a Bokeh ``Document``, with Bokeh tuned as ``serve`` tunes it unless ``--as-shipped``),
+then serialise each document as Bokeh does for the page's
 ``PULL-DOC`` (``Document.to_json``), under cProfile.
 
 Usage::
 
     .venv/bin/python bench/session_profile.py                 # 10 sessions, top 40 by cumulative time
     .venv/bin/python bench/session_profile.py --n 5 --sort tottime --top 60 --out /tmp/session.prof
+    .venv/bin/python bench/session_profile.py --no-profile --n 20 --as-shipped   # Bokeh without serve's tuning
 """
 
 from __future__ import annotations
@@ -31,6 +33,8 @@ def main() -> int:
     ap.add_argument("--top", type=int, default=40)
     ap.add_argument("--out", default=None, help="write the raw profile here")
     ap.add_argument("--no-profile", action="store_true", help="time only")
+    ap.add_argument("--as-shipped", action="store_true", help="Bokeh as shipped: without serve's tuning (the defaults "
+                    "cache, error diagnostics off, document validation off; explorer.commands.serve.tune_for_sessions)")
     ap.add_argument("--no-validation", action="store_true", help="Bokeh property validation off (what it costs; serve keeps it on)")
     ap.add_argument("--gc", default="", help="'freeze': gc.freeze() after loading; 'off': no collection while building; "
                     "'threshold=A,B,C': freeze and gc.set_threshold(A, B, C)")
@@ -60,6 +64,9 @@ def main() -> int:
         _eval_panel(make_page, None, "Metric Trade-off Explorer", True, False, doc)
         return len(str(doc.to_json()))  # what PULL-DOC sends (its size, roughly)
 
+    if not args.as_shipped:
+        from explorer.commands.serve import tune_bokeh_for_sessions
+        tune_bokeh_for_sessions()
     if args.no_validation:
         from bokeh.core.property.bases import Property
         Property._should_validate = False

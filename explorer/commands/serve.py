@@ -105,24 +105,43 @@ allocates ~100,000 objects that live as long as the session; with the default th
 collections that keep moving them along cost ~15 % of a session's build (bench/session_profile.py)."""
 
 
-def tune_for_sessions() -> None:
-    """Make building sessions cheaper in this process (issue 9 item 11: a room of 40 opening the
-    link at once). Call once the served data is loaded, before forking the workers.
+def tune_bokeh_for_sessions() -> None:
+    """Bokeh's side of :func:`tune_for_sessions` (also what ``bench/session_profile.py`` measures):
 
     * Bokeh's check of each new session's whole document off (``perform_document_validation``,
       ``BOKEH_VALIDATE_DOC``): it walks every model for layout warnings a person never sees
       (empty layouts, missing renderers), ~9 % of a session's build in a served worker.
+    * Bokeh's "expensive error diagnostics" off (``perform_error_diagnostics``,
+      ``BOKEH_PERFORM_ERROR_DIAGNOSTICS``): with them on, every ``on_change`` Panel registers
+      (~500 a page) has its callback's signature inspected, ~5 % of a build, to word an error
+      for a developer's mistake that the tests would already show.
+    * Bokeh's property defaults looked up once per model class (:mod:`explorer.app.bokeh_defaults`):
+      ~20 % of a session's build.
     * Bokeh's *property* validation stays on although it is ~10 % of a build: Bokeh's ``Either``
       properties choose how to read a value by validating it (``is_valid``), and with validation
-      off the sweep tab's heatmap never showed (tests/browser/test_browser_exports.py).
+      off the sweep tab's heatmap never showed (tests/browser/test_browser_exports.py)."""
+    from bokeh.settings import settings
+
+    from ..app import bokeh_defaults
+
+    settings.perform_document_validation.set_value(False)
+    settings.perform_error_diagnostics.set_value(False)
+    if not bokeh_defaults.install():
+        print(f"metric-explorer: Bokeh's property defaults are not cached ({bokeh_defaults.installed()[1]}); "
+              "pages cost ~20 % more server CPU", flush=True)
+
+
+def tune_for_sessions() -> None:
+    """Make building sessions cheaper in this process (issue 9 item 11: a room of 40 opening the
+    link at once). Call once the served data is loaded, before forking the workers.
+
+    * Bokeh tuned as :func:`tune_bokeh_for_sessions` says.
     * The objects alive now (the loaded case set, the imported modules) moved out of the
       collector's reach (``gc.freeze``): full collections no longer walk them, and the workers'
       copies of their pages stay shared; fewer young collections (:data:`GC_THRESHOLDS`)."""
     import gc
 
-    from bokeh.settings import settings
-
-    settings.perform_document_validation.set_value(False)
+    tune_bokeh_for_sessions()
     gc.collect()
     gc.freeze()
     gc.set_threshold(*GC_THRESHOLDS)
