@@ -117,6 +117,9 @@ def tune_bokeh_for_sessions() -> None:
       for a developer's mistake that the tests would already show.
     * Bokeh's property defaults looked up once per model class (:mod:`explorer.app.bokeh_defaults`):
       ~20 % of a session's build.
+    * Bokeh's ``simple_ids`` and ``serialize_include_defaults`` settings, read for every model
+      made (its id) and serialised, fixed at the values they have now (the environment's, else
+      Bokeh's default): unset, Bokeh looks each up in ``os.environ`` again, ~600 times a page.
     * Bokeh's *property* validation stays on although it is ~10 % of a build: Bokeh's ``Either``
       properties choose how to read a value by validating it (``is_valid``), and with validation
       off the sweep tab's heatmap never showed (tests/browser/test_browser_exports.py)."""
@@ -126,6 +129,8 @@ def tune_bokeh_for_sessions() -> None:
 
     settings.perform_document_validation.set_value(False)
     settings.perform_error_diagnostics.set_value(False)
+    for read_per_model in (settings.simple_ids, settings.serialize_include_defaults):
+        read_per_model.set_value(read_per_model())
     if not bokeh_defaults.install():
         print(f"metric-explorer: Bokeh's property defaults are not cached ({bokeh_defaults.installed()[1]}); "
               "pages cost ~20 % more server CPU", flush=True)
