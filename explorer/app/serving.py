@@ -123,6 +123,32 @@ def _schedule_reclaim(_context) -> None:
     IOLoop.current().call_later(RECLAIM_DELAY_MS / 1000, reclaim_memory)
 
 
+def send_messages_at_once() -> None:
+    """Every websocket this process's Bokeh server opens sends without Nagle's delay
+    (``TCP_NODELAY``, Tornado's ``WebSocketHandler.set_nodelay(True)``), as Tornado's documentation
+    advises for small messages. Bokeh sends each message as several websocket frames (header,
+    metadata, content, buffers); with Nagle's algorithm on, the second small frame waits for the
+    browser's acknowledgement of the first, which the browser delays (~40 ms on Linux): every
+    settings change's answer reached the page ~40 ms late (``bench/panel_floor.py``: a one-pane
+    Panel page answers a change in 56 ms with the delay, 15 ms without it and without Panel's
+    debounce, :func:`~explorer.app.views.style.answer_at_once`). Neither Bokeh nor Panel sets it.
+    Idempotent; wraps ``bokeh.server.views.ws.WSHandler.open``, the method Tornado calls once the
+    websocket is established."""
+    from bokeh.server.views.ws import WSHandler
+
+    if getattr(WSHandler.open, "_me_nodelay", False):
+        return
+    opened = WSHandler.open
+
+    def open_without_delay(self, *args, **kwargs):
+        self.set_nodelay(True)
+        return opened(self, *args, **kwargs)
+
+    open_without_delay._me_nodelay = True  # type: ignore[attr-defined]
+    open_without_delay.__doc__ = opened.__doc__
+    WSHandler.open = open_without_delay  # type: ignore[method-assign]
+
+
 def page_request_key(request) -> str:
     """Which cached session renders a page request under Panel's ``reuse_sessions``: one per path.
     Panel's own key adds the request's ``theme`` argument, and keeps every session it caches for
