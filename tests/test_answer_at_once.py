@@ -61,8 +61,17 @@ def test_one_change_widgets_skip_panels_debounce_and_sliders_keep_it():
     session = ExplorerSession(load_shared(CASES))
     view = session.inputs_view
     at_once = [view.trajectory, view.args, view.single_tool, view.combine, view.deny_check, view.deny_tools,
-               view.key_fields, view.day_first, view.f1_input, view.trajectory_threshold_input, session.response_inputs.scorer]
+               view.key_fields, view.day_first, view.f1_input, view.trajectory_threshold_input, session.response_inputs.scorer,
+               session.table.table, session.table.page, session.chart.x]
     assert [w._debounce for w in at_once] == [0] * len(at_once)
     sliders = [view.f1, view.trajectory_threshold, session.response_inputs.pass_above, session.response_inputs.fail_below]
     assert [w._debounce for w in sliders] == [50] * len(sliders)  # Panel's own (reactive.Syncable._debounce)
     assert type(view.trajectory)._debounce == 50 == pn.widgets.Select._debounce  # the class keeps Panel's value
+
+
+def test_the_filters_skip_the_debounce_and_the_search_box_keeps_it():
+    from explorer.app.views.filters import FilterBar
+
+    filters = FilterBar(lambda: None)
+    assert [w._debounce for w in (filters.outcome, filters.decided, filters.people)] == [0, 0, 0]
+    assert filters.search._debounce == 50  # typed into: a burst of value_input changes handled once
