@@ -96,3 +96,31 @@ def test_page_loads_nothing_from_other_hosts(served):
     assert "/assets/explorer.css" in page
     refs = re.findall(r'(?:src|href)="([^"]*)"', page)
     assert refs and all(not re.match(r"^(https?:)?//", ref) for ref in refs), refs
+
+
+def _second_serve(port: int, *extra: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "explorer.cli", "serve", "--port", str(port), *extra],
+                          cwd=ROOT, capture_output=True, text=True, timeout=120)
+
+
+@pytest.mark.parametrize("procs", ["2", "1"])
+def test_a_second_serve_on_a_busy_port_exits_2_with_one_line(served, procs):
+    """Found by a newcomer trial: with the default two workers (each binding with SO_REUSEPORT) a
+    second ``serve`` on the first one's port started and shared it, the kernel sending some
+    pages to each case set; with ``--num-procs 1`` it printed "serving" and then a traceback."""
+    port = int(served.rsplit(":", 1)[1])
+    second = _second_serve(port, "--num-procs", procs)
+    assert second.returncode == 2
+    err = second.stderr.strip()
+    assert len(err.splitlines()) == 1 and "Traceback" not in err
+    assert f"cannot listen on 127.0.0.1:{port}" in err and "--port" in err
+    assert "serving" not in second.stdout
+    assert _get(served + "/liveness")[0] == 200  # the first server still answers, alone
+
+
+def test_a_port_held_by_another_program_exits_2():
+    with socket.socket() as held:
+        held.bind(("127.0.0.1", 0))
+        held.listen()
+        second = _second_serve(held.getsockname()[1])
+    assert second.returncode == 2 and "cannot listen on 127.0.0.1:" in second.stderr

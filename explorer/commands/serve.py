@@ -74,6 +74,23 @@ def end_with_parent(parent: int) -> None:
         os.kill(os.getpid(), signal.SIGTERM)
 
 
+def port_in_use(address: str, port: int) -> str | None:
+    """Why ``address:port`` cannot be listened on (the OS's words), or None when it can. Binds and
+    closes a socket *without* ``SO_REUSEPORT`` (with ``SO_REUSEADDR``, as Tornado binds: a port
+    left in TIME_WAIT counts as free). The workers then bind theirs with ``SO_REUSEPORT``, which
+    lets a second server of the same user share the port: without this check a second ``serve``
+    on a busy port started anyway and the kernel split the room's pages between two case sets."""
+    from tornado import netutil
+
+    try:
+        sockets = netutil.bind_sockets(port=port, address=address or None, reuse_port=False)
+    except OSError as exc:
+        return exc.strerror or str(exc)
+    for sock in sockets:
+        sock.close()
+    return None
+
+
 def fork_workers_with_own_sockets(procs: int) -> None:
     """Fork ``procs`` worker processes (Tornado's ``fork_processes``: the parent stays behind,
     restarting a worker that dies) and make the Bokeh server each worker starts bind its own
@@ -164,6 +181,10 @@ def run(args: argparse.Namespace) -> int:
         raise CliError(f"--num-procs must be at least 1, got {args.num_procs}")
     if args.num_threads < 0:
         raise CliError(f"--num-threads must be 0 or more, got {args.num_threads}")
+    busy = port_in_use(args.address, args.port)
+    if busy is not None:
+        raise CliError(f"cannot listen on {args.address}:{args.port}: {busy} (another server there? choose "
+                       "another with --port)")
     if getattr(args, "own_process", False):
         from ..app.serving import use_system_malloc
 
