@@ -209,7 +209,7 @@ class WorkspacePage:
         self.state = PageState(present=present)
         self.workspace = Workspace(process)
         self.header = PageHeader(self.state, self.reset)
-        self.upload = UploadView(self.received)
+        self.upload = UploadView(self.received, self._after_drop)
         self.picker = pn.widgets.Select(label="Case set", options=self.workspace.options(), value="served",
                                         css_classes=["me-case-picker"], width=360)
         self.picker.param.watch(self._on_pick, ["value"])
@@ -322,11 +322,18 @@ class WorkspacePage:
             return
         self.upload.show_error(None)
 
+    def _after_drop(self, failed: bool) -> None:
+        """A drop with a file that failed ends on the "Your data" tab, where its error is (a file
+        of the same drop that loaded had opened the Explorer)."""
+        tabs = self.attached.tabs if self.attached is not None else None
+        if failed and tabs is not None and len(tabs) and tabs[-1] is self.data_tab and tabs.active != len(tabs) - 1:
+            tabs.active = len(tabs) - 1
+
     def _labels_received(self, name: str, data: bytes) -> None:
         ids, matching = labels_matching(data, name, self.session.shared.features.run_ids)
         if matching == 0:  # for runs not loaded yet (a trace file dropped with it, still on its way)
             self.pending_labels = (name, data)
-            self.upload.show_status(pending_labels_message(name, len(ids)), waiting=True)  # nothing applied yet
+            self.upload.show_status(pending_labels_message(name, len(ids)), waiting=True, about=name)  # nothing applied yet
             return
         self.pending_labels = None
         unknown = self._apply_labels(name, data)

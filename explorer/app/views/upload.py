@@ -12,8 +12,14 @@ The drop zone (FilePond) marks a file "Upload complete" in green as soon as its 
 arrived, before the file is read, so a file that then fails to load would stay listed as a
 success. The drop zone therefore lists a file only while its bytes are on their way (progress);
 once they have arrived it disappears from the zone, and the outcome is shown only by our own lines:
-``me-load-status`` on success, ``me-load-error`` on failure (never both). Several files dropped
-together are each handled as they arrive.
+``me-load-status`` on success, ``me-load-error`` on failure.
+
+**Several files dropped together** are handled together, once the drop has settled (no file has
+arrived for :data:`SETTLE_MS` and none is half-way through its chunks): loading a run file rebuilds
+the page, and a rebuild while the browser was still sending the drop's other files lost them
+without a word (a newcomer trial: runs then their labels, the labels never applied). Their
+outcomes are shown together too: each failed file's error in the error box and what the others
+did in the success line (before, the last file's success hid an earlier file's error).
 """
 
 from __future__ import annotations
@@ -24,6 +30,10 @@ from typing import Callable
 import panel as pn
 
 from .style import LiveHTML, styled
+
+SETTLE_MS = 1000
+"""A drop is handled once no file of it has arrived for this long (ms) and none is half-way through
+its chunks: the browser sends a drop's files one after another, a few milliseconds apart."""
 
 HIDE_ARRIVED = """
 .filepond--item[data-filepond-item-state='processing-complete'] { display: none; }
@@ -80,9 +90,17 @@ class UploadView:
     (``me-load-error``). ``received(name, data)`` is called once for each file as it finishes
     uploading; the page then calls :meth:`show_status` or :meth:`show_error`."""
 
-    def __init__(self, received: Callable[[str, bytes], None]) -> None:
+    def __init__(self, received: Callable[[str, bytes], None], after_drop: Callable[[bool], None] | None = None) -> None:
         self._received = received
+        self._after_drop = after_drop
+        """Called once a drop's files are handled, with whether any failed (the page shows the
+        error box then: a file that loaded may have opened another tab)."""
         self._seen: dict[str, int] = {}
+        self._arrived: list[tuple[str, bytes]] = []
+        """Files of the drop under way, in arrival order, not handled yet."""
+        self._settle = None
+        self._batch: tuple[list[str], list[tuple[str, tuple[str, ...], bool, str]]] | None = None
+        """While a drop's files are handled: (errors, successes as (text, notes, waiting, about))."""
         self.dropper = pn.widgets.FileDropper(
             multiple=True, css_classes=["me-upload"], layout="compact", width=360, stylesheets=[HIDE_ARRIVED],
         )
@@ -96,31 +114,111 @@ class UploadView:
                 continue
             self._seen[name] = id(content)
             data = content.encode("utf-8") if isinstance(content, str) else bytes(content)
-            self._received(name, data)
+            self._arrived.append((name, data))
+        if not self._arrived:
+            return
+        doc = pn.state.curdoc
+        if doc is None or doc.session_context is None:  # no page (a test, a notebook): no drop to wait for
+            self.handle_arrived()
+            return
+        if self._settle is not None:
+            try:
+                doc.remove_timeout_callback(self._settle)
+            except ValueError:
+                pass
+        self._settle = doc.add_timeout_callback(self._settled, SETTLE_MS)
+
+    def _settled(self) -> None:
+        self._settle = None
+        if self.dropper._file_buffer:  # Panel's chunks of a file still arriving (a big file)
+            doc = pn.state.curdoc
+            if doc is not None:
+                self._settle = doc.add_timeout_callback(self._settled, SETTLE_MS)
+                return
+        self.handle_arrived()
+
+    def handle_arrived(self) -> None:
+        """Hand over the files that have arrived, in arrival order, as one drop: their outcomes
+        are shown together when the last is done."""
+        arrived, self._arrived = self._arrived, []
+        if not arrived:
+            return
+        self._batch = ([], [])
+        try:
+            for name, data in arrived:
+                self._received(name, data)
+        finally:
+            errors, successes = self._batch
+            self._batch = None
+            self._show_drop(errors, successes)
+        if self._after_drop is not None:
+            self._after_drop(bool(errors))
+
+    def _show_drop(self, errors: list[str], successes: list[tuple[str, tuple[str, ...], bool, str]]) -> None:
+        # a success that extends an earlier one (runs, then their labels: "Loaded ... Applied the
+        # labels ...") replaces it; labels kept waiting are dropped once a later line applies them
+        kept: list[tuple[str, tuple[str, ...], bool, str]] = []
+        for entry in successes:
+            text = entry[0]
+            kept = [k for k in kept if not text.startswith(k[0]) and not (k[2] and k[3] and k[3] in text)]
+            kept.append(entry)
+        if kept:
+            self._status_html(" ".join(k[0] for k in kept), tuple(n for k in kept for n in k[1]), all(k[2] for k in kept))
+        if errors:
+            self._error_html(errors, others_loaded=bool(kept) and not all(k[2] for k in kept))
+            if not kept:
+                self.status.visible = False
+        else:
+            self.error.visible = False
 
     def show_error(self, message: str | None) -> None:
         """Show ``message`` (escaped; one line naming file, location and field) and hide the
-        success line; None hides the error box."""
+        success line; None hides the error box. While a drop of several files is handled
+        (:meth:`handle_arrived`) the message is kept and shown with the drop's other outcomes."""
+        if self._batch is not None:
+            if message:
+                self._batch[0].append(message)
+            return
         if message:
-            self.error.object = (
-                f'<div class="me-load-error-box" role="alert"><b>Could not load this file.</b> {html.escape(message)}'
-                "<div class=\"me-hint\">Nothing changed: the case set, labels and settings are as they were.</div></div>"
-            )
+            self._error_html([message], others_loaded=False)
             self.status.visible = False
-        self.error.visible = bool(message)
+        else:
+            self.error.visible = False
 
-    def show_status(self, text: str, notes: tuple[str, ...] | list[str] = (), waiting: bool = False) -> None:
+    def show_status(self, text: str, notes: tuple[str, ...] | list[str] = (), waiting: bool = False, about: str = "") -> None:
         """A sentence after a successful load (escaped; ``me-load-ok``, in the colour of success),
         or, ``waiting``, about a file kept until something else arrives (``me-load-waiting``, plain:
-        nothing was applied yet), and ``notes``, the load report (escaped sentences,
-        ``me-load-notes``); hides the error box."""
+        nothing was applied yet; ``about``: that file's name), and ``notes``, the load report
+        (escaped sentences, ``me-load-notes``); hides the error box. While a drop of several files
+        is handled, kept and shown with the drop's other outcomes."""
+        if self._batch is not None:
+            if text:
+                self._batch[1].append((text, tuple(notes), waiting, about))
+            return
+        self._status_html(text, notes, waiting)
+        if text:
+            self.error.visible = False
+
+    def _error_html(self, messages: list[str], others_loaded: bool) -> None:
+        if len(messages) == 1:
+            head, body = "<b>Could not load this file.</b> ", html.escape(messages[0])
+        else:
+            head = f"<b>Could not load {len(messages)} files.</b>"
+            body = "<ul>" + "".join(f"<li>{html.escape(m)}</li>" for m in messages) + "</ul>"
+        hint = ("Nothing changed from this file; the drop's other files were applied (the line at the top says how)."
+                if others_loaded and len(messages) == 1 else
+                "Nothing changed from these files; the drop's other files were applied (the line at the top says how)."
+                if others_loaded else "Nothing changed: the case set, labels and settings are as they were.")
+        self.error.object = (f'<div class="me-load-error-box" role="alert">{head}{body}'
+                             f'<div class="me-hint">{hint}</div></div>')
+        self.error.visible = True
+
+    def _status_html(self, text: str, notes: tuple[str, ...] | list[str] = (), waiting: bool = False) -> None:
         items = "".join(f"<li>{html.escape(n)}</li>" for n in notes if n)
         report = f'<ul class="me-load-notes">{items}</ul>' if items else ""
         kind = "me-load-waiting" if waiting else "me-load-ok"
         self.status.object = f'<div class="{kind}" role="status">{html.escape(text)}{report}</div>' if text else ""
         self.status.visible = bool(text)
-        if text:
-            self.error.visible = False
 
     def panel(self) -> pn.Column:
         """The upload block: hint, drop zone and the error box (the success line, :attr:`status`,
