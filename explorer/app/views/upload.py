@@ -31,7 +31,7 @@ import panel as pn
 
 from .style import LiveHTML, styled
 
-SETTLE_MS = 1000
+SETTLE_MS = 600
 """A drop is handled once no file of it has arrived for this long (ms) and none is half-way through
 its chunks: the browser sends a drop's files one after another, a few milliseconds apart."""
 
@@ -127,6 +127,8 @@ class UploadView:
             except ValueError:
                 pass
         self._settle = doc.add_timeout_callback(self._settled, SETTLE_MS)
+        names = ", ".join(name for name, _ in self._arrived)
+        self._status_html(f"Received {names}; reading {'it' if len(self._arrived) == 1 else 'them'}...", waiting=True)
 
     def _settled(self) -> None:
         self._settle = None
