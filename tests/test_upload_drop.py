@@ -100,3 +100,31 @@ def test_one_file_alone_reads_as_before(process):
     assert shown(page.upload.error.object).endswith("Nothing changed: the case set, labels and settings are as they were.")
     drop(page, ("good.jsonl", RUN))  # the next drop's success hides the last drop's error
     assert not page.upload.error.visible and page.upload.status.visible
+
+
+def test_a_labels_csv_with_a_wrong_column_is_named_as_a_labels_file(process):
+    """Found by the newcomer trial: ``run_id,verdict`` was read as a runs CSV ('missing column
+    "id"'); the CLI's --labels says what a labels CSV holds, and so does the upload now."""
+    page = WorkspacePage(process)
+    page.received("labels_header.csv", b"run_id,verdict\nE5,acceptable\n")
+    error = shown(page.upload.error.object)
+    assert 'labels_header.csv: row 1 (header): missing column "human_verdict" (a labels CSV has run_id,human_verdict,note)' in error
+    assert "All runs: 4/10 agree" in whole(page)
+
+
+def test_a_runs_csv_with_a_run_id_column_is_still_named_as_a_runs_file(process):
+    """A CSV with an ``id`` column is a runs file (its extra ``run_id`` column is its error)."""
+    page = WorkspacePage(process)
+    page.received("runs.csv", b"id,run_id,expected_calls,actual_calls,answer,reference\nr1,x,a>b,a>b,ok done,ok done\n")
+    assert 'runs.csv: row 2, column run_id: unknown field "run_id"' in shown(page.upload.error.object)
+
+
+def test_a_settings_file_of_another_version_names_the_format(process):
+    """Found by the newcomer trial: ``{"format": "metric-explorer/settings@2"}`` was read as a
+    flat run in the browser ('unknown field "format"') and answered with the rules file's format
+    by the CLI."""
+    page = WorkspacePage(process)
+    page.received("settings_ver.json", b'{"format": "metric-explorer/settings@2"}')
+    error = shown(page.upload.error.object)
+    assert ('settings_ver.json: format: expected "metric-explorer/settings@1", got "metric-explorer/settings@2": '
+            "a settings file of a version this explorer does not read") in error

@@ -134,11 +134,13 @@ class ProcessSets:
 
 
 def looks_like_labels_csv(data: bytes, name: str) -> bool:
-    """True when the file's first line is a labels CSV header (has ``run_id`` and
-    ``human_verdict`` columns), so an upload applies labels instead of loading runs."""
+    """True when the file's first line is a labels CSV header, so an upload applies labels instead
+    of loading runs: it has a ``run_id`` column and ``human_verdict``, or no ``id`` column (a runs
+    CSV names its runs in ``id``; ``run_id,verdict`` is a labels file with a wrong column, and its
+    error should say what a labels CSV holds, not what a runs CSV misses)."""
     head = data[:2048].split(b"\n", 1)[0].decode("utf-8-sig", errors="replace")
     cols = [c.strip().strip('"') for c in head.split(",")]
-    return "run_id" in cols and "human_verdict" in cols
+    return "run_id" in cols and ("human_verdict" in cols or "id" not in cols)
 
 
 SETTINGS_FORMATS = ("metric-explorer/settings@1", "metric-explorer/arg-rules@1")
@@ -155,6 +157,9 @@ def settings_file_kind(data: bytes) -> str | None:
         return None
     for kind, tag in zip(("settings", "rules"), SETTINGS_FORMATS):
         if f'"{tag}"'.encode() in head:
+            return kind
+    for kind, tag in zip(("settings", "rules"), SETTINGS_FORMATS):  # another version: its error names the format
+        if f'"{tag.rsplit("@", 1)[0]}@'.encode() in head:
             return kind
     if b'"criteria"' in head and len(data) <= 65536:  # an ADK test_config.json: a small object of criteria
         try:

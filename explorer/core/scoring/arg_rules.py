@@ -194,6 +194,10 @@ def arg_rules_from_data(data: Any, name: str, where: str = "arg_rules") -> ArgRu
     return ArgRules(tuple(rules))
 
 
+SETTINGS_FORMAT_PREFIX = "metric-explorer/settings@"
+"""A settings file's format tag without its version (``metric-explorer/settings@1`` is read)."""
+
+
 def arg_rules_file_from_data(data: Any, name: str) -> ArgRules:
     """Rules from a parsed rules file: ``{"format": "metric-explorer/arg-rules@1", "rules": [...]}``,
     or a settings JSON (``metric-explorer/settings@1``) whose ``arg_rules`` holds the list, or an
@@ -206,7 +210,11 @@ def arg_rules_file_from_data(data: Any, name: str) -> ArgRules:
     if not isinstance(data, dict):
         raise LoadError(name, "(top level)", f'expected an object with "format": "{ARG_RULES_FORMAT}"')
     if data.get("format") != ARG_RULES_FORMAT:
-        got = "missing" if "format" not in data else f"got {data['format']!r}"
+        got = "missing" if "format" not in data else f"got {json.dumps(data['format'], ensure_ascii=False)[:80]}"
+        fmt = data.get("format")
+        if isinstance(fmt, str) and fmt.startswith(SETTINGS_FORMAT_PREFIX):  # a settings file of another version
+            raise LoadError(name, "format", f'expected "{SETTINGS_FORMAT_PREFIX}1", {got}: a settings file of a version '
+                                            "this explorer does not read")
         raise LoadError(name, "format", f'expected "{ARG_RULES_FORMAT}" (or a settings file), {got}')
     unknown = sorted(set(data) - {"format", "rules"})
     if unknown:
