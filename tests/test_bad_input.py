@@ -190,7 +190,7 @@ def test_settings_trajectory_that_is_a_list_names_the_choices():
     text = '{"format": "metric-explorer/settings@1", "settings": {"trajectory": ["exact"]}}'
     message = _error(text, "s.json", loads_settings)
     assert message.startswith("s.json: settings.trajectory: trajectory must be one of exact, in_order, any_order,")
-    assert message.endswith(", got ['exact']")
+    assert message.endswith(", got [\"exact\"]")
 
 
 # --- non-finite numbers reaching JSON output -----------------------------------------------------
@@ -449,4 +449,4 @@ def test_a_bad_setting_is_named_not_the_setting_beside_it():
     with pytest.raises(LoadError) as err:
         settings_from_data({"format": "metric-explorer/settings@1",
                             "settings": {"trajectory": "single_tool_use", "single_tool": ["a"]}}, "s.json")
-    assert str(err.value) == "s.json: settings.single_tool: single_tool must be a tool name, got ['a']"
+    assert str(err.value) == "s.json: settings.single_tool: single_tool must be a tool name, got [\"a\"]"

@@ -11,7 +11,7 @@ from explorer.core.io.casefile import load_case_set
 from explorer.core.io.errors import LoadError
 from explorer.core.evaluation.verdicts import evaluate
 from explorer.core.io.exports import (
-    SETTINGS_FORMAT, adk_test_config, dumps_adk_test_config, dumps_labels_csv, dumps_scored_table, dumps_settings,
+    SETTINGS_FORMAT, adk_test_config, settings_from_data, dumps_adk_test_config, dumps_labels_csv, dumps_scored_table, dumps_settings,
     load_settings, loads_settings,
 )
 from explorer.core.evaluation.features import build_features
@@ -42,7 +42,7 @@ def test_settings_subset_takes_defaults():
 
 @pytest.mark.parametrize("data, location, problem", [
     ({"settings": {}}, "format", f'expected "{SETTINGS_FORMAT}", missing'),
-    ({"format": "metric-explorer/cases@1", "settings": {}}, "format", f"expected \"{SETTINGS_FORMAT}\", got 'metric-explorer/cases@1'"),
+    ({"format": "metric-explorer/cases@1", "settings": {}}, "format", f"expected \"{SETTINGS_FORMAT}\", got \"metric-explorer/cases@1\""),
     ({"format": SETTINGS_FORMAT}, "(top level)", 'missing "settings"'),
     ({"format": SETTINGS_FORMAT, "settings": [1]}, "settings", "expected an object"),
     ({"format": SETTINGS_FORMAT, "settings": {"threshold": 0.5}}, "settings.threshold", 'unknown setting "threshold"'),
@@ -135,3 +135,22 @@ def test_bad_settings_names_the_field_that_breaks_a_cross_field_rule():
         ("settings.f1_threshold", "f1_threshold must be a number in [0, 1], got 2"),
         ("settings.rung", "rung must be 1, 2, 3 or 4, got 9"),
     )
+
+
+@pytest.mark.parametrize("settings, message", [
+    ({"combine": True}, 'settings.combine: combine must be "all" or "mean", got true'),
+    ({"deny_check": "yes"}, 'settings.deny_check: deny_check must be true or false, got "yes"'),
+    ({"single_tool": ["a"]}, 'settings.single_tool: single_tool must be a tool name, got ["a"]'),
+])
+def test_bad_settings_values_are_spelled_as_the_file_spells_them(settings, message):
+    """Found by a newcomer trial: the messages showed Python's spellings (``got True``, ``got
+    'yes'``, ``got nan``) of values the person wrote in JSON."""
+    with pytest.raises(LoadError) as err:
+        settings_from_data({"format": SETTINGS_FORMAT, "settings": settings}, "s.json")
+    assert str(err.value) == f"s.json: {message}"
+
+
+def test_a_nan_threshold_reads_as_the_file_wrote_it():
+    with pytest.raises(LoadError) as err:
+        settings_from_data(json.loads('{"format": "metric-explorer/settings@1", "settings": {"f1_threshold": NaN}}'), "s.json")
+    assert str(err.value) == "s.json: settings.f1_threshold: f1_threshold must be a number in [0, 1], got NaN"

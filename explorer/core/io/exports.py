@@ -80,7 +80,7 @@ def settings_from_data(data: Any, name: str) -> Settings:
     if "format" not in data and "criteria" in data:
         return settings_from_adk_test_config(data, name)
     if data.get("format") != SETTINGS_FORMAT:
-        got = "missing" if "format" not in data else f"got {data['format']!r}"
+        got = "missing" if "format" not in data else f"got {json.dumps(data['format'], ensure_ascii=False, default=str)[:80]}"
         raise LoadError(name, "format", f'expected "{SETTINGS_FORMAT}", {got}')
     unknown = sorted(set(data) - {"format", "settings", "arg_rules"})
     if unknown:

@@ -421,6 +421,6 @@ def judge_from_verdicts(labels: Mapping[str, str]) -> PersonJudge:
     out = PersonJudge()
     for k, v in labels.items():
         if v not in ("acceptable", "unacceptable"):
-            raise ValueError(f"{k}: expected \"acceptable\" or \"unacceptable\", got {v!r}")
+            raise ValueError(f"{k}: expected \"acceptable\" or \"unacceptable\", got {json.dumps(v, ensure_ascii=False, default=str)[:80]}")
         out.record(k, v == "acceptable")
     return out

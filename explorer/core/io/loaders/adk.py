@@ -30,6 +30,8 @@ raises one LoadError saying so.
 
 from __future__ import annotations
 
+import json
+
 from typing import Any
 
 from ..errors import LoadError
@@ -163,7 +165,7 @@ def _status_name(value: Any, path: str) -> str | None:
         return EVAL_STATUS_NAMES[value]
     if isinstance(value, str) and value.strip().upper() in EVAL_STATUS_NAMES.values():
         return value.strip().upper()
-    raise Problem(path, f"expected an ADK eval status (1 PASSED, 2 FAILED, 3 NOT_EVALUATED, 4 INFORMATIONAL), got {value!r}")
+    raise Problem(path, f"expected an ADK eval status (1 PASSED, 2 FAILED, 3 NOT_EVALUATED, 4 INFORMATIONAL), got {show(json.dumps(value, ensure_ascii=False, default=str))}")
 
 
 def _metric_scores(case: dict[str, Any], path: str) -> dict[str, float | None]:
