@@ -75,3 +75,4 @@ def test_the_filters_skip_the_debounce_and_the_search_box_keeps_it():
     filters = FilterBar(lambda: None)
     assert [w._debounce for w in (filters.outcome, filters.decided, filters.people)] == [0, 0, 0]
     assert filters.search._debounce == 50  # typed into: a burst of value_input changes handled once
+

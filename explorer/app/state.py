@@ -37,7 +37,7 @@ RESPONSE_OPTIONS = {
     "Embedding cosine": "cosine", "Cascade": "cascade",
 }
 """Response scorer label -> ``Settings.response_scorer`` (issue 5)."""
-DATE_OPTIONS = {"Day first (03/04 = 3 April)": True, "Month first (03/04 = 4 March)": False}
+DATE_OPTIONS = {"Day first (03/04 = 3 Apr)": True, "Month first (03/04 = 4 Mar)": False}
 """Date reading label -> ``Settings.day_first`` (issue 10, kind 7)."""
 SPEED_OPTIONS = {"0.5x": 0.5, "1x": 1.0, "2x": 2.0, "4x": 4.0}
 """Replay speed label -> inspection seconds per wall second."""

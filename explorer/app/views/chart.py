@@ -9,7 +9,7 @@ import html
 from typing import Callable
 
 import panel as pn
-from bokeh.models import ColumnDataSource, HoverTool, Legend, LegendItem, Span
+from bokeh.models import BasicTicker, ColumnDataSource, HoverTool, Legend, LegendItem, Span
 from bokeh.plotting import figure
 
 from ...core.evaluation.confidence import wilson_arrays
@@ -74,6 +74,10 @@ class ChartView:
         fig.axis.axis_line_color = "#94a3b8"
         fig.axis.major_label_text_color = "#334155"
         fig.yaxis.minor_tick_line_color = None
+        # the y axis counts runs: whole numbers only (a set of 1-3 runs showed 0.5, 1.5, 2.5)
+        whole_runs = BasicTicker(min_interval=1, desired_num_ticks=6)
+        fig.yaxis.ticker = whole_runs
+        fig.ygrid.ticker = whole_runs
         fig.background_fill_color = "#ffffff"
         fig.border_fill_color = "#ffffff"
         self.figure = fig

@@ -23,7 +23,7 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 import panel as pn
-from bokeh.models import ColorBar, ColumnDataSource, FactorRange, HoverTool, LinearColorMapper
+from bokeh.models import BasicTicker, ColorBar, ColumnDataSource, FactorRange, HoverTool, LinearColorMapper
 from bokeh.palettes import Viridis256
 from bokeh.plotting import figure
 
@@ -196,7 +196,8 @@ class SweepView:
         )
         fig.rect("f1_threshold", "row", width=0.01, height=1, source=self.source,
                  fill_color={"field": "agree", "transform": self.mapper}, line_color=None)
-        fig.add_layout(ColorBar(color_mapper=self.mapper, title="agree"), "right")
+        # runs agreeing: whole numbers only on the bar (a small set's showed 0.5, 1.5)
+        fig.add_layout(ColorBar(color_mapper=self.mapper, title="agree", ticker=BasicTicker(min_interval=1)), "right")
         fig.add_tools(HoverTool(tooltips=[("setting", "@row"), ("F1 ≥", "@f1_threshold{0.00}"), ("agree", "@agree"),
                                           ("false passes", "@false_pass"), ("false fails", "@false_fail")]))
         fig.yaxis.major_label_text_font_size = "9pt"
