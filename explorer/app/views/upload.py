@@ -168,10 +168,10 @@ class UploadView:
             self._status_html(" ".join(k[0] for k in kept), tuple(n for k in kept for n in k[1]), all(k[2] for k in kept))
         if errors:
             self._error_html(errors, others_loaded=bool(kept) and not all(k[2] for k in kept))
-            if not kept:
-                self.status.visible = False
         else:
             self.error.visible = False
+        if not kept:  # nothing to say but the errors (and no "Received ...; reading it" left behind)
+            self.status.visible = False
 
     def show_error(self, message: str | None) -> None:
         """Show ``message`` (escaped; one line naming file, location and field) and hide the
