@@ -450,3 +450,26 @@ def test_a_bad_setting_is_named_not_the_setting_beside_it():
         settings_from_data({"format": "metric-explorer/settings@1",
                             "settings": {"trajectory": "single_tool_use", "single_tool": ["a"]}}, "s.json")
     assert str(err.value) == "s.json: settings.single_tool: single_tool must be a tool name, got [\"a\"]"
+
+
+@pytest.mark.parametrize("text, message", [
+    ("null\n", "r.json: (top level): expected an object or a list of runs, got null"),
+    ("true\n", "r.json: (top level): expected an object or a list of runs, got a boolean"),
+    ("42\n", "r.json: (top level): expected an object or a list of runs, got a number"),
+    ("[]\n", "r.json: (top level): no runs in the file (an empty list)"),
+])
+def test_a_json_file_that_holds_no_runs_says_what_it_holds(text, message):
+    """From the 2026-12-02 newcomer trial: ``null`` was "not JSON, JSONL or CSV" and ``[]`` "cannot
+    tell the format"."""
+    with pytest.raises(LoadError) as err:
+        loads_runs(text, "r.json")
+    assert str(err.value) == message
+
+
+def test_a_fractional_run_id_says_whole_numbers_are_ids_too():
+    """From the same trial: ``"id": 1.5`` said "expected a string", though ``"id": 3`` is read as "3"."""
+    line = '{"id": 1.5, "expected_calls": "a", "actual_calls": "a", "answer": "x", "reference": "x"}\n'
+    with pytest.raises(LoadError) as err:
+        loads_runs(line, "r.jsonl")
+    assert str(err.value) == "r.jsonl: line 1, id: expected a string or a whole number, got a number (1.5)"
+    assert loads_runs(line.replace("1.5", "3"), "r.jsonl").runs[0].id == "3"

@@ -98,7 +98,7 @@ GOOD = {"id": "r1", "expected_calls": [], "actual_calls": [], "answer": "a", "re
     ([GOOD, [1, 2]], "line 2", "expected a JSON object (one run per line), got a list"),
     ([{k: v for k, v in GOOD.items() if k != "answer"}], "line 1", 'missing "answer"'),
     ([{k: v for k, v in GOOD.items() if k != "id"}], "line 1", 'missing "id"'),
-    ([{**GOOD, "id": ["x"]}], "line 1, id", "expected a string, got a list"),
+    ([{**GOOD, "id": ["x"]}], "line 1, id", "expected a string or a whole number, got a list"),
     ([{**GOOD, "answer": 3}], "line 1, answer", "expected a string, got a number"),
     ([{**GOOD, "actual_calls": [{"name": "a"}, {"args": {}}]}], "line 1, actual_calls[1]", 'missing "name"'),
     ([{**GOOD, "actual_calls": [{"name": "a", "args": [1]}]}], "line 1, actual_calls[0].args", "expected an object, got a list"),

@@ -32,7 +32,7 @@ from ..errors import LoadError
 from ..model import CaseSet
 from ..reading import check_size, loads_json, parse_json, read_bytes, text_of
 from . import adk, flat, inspect_log, messages, otlp, parquet
-from ._common import show
+from ._common import json_type, show
 from .options import DEFAULT_OPTIONS, ReadOptions
 
 INPUT_FORMATS = ("auto", "cases", "adk", "jsonl", "csv", "messages", "otlp", "inspect", "parquet")
@@ -94,6 +94,13 @@ def _detect(text: str, name: str) -> tuple[str, Any]:
     """(format, the parsed JSON document when the whole text is one, else None)."""
     stripped = text.lstrip()
     lower = name.lower()
+    if stripped[:1] not in ("{", "[", '"'):
+        try:  # one JSON value that is not an object or a list (null, true, 3): say so, not "not JSON"
+            value = loads_json(text)
+        except (ValueError, RecursionError):
+            value = ...
+        if value is None or isinstance(value, (bool, int, float)):
+            raise LoadError(name, "(top level)", f"expected an object or a list of runs, got {json_type(value)}")
     if stripped[:1] in ("{", "[", '"'):
         try:
             data = loads_json(text)
@@ -112,6 +119,8 @@ def _detect(text: str, name: str) -> tuple[str, Any]:
                 return found, data
             if isinstance(data, dict) and (stripped.strip().count("\n") == 0 or lower.endswith(".jsonl")):
                 return ("messages" if _is_messages_record(data) else "jsonl"), None
+            if isinstance(data, list) and not data:
+                raise LoadError(name, "(top level)", "no runs in the file (an empty list)")
             raise LoadError(
                 name, "(top level)",
                 "cannot tell the format: not a metric-explorer case set, an ADK eval set result, message "

@@ -150,7 +150,8 @@ def _run_id(value: Any) -> str:
     if isinstance(value, int) and not isinstance(value, bool):
         value = str(value)
     if not isinstance(value, str):
-        raise Problem("id", f"expected a string, got {json_type(value)}")
+        shown = f" ({show(json.dumps(value))})" if isinstance(value, float) else ""
+        raise Problem("id", f"expected a string or a whole number, got {json_type(value)}{shown}")
     if not value.strip():
         raise Problem("id", "empty run id")
     return value.strip()
