@@ -69,7 +69,13 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     Order matters: pytest-playwright's session-scoped sync API keeps an asyncio loop running on
     the main thread from the first browser test to the end of the session, and the producers of
     Inspect logs and ADK traces (``asyncio.run``, ``anyio.run``) refuse to start inside it. CI
-    failed on exactly that (tests/browser/ sorts before tests/test_*.py)."""
+    failed on exactly that (tests/browser/ sorts before tests/test_*.py), and again when a new
+    file in tests/browser/ had no ``pytestmark = pytest.mark.browser``: every test in that folder
+    is a browser test, marked or not."""
+    browser_dir = Path(__file__).resolve().parent / "browser"
+    for item in items:
+        if browser_dir in Path(str(item.path)).resolve().parents and item.get_closest_marker("browser") is None:
+            item.add_marker(pytest.mark.browser)
     items.sort(key=lambda item: item.get_closest_marker("browser") is not None)  # stable: keeps each group's order
     if chromium_available() or os.geteuid() == 0:
         return

@@ -6,7 +6,10 @@ error beside the good one's success (the success used to hide it). Figures as in
 
 from __future__ import annotations
 
+import pytest
 from playwright.sync_api import expect
+
+pytestmark = pytest.mark.browser
 
 RUN = b'{"id": "r1", "expected_calls": "a>b", "actual_calls": "a>b", "answer": "ok done", "reference": "ok done", "human_verdict": "acceptable"}\n'
 TRUNCATED = RUN + b'{"id": "r2", "expected_calls": "a>b", "answer": "ok do\n'
