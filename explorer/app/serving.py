@@ -129,9 +129,8 @@ def send_messages_at_once() -> None:
     advises for small messages. Bokeh sends each message as several websocket frames (header,
     metadata, content, buffers); with Nagle's algorithm on, the second small frame waits for the
     browser's acknowledgement of the first, which the browser delays (~40 ms on Linux): every
-    settings change's answer reached the page ~40 ms late (``bench/panel_floor.py``: a one-pane
-    Panel page answers a change in 56 ms with the delay, 15 ms without it and without Panel's
-    debounce, :func:`~explorer.app.views.style.answer_at_once`). Neither Bokeh nor Panel sets it.
+    settings change's answer could reach the page ~40 ms late (``bench/panel_floor.py``). Neither
+    Bokeh nor Panel sets it.
     Idempotent; wraps ``bokeh.server.views.ws.WSHandler.open``, the method Tornado calls once the
     websocket is established."""
     from bokeh.server.views.ws import WSHandler

@@ -14,7 +14,7 @@ from bokeh.plotting import figure
 
 from ...core.evaluation.confidence import wilson_arrays
 from ..tradeoff import Sweep
-from .style import LiveHTML, answer_at_once, styled
+from .style import LiveHTML, styled
 
 COLOURS = {"agree": "#0f766e", "false_pass": "#c0392b", "false_fail": "#c77c02"}
 CHART_HEIGHT = 165
@@ -38,7 +38,6 @@ class ChartView:
             variant="outline", margin=(0, 10), stylesheets=[":host .bk-btn { padding: 2px 8px; font-size: 12.5px; }"],
         )
         self._quiet = False
-        answer_at_once(self.x)
         self.x.param.watch(lambda _e: on_axis() if on_axis is not None and not self._quiet else None, ["value"])
         self.hint = LiveHTML("", **styled(margin=(0, 10), sizing_mode="stretch_width", styles={"flex": "1 1 300px", "min-width": "0"}))
         self.source = ColumnDataSource(data={"threshold": [], "agree": [], "false_pass": [], "false_fail": [],

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 import panel as pn
 
-from .style import WRAP, answer_at_once
+from .style import WRAP
 
 from ...core.evaluation.verdicts import DECIDED_BY, OUTCOMES, Evaluation
 from ...core.evaluation.features import Features
@@ -127,7 +127,6 @@ class FilterBar:
         )
         for w in (self.outcome, self.decided, self.people):
             w.param.watch(lambda _e: changed(), ["value"])
-        answer_at_once(self.outcome, self.decided, self.people)  # the search box, typed into, keeps Panel's debounce
         self.search.param.watch(lambda _e: changed(), ["value_input"])
 
     def mask(self, ev: Evaluation, text: np.ndarray | None, disputed: np.ndarray | None = None,

@@ -21,7 +21,7 @@ import panel as pn
 
 from ...core.scoring.trajectory_metrics import DEFINITIONS, canonical
 from ..state import TRAJECTORY_GROUPS, Inputs
-from .style import WRAP, LiveHTML, answer_at_once, inline_label, not_busy, styled, write_through
+from .style import WRAP, LiveHTML, inline_label, not_busy, styled, write_through
 
 TWO_LINE_BUTTONS = ":host .bk-btn { padding: 3px 4px; font-size: 12.5px; white-space: normal; line-height: 1.2; }"
 """Side-by-side choices whose labels take two lines (they fit the settings column's width)."""
@@ -214,8 +214,6 @@ class InputsView:
         self._f1_box = TypedBox(inputs, "f1_threshold", self.f1_input, self.f1_message, follow=follow)
         not_busy(self.trajectory, self.trajectory_threshold, self.trajectory_threshold_input, self.args, self.single_tool,
                  self.f1, self.f1_input, self.combine, self.deny_check, self.deny_tools, self.key_fields, self.day_first)
-        answer_at_once(self.trajectory, self.trajectory_threshold_input, self.args, self.single_tool, self.f1_input,
-                       self.combine, self.deny_check, self.deny_tools, self.key_fields, self.day_first)  # not the sliders
         self.trajectory.param.watch(self._from_trajectory, ["value"])
         self.single_tool.param.watch(self._from_single_tool, ["value"])
         if follow:

@@ -14,7 +14,7 @@ import panel as pn
 
 from ...core.scoring.embedding import EmbedderIdentity
 from ..state import Inputs
-from .style import WRAP, LiveHTML, answer_at_once, inline_label, not_busy, styled
+from .style import WRAP, LiveHTML, inline_label, not_busy, styled
 
 USES_RUNG = ("exact", "cascade")
 RUNG_HELP = (
@@ -64,7 +64,6 @@ class ResponseInputs:
         self.hint = LiveHTML("", css_classes=["me-response-hint"], **styled(margin=(0, 10), sizing_mode="stretch_width"))
         inputs.param.watch(self._keep_bands_ordered, ["pass_above", "fail_below"])
         not_busy(self.scorer, self.rung, self.pass_above, self.fail_below)
-        answer_at_once(self.scorer)  # the sliders keep Panel's debounce
         if follow:  # else the owner calls :meth:`follow` after each change (one message, see InputsView)
             inputs.param.watch(self._visibility, ["response_scorer"])
         self._visibility()

@@ -106,19 +106,6 @@ def not_busy(*widgets) -> None:
         widget._busy__ignore = [*type(widget)._busy__ignore, *SETTING_EVENTS]
 
 
-def answer_at_once(*widgets) -> None:
-    """Handle these widgets' changes from the page at once, not after Panel's 50 ms debounce.
-
-    Panel waits ``_debounce`` (50 ms) after a property change from the page before it handles it,
-    so that a burst of changes (a slider dragged) is handled once. A Select, a radio group, a
-    checkbox or a typed number sends one change per click or Enter: the wait only made each
-    settings change answer 50 ms later (``bench/panel_floor.py``). Sliders keep the debounce. Sets
-    Panel's own per-object ``_debounce`` (a class attribute it reads through the object); with a
-    Panel that no longer reads it, nothing changes but the speed."""
-    for widget in widgets:
-        widget._debounce = 0
-
-
 class LiveHTML(pn.pane.HTML):
     """An HTML pane whose text is replaced as the session changes (a figure, a line of status).
 

@@ -19,7 +19,7 @@ import panel as pn
 from ...core.evaluation.verdicts import Evaluation, matcher_for, result_table
 from ...core.evaluation.features import Features
 from ...core.scoring.trajectory import MarkedCall, mark_calls
-from .style import LiveHTML, answer_at_once, flex_item, styled
+from .style import LiveHTML, flex_item, styled
 
 COLUMNS = (
     "ID", "Title", "Expected calls", "Actual calls", "Trajectory", "F1", "Key fields",
@@ -161,7 +161,6 @@ class TableView:
             **paged,
             **styled(),
         )
-        answer_at_once(self.table, self.page)  # a click selects a run, a typed page: one change each
 
     def show(self, features: Features, ev: Evaluation, k: int) -> None:
         """Show runs ``0..k-1``. Rows are built once per evaluation, when first revealed (a replay
