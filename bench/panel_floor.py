@@ -16,7 +16,8 @@ Usage::
     .venv/bin/python bench/panel_floor.py --panes 1 20 --changes 50
     .venv/bin/python bench/panel_floor.py --tuned      # Bokeh and the collector tuned as serve does
     .venv/bin/python bench/panel_floor.py --panes 1                                 # Panel as shipped, a browser's page
-    .venv/bin/python bench/panel_floor.py --panes 1 --server-nodelay --debounce 0   # as the explorer's settings now
+    .venv/bin/python bench/panel_floor.py --panes 1 --server-nodelay               # as the explorer serves now
+    .venv/bin/python bench/panel_floor.py --panes 1 --server-nodelay --debounce 0   # and without Panel's debounce
 
 It also shows where a change's *latency* went: Panel's 50 ms debounce before it handles a widget's
 change, and Nagle's algorithm holding the second frame of each Bokeh message until the other end's
@@ -104,7 +105,7 @@ def main() -> int:
     ap.add_argument("--changes", type=int, default=30)
     ap.add_argument("--tuned", action="store_true", help="tune Bokeh and the collector as metric-explorer serve does")
     ap.add_argument("--debounce", type=int, default=None, metavar="MS",
-                    help="the Select's debounce (default: Panel's 50 ms; the explorer's settings widgets use 0)")
+                    help="the Select's debounce (default: Panel's 50 ms, which the explorer keeps)")
     ap.add_argument("--server-nodelay", action="store_true", help="the server's websockets without Nagle's delay "
                     "(explorer.app.serving.send_messages_at_once, as serve does)")
     ap.add_argument("--no-client-nodelay", dest="client_nodelay", action="store_false",
