@@ -6,10 +6,10 @@ every check must pass, no deny-list, no key-field check.
 
 from __future__ import annotations
 
-import json
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Literal
 
+from ..io.errors import json_spelling
 from ..scoring.arg_match import ARG_MODES
 from ..scoring.passmark import quantise
 from ..scoring.trajectory_metrics import TRAJECTORY_CHOICES, canonical
@@ -20,17 +20,6 @@ RESPONSE_SCORERS: tuple[str, ...] = ("f1", "rouge1", "exact", "cosine", "cascade
 """What judges the answer text (issue 5): unigram F1 (default), ROUGE-1 (ADK), normalised exact
 at ``rung``, embedding cosine, or seed 000's cascade with bands ``pass_above`` / ``fail_below``."""
 
-
-
-def _as_json(value: Any) -> str:
-    """A value as a settings file spells it (``true``, ``"yes"``, ``NaN``, ``["a"]``; Python's
-    ``True`` / ``'yes'`` / ``nan`` in a message would not be what the person wrote), cut at 60
-    characters."""
-    try:
-        text = json.dumps(value, ensure_ascii=False)
-    except (TypeError, ValueError):
-        text = str(value)
-    return text if len(text) <= 60 else text[:57] + "..."
 
 @dataclass(frozen=True)
 class Settings:
@@ -94,40 +83,40 @@ class Settings:
 
     def __post_init__(self) -> None:
         if self.args not in ARG_MODES:
-            raise ValueError(f"args must be one of {', '.join(ARG_MODES)}, got {_as_json(self.args)}")
+            raise ValueError(f"args must be one of {', '.join(ARG_MODES)}, got {json_spelling(self.args)}")
         if not isinstance(self.compare_args, bool):
-            raise ValueError(f"compare_args must be true or false, got {_as_json(self.compare_args)}")
+            raise ValueError(f"compare_args must be true or false, got {json_spelling(self.compare_args)}")
         if not self.compare_args and self.args not in ("exact", "ignore"):
-            raise ValueError(f"compare_args false contradicts args {_as_json(self.args)}")
+            raise ValueError(f"compare_args false contradicts args {json_spelling(self.args)}")
         if not self.compare_args:
             object.__setattr__(self, "args", "ignore")
         object.__setattr__(self, "compare_args", self.args != "ignore")
         if not isinstance(self.trajectory, str):  # a list or an object (settings JSON) is no family, and unhashable
-            raise ValueError(f"trajectory must be one of {', '.join(TRAJECTORY_CHOICES)}, got {_as_json(self.trajectory)}")
+            raise ValueError(f"trajectory must be one of {', '.join(TRAJECTORY_CHOICES)}, got {json_spelling(self.trajectory)}")
         if not isinstance(self.single_tool, str):
-            raise ValueError(f"single_tool must be a tool name, got {_as_json(self.single_tool)}")
+            raise ValueError(f"single_tool must be a tool name, got {json_spelling(self.single_tool)}")
         if canonical(self.trajectory) == "single_tool_use" and not self.single_tool:
             raise ValueError("trajectory single_tool_use needs single_tool (the tool to look for)")
         if self.response_scorer not in RESPONSE_SCORERS:
-            raise ValueError(f"response_scorer must be one of {', '.join(RESPONSE_SCORERS)}, got {_as_json(self.response_scorer)}")
+            raise ValueError(f"response_scorer must be one of {', '.join(RESPONSE_SCORERS)}, got {json_spelling(self.response_scorer)}")
         if isinstance(self.rung, bool) or self.rung not in (1, 2, 3, 4):
-            raise ValueError(f"rung must be 1, 2, 3 or 4, got {_as_json(self.rung)}")
+            raise ValueError(f"rung must be 1, 2, 3 or 4, got {json_spelling(self.rung)}")
         object.__setattr__(self, "rung", int(self.rung))
         for name in ("pass_above", "fail_below"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not -1.0 <= value <= 1.0:
-                raise ValueError(f"{name} must be a number in [-1, 1], got {_as_json(value)}")
+                raise ValueError(f"{name} must be a number in [-1, 1], got {json_spelling(value)}")
             object.__setattr__(self, name, quantise(float(value)))
         if self.fail_below > self.pass_above:
             raise ValueError(f"fail_below ({self.fail_below}) must not exceed pass_above ({self.pass_above})")
         if self.trajectory not in TRAJECTORY_CHOICES:
-            raise ValueError(f"trajectory must be one of {', '.join(TRAJECTORY_CHOICES)}, got {_as_json(self.trajectory)}")
+            raise ValueError(f"trajectory must be one of {', '.join(TRAJECTORY_CHOICES)}, got {json_spelling(self.trajectory)}")
         if self.combine not in COMBINE_RULES:
-            raise ValueError(f"combine must be \"all\" or \"mean\", got {_as_json(self.combine)}")
+            raise ValueError(f"combine must be \"all\" or \"mean\", got {json_spelling(self.combine)}")
         for name in ("f1_threshold", "mean_threshold", "trajectory_threshold"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= value <= 1.0:
-                raise ValueError(f"{name} must be a number in [0, 1], got {_as_json(value)}")
+                raise ValueError(f"{name} must be a number in [0, 1], got {json_spelling(value)}")
         # thresholds are kept at the precision scores are compared at (passmark): a slider's
         # 0.41000000000000003 is 0.41, and a threshold taken from a score still passes that score
         object.__setattr__(self, "f1_threshold", quantise(float(self.f1_threshold)))
@@ -136,9 +125,9 @@ class Settings:
         object.__setattr__(self, "deny_tools", tuple(sorted(set(self.deny_tools))))
         for name in ("deny_check", "key_fields"):
             if not isinstance(getattr(self, name), bool):
-                raise ValueError(f"{name} must be true or false, got {_as_json(getattr(self, name))}")
+                raise ValueError(f"{name} must be true or false, got {json_spelling(getattr(self, name))}")
         if self.day_first is not None and not isinstance(self.day_first, bool):
-            raise ValueError(f"day_first must be true, false or null (the case set's reading), got {_as_json(self.day_first)}")
+            raise ValueError(f"day_first must be true, false or null (the case set's reading), got {json_spelling(self.day_first)}")
 
     @property
     def active_deny(self) -> frozenset[str]:
@@ -171,7 +160,7 @@ class Settings:
         known = set(cls.__dataclass_fields__)
         unknown = sorted(set(data) - known)
         if unknown:
-            raise ValueError(f"unknown setting {_as_json(unknown[0])}; known: {', '.join(sorted(known))}")
+            raise ValueError(f"unknown setting {json_spelling(unknown[0])}; known: {', '.join(sorted(known))}")
         values = dict(data)
         if "deny_tools" in values:
             tools = values["deny_tools"]

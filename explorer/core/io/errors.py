@@ -2,6 +2,28 @@
 
 from __future__ import annotations
 
+import json
+from typing import Any
+
+
+def show(text: str, limit: int = 60) -> str:
+    """Untrusted ``text`` made safe for a one-line message: control characters escaped as in
+    JSON (``\\n``), cut to ``limit`` characters with ``...``."""
+    escaped = json.dumps(str(text), ensure_ascii=False)[1:-1]
+    return escaped if len(escaped) <= limit else escaped[: limit - 3] + "..."
+
+
+def json_spelling(value: Any, limit: int = 60) -> str:
+    """``value`` as a JSON file spells it, for a message about a value the person wrote:
+    ``true``, ``"yes"``, ``NaN``, ``["a"]`` (Python's ``True`` / ``'yes'`` / ``nan`` would not be
+    what the file says); cut to ``limit`` characters with ``...``. A value JSON cannot spell
+    (a Python object) is shown by ``str``."""
+    try:
+        text = json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):
+        text = str(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
 
 class LoadError(ValueError):
     """A file could not be loaded as runs.

@@ -37,7 +37,7 @@ import pandas as pd
 
 from .csv_cells import neutralise_frame
 from ..scoring.passmark import show_threshold
-from .errors import LoadError
+from .errors import LoadError, json_spelling
 from ..evaluation.verdicts import TABLE_COLUMNS, Evaluation, result_table
 from ..evaluation.features import Features
 from .loaders._common import json_type, show
@@ -80,7 +80,7 @@ def settings_from_data(data: Any, name: str) -> Settings:
     if "format" not in data and "criteria" in data:
         return settings_from_adk_test_config(data, name)
     if data.get("format") != SETTINGS_FORMAT:
-        got = "missing" if "format" not in data else f"got {json.dumps(data['format'], ensure_ascii=False, default=str)[:80]}"
+        got = "missing" if "format" not in data else f"got {json_spelling(data['format'])}"
         raise LoadError(name, "format", f'expected "{SETTINGS_FORMAT}", {got}')
     unknown = sorted(set(data) - {"format", "settings", "arg_rules"})
     if unknown:

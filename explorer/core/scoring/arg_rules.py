@@ -52,7 +52,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from ..io.errors import LoadError
+from ..io.errors import LoadError, json_spelling, show
 from .fields import extract_dates
 from .normalise import normalise
 
@@ -183,8 +183,6 @@ def arg_rules_from_data(data: Any, name: str, where: str = "arg_rules") -> ArgRu
         if parsed.tolerance is not None and parsed.rule != "number":
             raise LoadError(name, f"{at}.tolerance", 'only a "number" rule takes a tolerance')
         if parsed.tolerance is not None and not _finite(parsed.tolerance):
-            from ..io.loaders._common import show  # here: the loaders import this module
-
             raise LoadError(name, f"{at}.tolerance", f"expected a finite number >= 0, got {show(str(parsed.tolerance), 20)}")
         rules.append(ArgRule(
             key=parsed.key, kind=parsed.rule, tool=parsed.tool,
@@ -210,7 +208,7 @@ def arg_rules_file_from_data(data: Any, name: str) -> ArgRules:
     if not isinstance(data, dict):
         raise LoadError(name, "(top level)", f'expected an object with "format": "{ARG_RULES_FORMAT}"')
     if data.get("format") != ARG_RULES_FORMAT:
-        got = "missing" if "format" not in data else f"got {json.dumps(data['format'], ensure_ascii=False)[:80]}"
+        got = "missing" if "format" not in data else f"got {json_spelling(data['format'])}"
         fmt = data.get("format")
         if isinstance(fmt, str) and fmt.startswith(SETTINGS_FORMAT_PREFIX):  # a settings file of another version
             raise LoadError(name, "format", f'expected "{SETTINGS_FORMAT_PREFIX}1", {got}: a settings file of a version '

@@ -34,6 +34,7 @@ import numpy as np
 
 from .field_rules import RULE_NAMES, hard_rules_best, parse_structured, score_fields
 from .fields import DEFAULT_ID_PATTERN
+from ..io.errors import json_spelling
 from ..io.model import CaseSet, ExpectedField
 from .embedding import MAX_TOKENS
 from .normalise import exact_at, is_empty_answer, locale_symbols
@@ -421,6 +422,6 @@ def judge_from_verdicts(labels: Mapping[str, str]) -> PersonJudge:
     out = PersonJudge()
     for k, v in labels.items():
         if v not in ("acceptable", "unacceptable"):
-            raise ValueError(f"{k}: expected \"acceptable\" or \"unacceptable\", got {json.dumps(v, ensure_ascii=False, default=str)[:80]}")
+            raise ValueError(f"{k}: expected \"acceptable\" or \"unacceptable\", got {json_spelling(v)}")
         out.record(k, v == "acceptable")
     return out

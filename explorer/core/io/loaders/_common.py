@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any, Iterable, Mapping
 
-from ..errors import LoadError
+from ..errors import LoadError, show  # noqa: F401 (show: the loaders' name for it)
 from ..model import CaseSet, Run, ToolCall
 from ..reading import json_message, loads_json
 
@@ -24,13 +24,6 @@ class Problem(Exception):
         super().__init__(f"{path}: {message}" if path else message)
         self.path = path
         self.message = message
-
-
-def show(text: str, limit: int = 60) -> str:
-    """Untrusted ``text`` made safe for a one-line message: control characters escaped as in
-    JSON (``\\n``), cut to ``limit`` characters with ``...``."""
-    escaped = json.dumps(str(text), ensure_ascii=False)[1:-1]
-    return escaped if len(escaped) <= limit else escaped[: limit - 3] + "..."
 
 
 def join_path(base: str, key: str | int) -> str:

@@ -30,11 +30,9 @@ raises one LoadError saying so.
 
 from __future__ import annotations
 
-import json
-
 from typing import Any
 
-from ..errors import LoadError
+from ..errors import LoadError, json_spelling
 from ..model import CaseSet, Invocation, Run, ToolCall
 from ..reading import loads_json, parse_json, read_bytes, text_of
 from ._common import (
@@ -165,7 +163,7 @@ def _status_name(value: Any, path: str) -> str | None:
         return EVAL_STATUS_NAMES[value]
     if isinstance(value, str) and value.strip().upper() in EVAL_STATUS_NAMES.values():
         return value.strip().upper()
-    raise Problem(path, f"expected an ADK eval status (1 PASSED, 2 FAILED, 3 NOT_EVALUATED, 4 INFORMATIONAL), got {show(json.dumps(value, ensure_ascii=False, default=str))}")
+    raise Problem(path, f"expected an ADK eval status (1 PASSED, 2 FAILED, 3 NOT_EVALUATED, 4 INFORMATIONAL), got {json_spelling(value)}")
 
 
 def _metric_scores(case: dict[str, Any], path: str) -> dict[str, float | None]:
