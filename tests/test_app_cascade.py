@@ -144,3 +144,27 @@ def test_review_one_at_a_time_with_skip(shared):
     rv.accept.clicks += 1
     assert rv.ids == [] and rv.current is None and "Nothing to review." in rv.item.object
     assert s.ev.summary.agree == 7  # 5 + E7 (labelled unacceptable, failed) + E1 (acceptable, passes)
+
+
+@pytest.mark.parametrize("scorer, rung, bands, model, hint", [
+    ("f1", False, False, False, ""),
+    ("rouge1", False, False, False, "ROUGE-1 F"),
+    ("exact", True, False, False, "equals a reference"),
+    ("cosine", False, False, True, "Embedding cosine"),
+    ("cascade", True, True, True, "review queue"),
+])
+def test_each_response_scorer_shows_its_own_controls_after_any_other(shared, scorer, rung, bands, model, hint):
+    # the controls each scorer reads (the normalisation rung: exact and the cascade's first stage;
+    # the bands: the cascade; the embedding model line: cosine and the cascade), reached from every
+    # other scorer, then kept through a settings change that leaves the scorer as it is
+    for before in ("f1", "rouge1", "exact", "cosine", "cascade"):
+        s = ExplorerSession(shared)
+        s.layout()
+        s.inputs.response_scorer = before
+        s.inputs.response_scorer = scorer
+        s.inputs.trajectory = "any_order"
+        r = s.response_inputs
+        assert (r.rung.visible, r.rung_help.visible) == (rung, rung), before
+        assert (r.pass_above.visible, r.fail_below.visible) == (bands, bands), before
+        assert r.model.visible == model, before
+        assert r.hint.visible == bool(hint) and hint in r.hint.object, before

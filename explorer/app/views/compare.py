@@ -21,7 +21,7 @@ from ...core.evaluation.compare import Comparison
 from ...core.evaluation.settings import Settings
 from ..intervals import pct, points_text
 from ..words import settings_words
-from .style import WRAP, Deferred, LiveHTML, styled
+from .style import WRAP, Deferred, LiveHTML, styled, write_through
 
 MAX_FLIP_BUTTONS = 20
 """Flipped runs shown as buttons per direction; more are counted."""
@@ -157,19 +157,19 @@ class CompareView:
         if comparison is None or a is None or b is None:
             if self.strip.visible:
                 self.strip.visible = False
-            self.pin_button.label = "Pin as A"
+            write_through(self.pin_button, label="Pin as A")  # only what differs: this runs on every settings change
             return
         c = comparison
-        self.text.object = compare_html(c, a, b)
-        self.fixed_label.object = self._flip_label("Fixed", "me-fixed-text", c.fixed,
-                                                   "Wrong under A, right under B: click one to read it")
-        self.broken_label.object = self._flip_label("Broken", "me-broken-text", c.broken,
-                                                    "Right under A, wrong under B: click one to read it")
+        self.text.show(compare_html(c, a, b))
+        self.fixed_label.show(self._flip_label("Fixed", "me-fixed-text", c.fixed,
+                                               "Wrong under A, right under B: click one to read it"))
+        self.broken_label.show(self._flip_label("Broken", "me-broken-text", c.broken,
+                                                "Right under A, wrong under B: click one to read it"))
         fixed, broken = list(c.fixed[:MAX_FLIP_BUTTONS]), list(c.broken[:MAX_FLIP_BUTTONS])
         if self.fixed.options != fixed:
             self.fixed.param.update(options=fixed, value=[], visible=bool(fixed))
         if self.broken.options != broken:
             self.broken.param.update(options=broken, value=[], visible=bool(broken))
-        self.pin_button.label = "Pin B as A"
+        write_through(self.pin_button, label="Pin B as A")
         if not self.strip.visible:
             self.strip.visible = True

@@ -14,7 +14,7 @@ import panel as pn
 
 from ...core.scoring.embedding import EmbedderIdentity
 from ..state import Inputs
-from .style import WRAP, LiveHTML, inline_label, not_busy, styled
+from .style import WRAP, LiveHTML, inline_label, not_busy, styled, write_through
 
 USES_RUNG = ("exact", "cascade")
 RUNG_HELP = (
@@ -83,23 +83,23 @@ class ResponseInputs:
 
     def _visibility(self, *_events) -> None:
         name = self.inputs.response_scorer
-        self.rung.visible = self.rung_help.visible = name in USES_RUNG
-        self.pass_above.visible = self.fail_below.visible = name == "cascade"
-        self.model.visible = name in USES_EMBEDDING
-        self.hint.visible = name != "f1"  # the default says nothing the threshold's label does not
-        self.hint.object = {
+        for widget, visible in ((self.rung, name in USES_RUNG), (self.rung_help, name in USES_RUNG),
+                                (self.pass_above, name == "cascade"), (self.fail_below, name == "cascade"),
+                                (self.model, name in USES_EMBEDDING)):
+            write_through(widget, visible=visible)  # only what differs: this runs on every settings change
+        # the default says nothing the threshold's label does not
+        self.hint.show(visible=name != "f1", text={
             "f1": "",
             "rouge1": '<div class="me-hint">ROUGE-1 F as ADK\'s response_match_score ≥ the threshold above.</div>',
             "exact": '<div class="me-hint">1 when the answer equals a reference after normalising to the level below, else 0.</div>',
             "cosine": '<div class="me-hint">Embedding cosine ≥ the threshold above.</div>',
             "cascade": '<div class="me-hint">Normalised exact → pass; a field rule fails → fail; cosine ≥ pass-above → pass; '
             "cosine &lt; fail-below → fail; in between → the review queue.</div>",
-        }[name]
+        }[name])
 
     def show_model(self, identity: EmbedderIdentity | None, unavailable: str = "") -> None:
         """Show the embedding model line (or the install hint when the extra is missing)."""
-        self.model.object = model_html(identity, unavailable)
-        self.model.visible = self.inputs.response_scorer in USES_EMBEDDING or bool(unavailable)
+        self.model.show(model_html(identity, unavailable), visible=self.inputs.response_scorer in USES_EMBEDDING or bool(unavailable))
 
     def panel(self) -> pn.Column:
         """The response-scorer group (inside the settings card)."""
