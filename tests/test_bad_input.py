@@ -442,6 +442,36 @@ def test_case_set_run_ids_are_stripped_as_the_other_readers_strip_them(ids, mess
     assert str(err.value) == message
 
 
+def _case_set_with_ids(ids) -> str:
+    import json
+
+    return json.dumps({"format": "metric-explorer/cases@1", "name": "n", "runs": [
+        {"id": i, "invocations": [{"expected_calls": [], "actual_calls": [], "answer": "a", "references": ["a"]}]} for i in ids]})
+
+
+def test_case_set_reads_whole_number_ids_as_the_flat_reader_does():
+    # the trial's finding: the same runs with ids 7 and 8 loaded from JSONL and were refused in a case set
+    from explorer.core.io.casefile import loads_case_set
+    from explorer.core.io.loaders.flat import loads_jsonl
+
+    doc = _case_set_with_ids([7, 8])
+    flat = "\n".join('{"id": %d, "expected_calls": [], "actual_calls": [], "answer": "a", "reference": "a"}' % i for i in (7, 8))
+    assert [r.id for r in loads_case_set(doc, "c.json").runs] == ["7", "8"] == [r.id for r in loads_jsonl(flat, "r.jsonl").runs]
+
+
+@pytest.mark.parametrize("bad, message", [
+    (1.5, "c.json: runs[0].id: expected a string or a whole number, got a number (1.5)"),
+    (True, "c.json: runs[0].id: expected a string or a whole number, got a boolean"),
+    (None, "c.json: runs[0].id: expected a string or a whole number, got null"),
+])
+def test_case_set_id_that_is_no_text_nor_whole_number_is_named_as_the_flat_reader_names_it(bad, message):
+    from explorer.core.io.casefile import loads_case_set
+
+    with pytest.raises(LoadError) as err:
+        loads_case_set(_case_set_with_ids([bad]), "c.json")
+    assert str(err.value) == message
+
+
 def test_a_bad_setting_is_named_not_the_setting_beside_it():
     """The bad-input trial's settings: ``single_tool`` is a list; the error blamed ``trajectory``."""
     from explorer.core.io.exports import settings_from_data

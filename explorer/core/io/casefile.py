@@ -40,9 +40,9 @@ import os
 import re
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StringConstraints, ValidationError
 
-from .errors import LoadError
+from .errors import LoadError, show
 from ..scoring.arg_rules import arg_rules_from_data
 from ..scoring.fields import DEFAULT_ID_PATTERN
 from .model import AnnotatorLabel, CaseSet, ExpectedField, Invocation, Run, ToolCall, majority_verdict
@@ -82,10 +82,17 @@ class _LabelSchema(_Strict):
     note: str = ""
 
 
+def _whole_number_as_text(value: Any) -> Any:
+    """A run id given as a whole number (not a boolean) -> its digits; anything else unchanged
+    (then strict validation names what it is)."""
+    return str(value) if isinstance(value, int) and not isinstance(value, bool) else value
+
+
 class _RunSchema(_Strict):
     # stripped as the flat, CSV and labels readers strip ids: "r1 " is r1 (a duplicate of a run r1),
-    # and an id of spaces only is refused (found by the bad-input trial)
-    id: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
+    # and an id of spaces only is refused (found by the bad-input trial); a whole number is read
+    # as its digits, as the flat reader reads it (7 is the run "7"; 1.5 and true are refused)
+    id: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1), BeforeValidator(_whole_number_as_text)]
     title: str = ""
     user_input: str = ""
     invocations: list[_InvocationSchema] = Field(min_length=1)
@@ -149,6 +156,10 @@ def describe_validation_error(err: dict[str, Any]) -> tuple[str, str]:
         return path, 'expected "acceptable", "unacceptable" or null'
     if kind in ("too_short", "string_too_short"):  # a string's own: after stripping, e.g. an id of spaces
         return path, "must not be empty" if kind == "too_short" or not str(err.get("input", "")) else "must not be empty (spaces only)"
+    if kind == "string_type" and len(loc) == 3 and loc[0] == "runs" and loc[2] == "id":  # as the flat reader says it
+        value = err.get("input")
+        shown = f" ({show(json.dumps(value))})" if isinstance(value, float) else ""
+        return path, f"expected a string or a whole number, got {_json_type(value)}{shown}"
     if kind in _TYPE_WORDS:
         return path, f"{_TYPE_WORDS[kind]}, got {_json_type(err.get('input'))}"
     return path, err.get("msg", kind)
