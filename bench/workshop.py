@@ -25,7 +25,8 @@ Phases, on one server, for each N (default 10, 20, 40):
 server's memory every 50 sessions and once they are reaped (issue 15's figure).
 
 Then, once: **sequential** CPU per settings change (one page, ``--sequential`` changes one after
-another: server CPU / changes, the figure to halve in issue 15) and **replay**: 10 pages change
+another: server CPU / changes; issue 15 asks for the per-change CPU halved, which the N phase's
+figure measures with a room changing together) and **replay**: 10 pages change
 settings (``--rounds`` rounds each) with no replay playing ("idle"), then again while 20 other
 pages play the replay at 1x; their change p95 against the idle p95, and the server's CPU per wall
 second while the 20 replays play alone. A replay is played as a page does it: with a page clock
