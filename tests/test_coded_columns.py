@@ -66,6 +66,43 @@ def test_reaches_is_the_passmark_comparison(values, threshold):
     assert np.array_equal(coded.reaches((0, 0), t), quantise(arr[0, 0]) >= t)
 
 
+@given(st.lists(st.one_of(fractions, st.sampled_from([float("nan"), -0.0])), min_size=1, max_size=40), fractions,
+       st.integers(1, 7))
+def test_reaches_with_nan_and_negative_zero_and_any_chunk(values, threshold, chunk):
+    """The codes follow the values' bit patterns, so a NaN sorts above 1.0 and -0.0 above NaN:
+    the passing codes are then not one run (``lookup_bool`` looks them up one by one), and a
+    chunk that does not divide the row ends part-way (``gather``)."""
+    import explorer.core.evaluation.coded as coded_module
+
+    arr = np.array(values, dtype=np.float64).reshape(1, 1, -1)
+    t = quantise(threshold)
+    with np.errstate(invalid="ignore"):
+        want = quantise(arr[0, 0]) >= t  # NaN never passes; -0.0 passes a threshold of 0
+    old = coded_module.GATHER_CHUNK
+    coded_module.GATHER_CHUNK = chunk
+    try:
+        coded = CodedScores.from_array(arr)
+        assert np.array_equal(coded.reaches((0, 0), t), want)
+        assert np.array_equal(coded.row(0, 0).view(np.uint64), arr[0, 0].view(np.uint64))
+    finally:
+        coded_module.GATHER_CHUNK = old
+
+
+@pytest.mark.parametrize("table, codes, want", [
+    ([False, False, True, True], [0, 1, 2, 3, 3, 0], [False, False, True, True, True, False]),  # a top run: codes >= 2
+    ([True, True, False, False], [0, 1, 2, 3], [True, True, False, False]),  # a bottom run: codes <= 1
+    ([False, True, True, False], [0, 1, 2, 3], [False, True, True, False]),  # a middle run: two comparisons
+    ([True, False, True, False], [0, 1, 2, 3, 2], [True, False, True, False, True]),  # not one run: looked up
+    ([False, False], [0, 1, 1], [False, False, False]),
+    ([True, True], [1, 0], [True, True]),
+])
+def test_lookup_bool_is_the_table_lookup(table, codes, want):
+    from explorer.core.evaluation.coded import lookup_bool
+
+    got = lookup_bool(np.array(table), np.array(codes, dtype=np.uint8))
+    assert got.dtype == bool and got.tolist() == want
+
+
 @given(st.lists(fractions, min_size=1, max_size=40), st.lists(fractions, min_size=1, max_size=8, unique=True))
 def test_reach_is_the_search_over_quantised_scores(values, thresholds):
     """``reach`` (searched once per distinct value, issue 14's sweep) counts, for every run, the
