@@ -147,3 +147,22 @@ def test_printed_comparison_never_reads_equal_when_it_fails(score, threshold):
 def test_quantise_is_idempotent_and_show_threshold_reads_back(x):
     assert quantise(quantise(x)) == quantise(x)
     assert quantise(float(show_threshold(x))) == quantise(x)
+
+
+@given(st.lists(st.one_of(st.floats(0, 1), st.just(float("nan")), st.sampled_from([0.8, 0.7999999999999999, 14 / 27])),
+                min_size=1, max_size=50),
+       st.sampled_from([0.0, 0.8, 14 / 27, 0.41000000000000003, 1.0]), st.integers(1, 8))
+def test_reaches_over_a_long_array_is_the_comparison_of_each_score(scores, threshold, chunk):
+    """``reaches`` quantises an array longer than its chunk a chunk at a time (no second array of
+    N floats at 10M runs, issue 14): every element is what the scalar comparison gives it."""
+    import explorer.core.scoring.passmark as passmark
+
+    arr = np.array(scores, dtype=np.float64)
+    want = [bool(reaches(float(s), threshold)) for s in scores]  # one score at a time
+    old = passmark.CHUNK
+    passmark.CHUNK = chunk
+    try:
+        got = reaches(arr, threshold)
+    finally:
+        passmark.CHUNK = old
+    assert got.dtype == bool and got.tolist() == want

@@ -32,7 +32,7 @@ from ..scoring.normalise import is_empty_answer
 from .settings import Settings
 from ..scoring.arg_match import ArgMatcher
 from ..scoring.cascade import EMPTY_REASON, WINDOW_NOTE
-from ..scoring.passmark import quantise, show_pair
+from ..scoring.passmark import reaches, show_pair
 from ..scoring.trajectory import NO_OUTPUT_REASON, explain_trajectory, family_label, rule_notes
 from ..scoring.trajectory_metrics import DEFINITIONS, canonical
 
@@ -217,16 +217,17 @@ def evaluate(
             resp_code = np.int8(_SCORER_CODE.get(settings.response_scorer, _F1))
             decided = np.where((decided == resp_code) & ~answered, np.int8(_EMPTY), decided).astype(np.int8)
     else:
-        if settings.trajectory == "none":
+        if settings.trajectory == "none" and check is None:
             mean = resp_value
             # F1 alone: its quantised values are kept (Features.f1_q), no N floats rounded per change
-            mean_q = features.f1_q if check is None else quantise(mean)
-        else:  # (traj + response) / 2 in one new array (the same values; at 10M runs each array is 80 MB)
-            mean = traj + resp_value
-            mean /= 2.0
-            mean_q = quantise(mean)
-        mean_pass = mean_q >= settings.mean_threshold
-        del mean_q
+            mean_pass = features.f1_q >= settings.mean_threshold
+        else:
+            if settings.trajectory == "none":
+                mean = resp_value
+            else:  # (traj + response) / 2 in one new array (the same values; at 10M runs each array is 80 MB)
+                mean = traj + resp_value
+                mean /= 2.0
+            mean_pass = reaches(mean, settings.mean_threshold)  # quantised a chunk at a time: no second N floats
         passed = hard_pass & mean_pass
         decided = _first_failing([(ran_check, _MISSING), (deny_check, _DENY), (key_check, _KEY)], _MEAN, n)
     return Evaluation(
