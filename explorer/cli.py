@@ -1,8 +1,8 @@
 """``metric-explorer``: the command line over the scoring core.
 
 Each subcommand lives in :mod:`explorer.commands` (``score``, ``serve``, ...). Bad input exits 2
-with one line naming the file, the location and the problem; bad options exit 2 with argparse's
-usage error. Never a traceback for a user's mistake.
+with one line naming the file, the location and the problem; bad options exit 2 with one line
+(argparse's message and where the options are listed). Never a traceback for a user's mistake.
 """
 
 from __future__ import annotations
@@ -18,9 +18,19 @@ SUBCOMMANDS = ("score", "compare", "serve", "sweep", "calibrate", "featurize")
 """Modules under ``explorer.commands``, in the order ``--help`` lists them."""
 
 
+class OneLineErrors(argparse.ArgumentParser):
+    """argparse, except that a bad option is reported in one line and where to read the options,
+    not after the command's whole usage text (20 lines for ``score``, which hid the line that
+    says what was wrong: a trial finding). Exit status 2, as argparse's."""
+
+    def error(self, message: str):  # noqa: D401 - argparse's hook
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    """The argument parser with every subcommand registered."""
-    parser = argparse.ArgumentParser(
+    """The argument parser with every subcommand registered (their parsers are
+    :class:`OneLineErrors` too: argparse makes them of the parent's class)."""
+    parser = OneLineErrors(
         prog="metric-explorer",
         description="Metric Trade-off Explorer: how often does your agent scorer agree with a person, and why?",
     )

@@ -365,9 +365,9 @@ def test_featurize_id_pattern_that_is_not_a_regex_is_a_usage_error(tmp_path, cap
     with pytest.raises(SystemExit) as got:
         main(["featurize", "--out", str(tmp_path / "feat"), "--id-pattern", "((", str(runs)])
     assert got.value.code == 2
-    assert capsys.readouterr().err.splitlines()[-1] == (
+    assert capsys.readouterr().err.splitlines() == [
         "metric-explorer featurize: error: argument --id-pattern: not a regular expression: "
-        "missing ), unterminated subpattern at position 1")
+        "missing ), unterminated subpattern at position 1 (see metric-explorer featurize --help)"]
 
 
 # --- numbers longer than the decimal context's 28 digits ---------------------------------------------
@@ -503,3 +503,4 @@ def test_a_fractional_run_id_says_whole_numbers_are_ids_too():
         loads_runs(line, "r.jsonl")
     assert str(err.value) == "r.jsonl: line 1, id: expected a string or a whole number, got a number (1.5)"
     assert loads_runs(line.replace("1.5", "3"), "r.jsonl").runs[0].id == "3"
+

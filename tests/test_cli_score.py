@@ -74,11 +74,18 @@ def test_missing_file_exits_2(tmp_path, capsys):
     assert "nope.json: cannot read" in capsys.readouterr().err
 
 
-def test_bad_option_exits_2_with_usage(capsys):
+@pytest.mark.parametrize("argv, message", [
+    (["score", "--trajectory", "sideways"], "argument --trajectory: invalid choice: 'sideways' (choose from "),
+    (["score", "--f1-threshold", "2"], "argument --f1-threshold: must be between 0 and 1, got 2"),
+])
+def test_bad_option_exits_2_with_one_line(argv, message, capsys):
+    # the trial's finding: the error came after the command's 20-line usage text, which hid it
     with pytest.raises(SystemExit) as info:
-        main(["score", "--trajectory", "sideways"])
+        main(argv)
     assert info.value.code == 2
-    assert "usage:" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith(f"metric-explorer score: error: {message}")
+    assert err.endswith(" (see metric-explorer score --help)\n")
 
 
 def test_json_intervals_at_the_opening_settings(capsys):

@@ -216,3 +216,18 @@ def test_json_errors_read_as_whole_phrases():
     with pytest.raises(LoadError) as info:  # messages without a position stay as they were
         parse_json('{"id": }', "x.json")
     assert str(info.value) == "x.json: line 1, column 8: invalid JSON: Expecting value"
+
+
+@pytest.mark.parametrize("content, place", [
+    ("id,answer\nr1,caf\xe9\n".encode("latin-1"), "line 2, byte 16"),  # é in Latin-1 is the byte 0xe9
+    (b"\xef\xbb\xbfid,answer\nr1,ok\nr2,caf\xe9\n", "line 3, byte 25"),  # after a BOM: counted in the file's bytes
+])
+def test_a_non_utf8_file_names_the_line_and_the_byte(tmp_path, content, place):
+    # the trial's finding: only "byte 63" was given, with no line to look at
+    path = tmp_path / "latin1.csv"
+    path.write_bytes(content)
+    assert content.index(b"\xe9") == int(place.rsplit(" ", 1)[1])
+    with pytest.raises(LoadError) as info:
+        load_runs(path)
+    assert info.value.location == place
+    assert info.value.problem == "not UTF-8 text (byte 0xe9; binary or another encoding: save the file as UTF-8)"

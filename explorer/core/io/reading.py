@@ -44,7 +44,10 @@ def decode_text(data: bytes, name: str) -> str:
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise LoadError(name, f"byte {exc.start}", "not UTF-8 text (binary or another encoding)") from None
+        at = exc.start + (3 if data.startswith(b"\xef\xbb\xbf") else 0)  # utf-8-sig counts after its BOM
+        line = data.count(b"\n", 0, at) + 1
+        raise LoadError(name, f"line {line}, byte {at}",
+                        f"not UTF-8 text (byte 0x{data[at]:02x}; binary or another encoding: save the file as UTF-8)") from None
     return text
 
 
