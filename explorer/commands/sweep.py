@@ -105,11 +105,11 @@ def run(args: argparse.Namespace) -> int:
         return 0
     print(
         f"best: agreement {first['agree']}/{first['labelled']}, {first['false_pass']} false passes, "
-        f"{first['false_fail']} false fails, reached by {len(top)} settings:"
+        f"{first['false_fail']} false fails, reached by {len(top):,} settings:"
     )
     for group in threshold_ranges(top):
         print(f"  {group_text(group)}")
-    print(f"best agreement {reading.best.text()} (Wilson); {reading.n_within} of {reading.n_settings} settings "
+    print(f"best agreement {reading.best.text()} (Wilson); {reading.n_within:,} of {reading.n_settings:,} settings "
           "have an agreement within that interval")
     if reading.warning:
         print(f"warning: {reading.warning}")
