@@ -276,6 +276,24 @@ def test_selected_run_detail_beside_the_table_with_the_summary_in_view(glance_pa
     expect(app.el("me-detail-panel")).to_be_hidden()
 
 
+def test_the_table_shows_each_run_s_verdicts_and_reason_without_scrolling_sideways(glance_page):
+    # the trial's finding: the table is wider than its card, and Outcome, Decided by and Reason came
+    # last, cut off at the right (the card shows ~1,050 of its 1,330 px at 1440x900)
+    app = glance_page
+    app.next_events(5, then_time=60.0)
+    table = app.el("me-table")
+    holder = table.locator(".tabulator-tableholder").first.bounding_box()
+    assert holder is not None
+    for title in ("ID", "Evaluator", "Person", "Outcome", "Decided by", "Reason"):
+        header = table.locator(".tabulator-col-title", has_text=re.compile(rf"^{title}$")).first
+        expect(header).to_be_visible()
+        box = header.bounding_box()
+        assert box is not None and holder["x"] - 0.5 <= box["x"] and box["x"] + box["width"] <= holder["x"] + holder["width"] + 0.5, (
+            f"{title} header at {box} is outside the table's visible {holder}")
+    e1 = table.locator(".tabulator-row").filter(has=app.page.locator(".tabulator-cell", has_text=re.compile(r"^\s*E1\s*$")))
+    expect(e1.locator(".me-outcome, .tabulator-cell").filter(has_text="false fail").first).to_be_visible()  # E1's outcome, in view
+
+
 def test_play_reveals_the_first_runs_at_once(glance_page):
     # Timed in the page, from the click's event to the first frame showing the revealed runs: what a
     # person sees. Timing the Python side also counted Playwright's own steps before the click
