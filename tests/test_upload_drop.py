@@ -128,3 +128,14 @@ def test_a_settings_file_of_another_version_names_the_format(process):
     error = shown(page.upload.error.object)
     assert ('settings_ver.json: format: expected "metric-explorer/settings@1", got "metric-explorer/settings@2": '
             "a settings file of a version this explorer does not read") in error
+
+
+def test_a_new_drop_arriving_hides_the_last_drop_s_error(process):
+    # the trial's finding: "Could not load this file. deep.json: ..." stayed under the next file's
+    # "Received ...; reading it..." line, as if the new file had failed
+    page = WorkspacePage(process)
+    drop(page, ("broken.jsonl", TRUNCATED))
+    assert page.upload.error.visible and "broken.jsonl" in shown(page.upload.error.object)
+    page.upload.show_receiving(["good.jsonl"])  # what the drop zone shows while the new drop settles
+    assert not page.upload.error.visible
+    assert shown(page.upload.status.object) == "Received good.jsonl; reading it..." and page.upload.status.visible

@@ -127,8 +127,13 @@ class UploadView:
             except ValueError:
                 pass
         self._settle = doc.add_timeout_callback(self._settled, SETTLE_MS)
-        names = ", ".join(name for name, _ in self._arrived)
-        self._status_html(f"Received {names}; reading {'it' if len(self._arrived) == 1 else 'them'}...", waiting=True)
+        self.show_receiving([name for name, _ in self._arrived])
+
+    def show_receiving(self, names: list[str]) -> None:
+        """"Received <names>; reading it..." while a drop settles, and no earlier drop's error
+        beside it (a trial saw the last file's error under the next file's line)."""
+        self._status_html(f"Received {', '.join(names)}; reading {'it' if len(names) == 1 else 'them'}...", waiting=True)
+        self.error.visible = False
 
     def _settled(self) -> None:
         self._settle = None
