@@ -96,7 +96,7 @@ def test_uploads_belong_to_their_session(process):
         ("image.png", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", "image.png: binary file"),
         ("notes.txt", b"hello there\nnothing here\n", "notes.txt: line 1: not JSON, JSONL or CSV"),
         ("zero.json", b'{"format": "metric-explorer/cases@1", "name": "z", "runs": []}', "zero.json: runs: no runs"),
-        ("typed.json", b'{"format": "metric-explorer/cases@1", "name": "x", "runs": [{"id": 3}]}', "typed.json: runs[0].id: expected a string"),
+        ("typed.json", b'{"format": "metric-explorer/cases@1", "name": "x", "runs": [{"id": true}]}', "typed.json: runs[0].id: expected a string"),
         ("broken.json", b'{"runs": [', "broken.json: line 1, column 11: invalid JSON"),
         # a booking-id regex that backtracks without end held the server's loop for every session
         ("redos.json", json.dumps({
@@ -227,7 +227,7 @@ def test_page_failed_upload_keeps_set_labels_and_settings(process):
     assert "All runs: 5/10 agree" in shown(page.session.metrics.summary.object)
     page.session.inputs.f1_threshold = 0.5
     session, settings = page.session, page.session.inputs.settings()
-    page.received("broken.json", b'{"format": "metric-explorer/cases@1", "name": "x", "runs": [{"id": 3}]}')
+    page.received("broken.json", b'{"format": "metric-explorer/cases@1", "name": "x", "runs": [{"id": true}]}')
     assert page.upload.error.visible and "broken.json" in page.upload.error.object and "runs[0].id" in page.upload.error.object
     assert page.session is session and page.session.inputs.settings() == settings
     assert page.session.labels.human[0] == 0

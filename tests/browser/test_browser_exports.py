@@ -90,7 +90,7 @@ def test_broken_upload_keeps_agreement_and_labels(app_page):
     app.expect_whole("5/10")  # E1 now agrees: the evaluator fails it
     app.expect_outcome("5/10", ["E5"], ["E2", "E3", "E7", "E8"])
 
-    upload(app, "broken_runs.json", b'{"format": "metric-explorer/cases@1", "name": "x", "runs": [{"id": 3}]}', "application/json")
+    upload(app, "broken_runs.json", b'{"format": "metric-explorer/cases@1", "name": "x", "runs": [{"id": true}]}', "application/json")
     app.expect_text("me-load-error", re.compile(re.escape("broken_runs.json: runs[0].id: expected a string")))
     app.expect_whole("5/10")
     app.open_tab("Explorer")

@@ -357,7 +357,7 @@ def upload(app: App, name: str, data: bytes) -> None:
         files=[{"name": name, "mimeType": "application/json", "buffer": data}])
 
 
-BROKEN = b'{"format": "metric-explorer/cases@1", "name": "x", "runs": [{"id": 3}]}'
+BROKEN = b'{"format": "metric-explorer/cases@1", "name": "x", "runs": [{"id": true}]}'
 
 
 def test_failed_upload_shows_no_success_marker(glance_page):
