@@ -218,16 +218,28 @@ def test_json_errors_read_as_whole_phrases():
     assert str(info.value) == "x.json: line 1, column 8: invalid JSON: Expecting value"
 
 
-@pytest.mark.parametrize("content, place", [
-    ("id,answer\nr1,caf\xe9\n".encode("latin-1"), "line 2, byte 16"),  # é in Latin-1 is the byte 0xe9
-    (b"\xef\xbb\xbfid,answer\nr1,ok\nr2,caf\xe9\n", "line 3, byte 25"),  # after a BOM: counted in the file's bytes
+@pytest.mark.parametrize("name, content, place", [
+    ("latin1.csv", "id,answer\nr1,caf\xe9\n".encode("latin-1"), "line 2, column 7"),  # é in Latin-1 is the byte 0xe9
+    ("bom.csv", b"\xef\xbb\xbfid,answer\nr1,ok\nr2,caf\xe9\n", "line 3, column 7"),  # the BOM is not counted twice
+    ("latin1.jsonl", b'{"id": "r1", "answer": "caf\xe9"}\n', "line 1, column 28"),
 ])
-def test_a_non_utf8_file_names_the_line_and_the_byte(tmp_path, content, place):
+def test_a_non_utf8_file_names_the_line_and_the_column(tmp_path, name, content, place):
     # the trial's finding: only "byte 63" was given, with no line to look at
-    path = tmp_path / "latin1.csv"
+    path = tmp_path / name
     path.write_bytes(content)
-    assert content.index(b"\xe9") == int(place.rsplit(" ", 1)[1])
     with pytest.raises(LoadError) as info:
         load_runs(path)
     assert info.value.location == place
     assert info.value.problem == "not UTF-8 text (byte 0xe9; binary or another encoding: save the file as UTF-8)"
+
+
+def test_the_big_file_reader_names_a_non_utf8_byte_as_the_small_file_reader_does(tmp_path):
+    from explorer.core.io.bigload import load_jsonl_features
+
+    path = tmp_path / "latin1.jsonl"
+    path.write_bytes(b'{"id": "r0", "expected_calls": [], "actual_calls": [], "answer": "x", "reference": "x"}\n'
+                     b'{"id": "r1", "answer": "caf\xe9"}\n')
+    with pytest.raises(LoadError) as info:
+        load_jsonl_features(path)
+    assert (info.value.location, info.value.problem) == (
+        "line 2, column 28", "not UTF-8 text (byte 0xe9; binary or another encoding: save the file as UTF-8)")

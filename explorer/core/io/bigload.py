@@ -39,7 +39,7 @@ from ..scoring.fields import DEFAULT_ID_PATTERN, IdPatternTooSlow, compile_id_pa
 from .loaders._common import Problem, json_type
 from .loaders.flat import run_from_record, well_formed_run
 from .model import CaseSet, Run
-from .reading import json_message, loads_json, max_bytes, orjson_exact
+from .reading import json_message, loads_json, max_bytes, not_utf8, orjson_exact
 from .runstore import RunStore, block_codec, compress_block
 
 CHUNK_BYTES = 4 * 1024 * 1024
@@ -65,7 +65,7 @@ def _loads(line: bytes, n: int, name: str) -> Any:
     try:
         text = line.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise LoadError(name, f"line {n}, byte {exc.start}", "not UTF-8 text (binary or another encoding)") from None
+        raise LoadError(name, f"line {n}, column {exc.start + 1}", not_utf8(line[exc.start])) from None
     try:
         return loads_json(text)
     except json.JSONDecodeError as exc:

@@ -31,6 +31,11 @@ def check_size(size: int, name: str, what: str = "file is") -> None:
         raise LoadError(name, "", f"{what} {size / 1e6:.1f} MB, over the {limit / 1e6:.0f} MB limit")
 
 
+def not_utf8(byte: int) -> str:
+    """The problem of a file that is not UTF-8 at ``byte`` (its value, 0-255): the byte and what to do."""
+    return f"not UTF-8 text (byte 0x{byte:02x}; binary or another encoding: save the file as UTF-8)"
+
+
 def decode_text(data: bytes, name: str) -> str:
     """UTF-8 text of ``data`` (a BOM is dropped). Raises LoadError naming ``name`` for an empty
     file, a file over the size limit, or binary / non-UTF-8 content."""
@@ -46,8 +51,8 @@ def decode_text(data: bytes, name: str) -> str:
     except UnicodeDecodeError as exc:
         at = exc.start + (3 if data.startswith(b"\xef\xbb\xbf") else 0)  # utf-8-sig counts after its BOM
         line = data.count(b"\n", 0, at) + 1
-        raise LoadError(name, f"line {line}, byte {at}",
-                        f"not UTF-8 text (byte 0x{data[at]:02x}; binary or another encoding: save the file as UTF-8)") from None
+        column = at - (data.rfind(b"\n", 0, at) + 1) + 1  # in bytes, as the big-file reader counts it
+        raise LoadError(name, f"line {line}, column {column}", not_utf8(data[at])) from None
     return text
 
 
