@@ -503,4 +503,3 @@ def test_a_fractional_run_id_says_whole_numbers_are_ids_too():
         loads_runs(line, "r.jsonl")
     assert str(err.value) == "r.jsonl: line 1, id: expected a string or a whole number, got a number (1.5)"
     assert loads_runs(line.replace("1.5", "3"), "r.jsonl").runs[0].id == "3"
-

@@ -42,7 +42,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StringConstraints, ValidationError
 
-from .errors import LoadError, show
+from .errors import LoadError
 from ..scoring.arg_rules import arg_rules_from_data
 from ..scoring.fields import DEFAULT_ID_PATTERN
 from .model import AnnotatorLabel, CaseSet, ExpectedField, Invocation, Run, ToolCall, majority_verdict
@@ -83,9 +83,11 @@ class _LabelSchema(_Strict):
 
 
 def _whole_number_as_text(value: Any) -> Any:
-    """A run id given as a whole number (not a boolean) -> its digits; anything else unchanged
-    (then strict validation names what it is)."""
-    return str(value) if isinstance(value, int) and not isinstance(value, bool) else value
+    """:func:`~explorer.core.io.loaders._common.whole_number_as_text`, imported when first called
+    (the loaders package imports this module)."""
+    from .loaders._common import whole_number_as_text
+
+    return whole_number_as_text(value)
 
 
 class _RunSchema(_Strict):
@@ -157,9 +159,9 @@ def describe_validation_error(err: dict[str, Any]) -> tuple[str, str]:
     if kind in ("too_short", "string_too_short"):  # a string's own: after stripping, e.g. an id of spaces
         return path, "must not be empty" if kind == "too_short" or not str(err.get("input", "")) else "must not be empty (spaces only)"
     if kind == "string_type" and len(loc) == 3 and loc[0] == "runs" and loc[2] == "id":  # as the flat reader says it
-        value = err.get("input")
-        shown = f" ({show(json.dumps(value))})" if isinstance(value, float) else ""
-        return path, f"expected a string or a whole number, got {_json_type(value)}{shown}"
+        from .loaders._common import run_id_problem  # here: the loaders package imports this module
+
+        return path, run_id_problem(err.get("input"))
     if kind in _TYPE_WORDS:
         return path, f"{_TYPE_WORDS[kind]}, got {_json_type(err.get('input'))}"
     return path, err.get("msg", kind)

@@ -33,6 +33,19 @@ def join_path(base: str, key: str | int) -> str:
     return f"{base}.{key}" if base else key
 
 
+def whole_number_as_text(value: Any) -> Any:
+    """A run id given as a whole number (not a boolean) -> its digits (``7`` is the run ``"7"``);
+    anything else unchanged (then the reader names what it is: :func:`run_id_problem`)."""
+    return str(value) if isinstance(value, int) and not isinstance(value, bool) else value
+
+
+def run_id_problem(value: Any) -> str:
+    """The problem of a run id that is neither a string nor a whole number, as every reader says
+    it: ``expected a string or a whole number, got a number (1.5)``."""
+    shown = f" ({show(json.dumps(value))})" if isinstance(value, float) else ""
+    return f"expected a string or a whole number, got {json_type(value)}{shown}"
+
+
 def json_type(value: Any) -> str:
     """Our word for the JSON type of ``value``: ``a string``, ``a number``, ``null`` ..."""
     if value is None:

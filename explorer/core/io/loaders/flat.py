@@ -37,7 +37,7 @@ from ..model import AnnotatorLabel, CallPair, CaseSet, Invocation, PlainInvocati
 from ..reading import csv_problem, csv_rows, json_message, loads_json, parse_json, read_bytes, separator_hint, text_of
 from ._common import (
     Problem, check_unique_ids, expect_list, expect_object, expect_str, join_path, json_type,
-    make_case_set, parse_calls, parse_verdict, show,
+    make_case_set, parse_calls, parse_verdict, run_id_problem, show, whole_number_as_text,
 )
 
 RUN_FIELDS = ("id", "title", "user_input", "human_verdict", "human_note", "labels", "invocations")
@@ -147,11 +147,9 @@ def invocation_from_fields(obj: dict[str, Any], path: str = "") -> Invocation:
 
 
 def _run_id(value: Any) -> str:
-    if isinstance(value, int) and not isinstance(value, bool):
-        value = str(value)
+    value = whole_number_as_text(value)
     if not isinstance(value, str):
-        shown = f" ({show(json.dumps(value))})" if isinstance(value, float) else ""
-        raise Problem("id", f"expected a string or a whole number, got {json_type(value)}{shown}")
+        raise Problem("id", run_id_problem(value))
     if not value.strip():
         raise Problem("id", "empty run id")
     return value.strip()
