@@ -117,3 +117,22 @@ def test_labels_over_a_big_set_keep_its_features(tmp_path):
     assert labelled.runs[0].human_note == "no" and labelled.runs[3].human_verdict == "unacceptable"
     assert [r.id for r in labelled.runs[:2]] == ["E1", "E2"] and len(labelled.runs) == 10
     assert np.array_equal(features.f1, build_features(cs).f1)
+
+
+def test_features_with_the_same_labels_are_the_same_and_a_relabel_shares_what_labels_do_not_change():
+    from explorer.core.evaluation.settings import Settings
+    from explorer.core.evaluation.verdicts import evaluate
+
+    features = build_features(load_case_set(BUNDLED_CASES))
+    assert features.with_human(features.human.copy()) is features  # a session that changed nothing
+    f1_q = features.f1_q
+    ids = list(features.run_ids)
+    codes = features.human.copy()
+    codes[ids.index("E1")] = 0  # the seed's E1 (good, failed at the opening) now judged unacceptable
+    relabelled = features.with_human(codes)
+    assert relabelled is not features and relabelled.f1_q is f1_q  # 80 MB at 10M runs, not made again
+    before, after = evaluate(features, Settings()).summary, evaluate(relabelled, Settings()).summary
+    # seed 002's opening: TP 0, FP 1, FN 5, TN 4; E1 moves from false fail to true fail
+    assert (before.true_pass, before.false_pass, before.false_fail, before.true_fail) == (0, 1, 5, 4)
+    assert (after.true_pass, after.false_pass, after.false_fail, after.true_fail) == (0, 1, 4, 5)
+    assert relabelled.prepared_labels.acceptable == features.prepared_labels.acceptable - 1

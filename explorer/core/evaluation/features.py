@@ -22,9 +22,14 @@ from ..scoring.normalise import is_empty_answer
 from ..scoring.overlap import tokens
 from ..scoring.passmark import quantise
 from ..scoring.trajectory_metrics import N_SCORES, ROW_OF, SCORE_ROWS, canonical, invocation_scores
+from .metrics import PreparedLabels, prepare_labels
 
 HUMAN_CODES = {"acceptable": 1, "unacceptable": 0, None: -1}
 """Person's verdict as int8: 1 acceptable, 0 unacceptable, -1 unlabelled."""
+
+
+_SHARED_ACROSS_LABELS = ("f1_q", "has_output", "has_answer")
+"""``Features`` values computed once that :meth:`Features.with_human` hands on to its copy."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -178,6 +183,13 @@ class Features:
         return out
 
     @functools.cached_property
+    def prepared_labels(self) -> PreparedLabels:
+        """``human`` prepared once for the outcome codes and agreement of every evaluation
+        (:func:`explorer.core.evaluation.metrics.prepare_labels`: the label counts and each run's
+        outcome if failed, int8 (N,))."""
+        return prepare_labels(self.human)
+
+    @functools.cached_property
     def has_output(self) -> np.ndarray:
         """bool (N,): ``~no_output`` (computed once)."""
         out = ~self.no_output  # type: ignore[operator]
@@ -192,11 +204,21 @@ class Features:
         return out
 
     def with_human(self, human: np.ndarray) -> "Features":
-        """A copy sharing every array but ``human`` (int8 (N,), values in {-1, 0, 1})."""
+        """A copy sharing every array but ``human`` (int8 (N,), values in {-1, 0, 1}); ``self``
+        when ``human`` holds the same verdicts. The copy shares the columns computed once that
+        do not depend on the verdicts (``f1_q``, ``has_output``, ``has_answer``): each session
+        of a served case set makes its own copy, and at 10M runs ``f1_q`` alone is 80 MB.
+        Raises ValueError for another shape."""
         human = np.asarray(human, dtype=np.int8)
         if human.shape != (self.n,):
             raise ValueError(f"human must have shape ({self.n},), got {human.shape}")
-        return replace(self, human=human)
+        if human is self.human or np.array_equal(human, self.human):
+            return self
+        out = replace(self, human=human)
+        for name in _SHARED_ACROSS_LABELS:
+            if name in self.__dict__:  # functools.cached_property keeps its value in the instance dict
+                out.__dict__[name] = self.__dict__[name]
+        return out
 
     def tool_mask(self, tools: Sequence[str]) -> np.ndarray:
         """bool (N,): run called at least one of ``tools`` (unknown names are ignored)."""

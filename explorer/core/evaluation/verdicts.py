@@ -26,7 +26,7 @@ import pandas as pd
 
 from .features import Features
 from ..scoring.cascade import STAGES
-from .metrics import Agreement, agreement
+from .metrics import Agreement, agreement, agreement_of_outcomes, outcomes_of
 from .response_features import ResponseCheck, ResponseFeatures
 from ..scoring.normalise import is_empty_answer
 from .settings import Settings
@@ -230,6 +230,8 @@ def evaluate(
             mean_pass = reaches(mean, settings.mean_threshold)  # quantised a chunk at a time: no second N floats
         passed = hard_pass & mean_pass
         decided = _first_failing([(ran_check, _MISSING), (deny_check, _DENY), (key_check, _KEY)], _MEAN, n)
+    labels = features.prepared_labels  # outcome codes and counts from the labels prepared once per case set
+    outcome = outcomes_of(passed, labels)
     return Evaluation(
         settings=settings,
         trajectory_score=traj,
@@ -241,8 +243,8 @@ def evaluate(
         mean_score=mean,
         passed=passed,
         decided_by=decided,
-        outcome=outcome_codes(passed, features.human),
-        summary=agreement(passed, features.human),
+        outcome=outcome,
+        summary=agreement_of_outcomes(outcome, labels),
         response=check,
     )
 
