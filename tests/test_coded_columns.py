@@ -202,3 +202,22 @@ def test_a_copy_of_the_scores_is_the_row_and_its_own(both):
                 assert copy.tobytes() == np.asarray(row, dtype=np.float64).tobytes() and copy.flags.writeable
                 copy += 1.0
                 assert features.trajectory_scores(family, args, tool).tobytes() == np.asarray(row, dtype=np.float64).tobytes()
+
+
+@pytest.mark.parametrize("block_runs", [1, 7, 64])
+def test_the_sweep_counted_a_block_of_runs_at_a_time_is_the_same(both, block_runs):
+    # the full grid, plain and coded scores, counted in blocks smaller than the case set (and of
+    # sizes that leave a short last block): the same table as one block of every run
+    plain, coded = both
+    assert plain.n > 64 and plain.n % 7 and plain.n % 64
+    base = Settings(deny_tools=("delete_booking",))
+    whole = sweep(plain, base, block_runs=plain.n)
+    assert sweep(plain, base, block_runs=block_runs).equals(whole)
+    assert sweep(coded, base, block_runs=block_runs).equals(whole)
+    with_tool = base.with_(single_tool="search_flights")  # single tool use: a plain (N,) row in either
+    assert sweep(coded, with_tool, block_runs=block_runs).equals(sweep(plain, with_tool, block_runs=plain.n))
+
+
+def test_the_sweep_refuses_a_block_of_no_runs(both):
+    with pytest.raises(ValueError, match="block_runs"):
+        sweep(both[0], block_runs=0)

@@ -125,6 +125,25 @@ class Features:
             return self.trajectory.decoded_row(ROW_OF[fam], ARG_MODES.index(args))
         return np.array(self.trajectory_scores(family, args, single_tool), dtype=np.float64)
 
+    def trajectory_codes(self, family: str, args: str) -> tuple[np.ndarray, np.ndarray] | None:
+        """``(values, codes)`` of the scores of ``family`` under ``args`` when they are stored as
+        codes (:class:`~explorer.core.evaluation.coded.CodedScores`, issue 14): float64 (K,)
+        distinct values and unsigned (N,) codes, ``values[codes]`` being the scores; None when the
+        scores are a plain array (or the family is ``single_tool_use``). Raises ValueError for an
+        unknown family or mode."""
+        from .coded import CodedScores
+
+        family = canonical(family)
+        if family == "single_tool_use":
+            return None
+        if family not in ROW_OF:
+            raise ValueError(f"unknown trajectory family {family!r}")
+        if args not in ARG_MODES:
+            raise ValueError(f"unknown argument mode {args!r}; expected one of {', '.join(ARG_MODES)}")
+        if not isinstance(self.trajectory, CodedScores):
+            return None
+        return self.trajectory.values, self.trajectory.codes[ROW_OF[family], ARG_MODES.index(args)]
+
     def trajectory_pass(self, family: str, args: str, threshold: float, single_tool: str = "") -> np.ndarray:
         """bool (N,): each run's score in ``family`` under ``args`` reaches ``threshold``
         (``quantise(score) >= threshold``, :mod:`explorer.core.scoring.passmark`; ``threshold``

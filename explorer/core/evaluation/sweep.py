@@ -50,6 +50,7 @@ from .features import Features
 from .settings import COMBINE_RULES, Settings
 from ..scoring.arg_match import ARG_MODES
 from ..scoring.passmark import quantise
+from .coded import gather
 from ..scoring.trajectory_metrics import DEFINITIONS
 
 N_CLASSES = 5
@@ -140,8 +141,64 @@ def _checked(values: Sequence[float], what: str) -> np.ndarray:
     return arr
 
 
+BLOCK_RUNS = 1 << 16
+"""Runs a sweep row counts at a time: each block's codes, mean scores and pass flags (a few
+hundred kB) stay in the processor's cache and their memory is reused, where whole-N temporaries
+(80 MB each at 10M runs) were written to fresh pages and read back (issue 14)."""
+
+
+def _row_counts(
+    features: Features, fam: str, args: str, tts: np.ndarray, base: Settings, f1_code: np.ndarray, mean_code: np.ndarray,
+    n_thr: int, block_runs: int,
+) -> tuple[np.ndarray, np.ndarray]:
+    """One (family, args) row of the sweep counted ``block_runs`` runs at a time: int64 counts
+    of the (trajectory position, F1 position, verdict, class) codes, length
+    ``(len(tts) + 1) * (n_thr + 1) * 2 * N_CLASSES`` (the trajectory position is how many of
+    ``tts`` the run's quantised score reaches; all of them for ``none``), and int64 counts of the
+    (mean check, verdict, class) codes for ``combine="mean"``, length ``4 * N_CLASSES`` (the
+    check ``quantise((score + F1) / 2) >= mean_threshold`` as evaluate computes it; F1 alone for
+    ``none``). ``f1_code``: int32 (N,) (F1 position, verdict, class) codes; ``mean_code``: int8
+    (N,) (verdict, class) codes."""
+    n = features.n
+    n_tt = tts.size
+    stride = (n_thr + 1) * 2 * N_CLASSES
+    counts = np.zeros((n_tt + 1) * stride, dtype=np.int64)
+    by_mean = np.zeros(4 * N_CLASSES, dtype=np.int64)
+    coded = None if fam == "none" else features.trajectory_codes(fam, args)
+    if coded is not None:  # scores stored as codes: thresholds searched once per distinct value
+        values, row_codes = coded
+        reach_table = np.searchsorted(tts, quantise(values), side="right").astype(np.int64) * stride
+    elif fam != "none":
+        scores = features.trajectory_scores(fam, args, base.single_tool)  # (N,) float64
+    f1, f1_q = features.f1, features.f1_q
+    for lo in range(0, n, block_runs):
+        sl = slice(lo, min(n, lo + block_runs))
+        if fam == "none":
+            code = f1_code[sl].astype(np.int64)
+            code += n_tt * stride
+            mean_pass = f1_q[sl] >= base.mean_threshold  # the mean is F1 alone
+        else:
+            if coded is not None:
+                code = gather(reach_table, row_codes[sl])
+                mean = gather(values, row_codes[sl])
+            else:
+                mean = np.array(scores[sl], dtype=np.float64)
+                code = np.searchsorted(tts, quantise(mean), side="right").astype(np.int64)
+                code *= stride
+            code += f1_code[sl]
+            mean += f1[sl]
+            mean /= 2.0
+            mean_pass = quantise(mean, out=mean) >= base.mean_threshold
+        counts += np.bincount(code, minlength=counts.size)
+        mean_pass_code = mean_pass.view(np.int8) * np.int8(2 * N_CLASSES)
+        mean_pass_code += mean_code[sl]
+        by_mean += np.bincount(mean_pass_code, minlength=by_mean.size)
+    return counts, by_mean
+
+
 def sweep(
     features: Features, base: Settings | None = None, thresholds: Sequence[float] = THRESHOLDS, grid: SweepGrid = FULL_GRID,
+    block_runs: int | None = None,
 ) -> pd.DataFrame:
     """Agreement for every setting of ``grid``, best first.
 
@@ -158,10 +215,16 @@ def sweep(
     ``labelled`` is the same in every row (runs the person judged). Counts are ints; thresholds
     float.
 
+    ``block_runs``: runs counted at a time within a row (default :data:`BLOCK_RUNS`; the counts
+    are sums over blocks, the same whatever the size).
+
     Raises ValueError when ``thresholds`` or the grid's trajectory thresholds are empty, not
-    increasing, or outside [0, 1].
+    increasing, or outside [0, 1], or ``block_runs`` is not positive.
     """
     base = _f1_base(base)
+    block_runs = BLOCK_RUNS if block_runs is None else int(block_runs)
+    if block_runs <= 0:
+        raise ValueError("block_runs must be a positive number of runs")
     thr = _checked(thresholds, "thresholds")
     n_thr = thr.size
     human = features.human
@@ -176,7 +239,10 @@ def sweep(
     # (N,) arrays are built in place and in the narrowest type that holds them: at 10M runs each
     # int64 temporary is 80 MB, and the sweep's peak was the served process's (issue 14)
     # f1_reach, int32: the code below stays under (thresholds + 1) * 2 * N_CLASSES
-    f1_code = np.searchsorted(thr, features.f1_q, side="right").astype(np.int32)
+    # (searched a block at a time: ``searchsorted`` gives intp, 80 MB at 10M runs)
+    f1_code = np.empty(features.n, dtype=np.int32)
+    for lo in range(0, features.n, block_runs):
+        f1_code[lo : lo + block_runs] = np.searchsorted(thr, features.f1_q[lo : lo + block_runs], side="right")
     if features.empty_answer.any():  # type: ignore[union-attr]
         f1_code[features.empty_answer] = 0
     ran = features.has_output  # a turn the agent never ran fails every setting
@@ -220,28 +286,9 @@ def sweep(
     for fam, args, tt_all, tt_mean in rows:
         tts = _checked(tt_all, "trajectory thresholds")
         n_tt = tts.size
-        # traj_reach[i] = trajectory thresholds run i reaches (all of them for "none")
-        if fam == "none":
-            code = f1_code.astype(np.int64)
-            code += n_tt * (n_thr + 1) * 2 * N_CLASSES
-        else:
-            code = features.trajectory_reach(fam, args, tts, base.single_tool).astype(np.int64, copy=False)
-            code *= (n_thr + 1) * 2 * N_CLASSES
-            code += f1_code
-        counts = np.bincount(code, minlength=(n_tt + 1) * (n_thr + 1) * 2 * N_CLASSES).reshape(n_tt + 1, n_thr + 1, 2, N_CLASSES)
-        del code
-        if fam == "none":  # the mean is F1 alone
-            mean_pass = features.f1_q >= base.mean_threshold
-        else:  # quantise((score + f1) / 2) >= threshold, as evaluate computes it, in one array
-            mean = features.trajectory_scores_copy(fam, args, base.single_tool)  # decoded into its own array
-            mean += features.f1
-            mean /= 2.0
-            mean_pass = quantise(mean, out=mean) >= base.mean_threshold
-            del mean
-        mean_pass_code = mean_pass.view(np.int8) * np.int8(2 * N_CLASSES)
-        mean_pass_code += mean_code
-        by_mean = np.bincount(mean_pass_code, minlength=4 * N_CLASSES).reshape(2, 2, N_CLASSES)
-        del mean_pass, mean_pass_code
+        counts, by_mean = _row_counts(features, fam, args, tts, base, f1_code, mean_code, n_thr, block_runs)
+        counts = counts.reshape(n_tt + 1, n_thr + 1, 2, N_CLASSES)
+        by_mean = by_mean.reshape(2, 2, N_CLASSES)
         for combine in COMBINE_RULES:
             for deny in (False, True):
                 for key in (False, True):
