@@ -221,3 +221,51 @@ def test_the_sweep_counted_a_block_of_runs_at_a_time_is_the_same(both, block_run
 def test_the_sweep_refuses_a_block_of_no_runs(both):
     with pytest.raises(ValueError, match="block_runs"):
         sweep(both[0], block_runs=0)
+
+
+# --- score columns made when read (scores_on_read) ------------------------------------------------
+
+from explorer.core.evaluation.scores_on_read import mean_on_read, mean_reaches, trajectory_on_read  # noqa: E402
+from explorer.core.scoring.passmark import reaches  # noqa: E402
+
+
+def test_scores_made_for_some_runs_are_the_whole_column_s(both):
+    plain, coded = both
+    rng = np.random.default_rng(3)
+    picks = [5, np.int64(17), rng.integers(0, plain.n, 40), rng.random(plain.n) < 0.3, slice(10, 90, 7)]
+    for features in (plain, coded):
+        for family in ("exact", "recall", "lcs"):
+            for args in ("exact", "ignore"):
+                stored = plain.trajectory_scores(family, args)
+                traj = trajectory_on_read(features, family, args)
+                mean = mean_on_read(trajectory_on_read(features, family, args), plain.f1)
+                whole_mean = (stored + plain.f1) / 2.0
+                for index in picks:
+                    assert np.array_equal(np.asarray(traj.at(index)).view(np.uint64), np.asarray(stored[index]).view(np.uint64))
+                    assert np.array_equal(np.asarray(mean.at(index)).view(np.uint64), np.asarray(whole_mean[index]).view(np.uint64))
+                assert isinstance(traj.at(5), float)  # one run: a number, as indexing the column gives
+                assert np.array_equal(traj.whole().view(np.uint64), stored.view(np.uint64))
+                assert np.array_equal(mean.whole().view(np.uint64), whole_mean.view(np.uint64))
+                assert np.array_equal(mean.at(slice(0, 50)), whole_mean[:50])  # from the kept column now
+
+
+@pytest.mark.parametrize("block_runs", [1, 7, 1 << 16])
+def test_the_mean_check_a_block_at_a_time_is_passmark_s(both, block_runs):
+    plain, coded = both
+    for features in (plain, coded):
+        traj = trajectory_on_read(features, "recall", "exact")
+        whole = (plain.trajectory_scores("recall", "exact") + plain.f1) / 2.0
+        for t in sorted({0.0, 0.5, 1.0, *np.unique(quantise(whole)).tolist()[::5]}):
+            assert np.array_equal(mean_reaches(traj, plain.f1, t, block_runs), reaches(whole, t)), (t, block_runs)
+
+
+def test_an_evaluation_s_scores_read_per_run_or_whole_agree(both):
+    plain, coded = both
+    for combine in ("all", "mean"):
+        s = Settings(trajectory="recall", trajectory_threshold=0.6, combine=combine, f1_threshold=0.5)
+        a, b = evaluate(plain, s), evaluate(coded, s)
+        assert np.array_equal(a.passed, b.passed)
+        for ev in (a, b):
+            assert np.array_equal(ev.trajectory_score_at(np.arange(plain.n)), a.trajectory_score)
+            assert np.array_equal(ev.mean_score_at(np.arange(plain.n)), a.mean_score, equal_nan=True)
+        assert np.isnan(a.mean_score).all() == (combine == "all")

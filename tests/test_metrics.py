@@ -40,46 +40,65 @@ def test_kappa_textbook_example():
     assert agreement(passed, human).kappa == pytest.approx(0.4)
 
 
-# --- the same figures from outcome codes and labels prepared once (metrics.outcomes_of) -----------
+# --- outcome codes from labels prepared once (metrics.outcomes_of), and the verdicts a block at a time
 
 from hypothesis import given, settings as hsettings, strategies as st  # noqa: E402
 
-from explorer.core.evaluation.metrics import agreement_of_outcomes, outcomes_of, prepare_labels  # noqa: E402
-from explorer.core.evaluation.verdicts import OUTCOMES, outcome_codes  # noqa: E402
+from explorer.core.evaluation.metrics import agreement_from_counts, outcomes_of, prepare_labels  # noqa: E402
+from explorer.core.evaluation.verdicts import OUTCOMES, _combined, _first_failing, outcome_codes  # noqa: E402
 
 
 def test_outcome_codes_from_prepared_labels_by_hand():
     # every (verdict, person) pair once: pass/acceptable agree, pass/unacceptable false pass,
     # fail/acceptable false fail, fail/unacceptable agree, either/unlabelled unlabelled
     passed = np.array([1, 1, 0, 0, 1, 0], dtype=bool)
-    human = np.array([1, 0, 1, 0, -1, -1], dtype=np.int8)
-    labels = prepare_labels(human)
+    labels = prepare_labels(np.array([1, 0, 1, 0, -1, -1], dtype=np.int8))
     assert (labels.acceptable, labels.unacceptable) == (2, 2)
-    assert [OUTCOMES[c] for c in outcomes_of(passed, labels)] == [
+    assert [OUTCOMES[c] for c in outcomes_of(passed, labels.human, labels.if_failed)] == [
         "agree", "false pass", "false fail", "agree", "unlabelled", "unlabelled"]
-    a = agreement_of_outcomes(outcomes_of(passed, labels), labels)
-    assert (a.true_pass, a.false_pass, a.false_fail, a.true_fail, a.labelled, a.unlabelled) == (1, 1, 1, 1, 4, 2)
-    assert a.precision == 0.5 and a.recall == 0.5 and a.kappa == pytest.approx(0.0)
+    # a slice of the runs with its slice of the labels, written into a given array
+    out = np.full(2, 9, dtype=np.int8)
+    assert outcomes_of(passed[1:3], labels.human[1:3], labels.if_failed[1:3], out=out) is out and out.tolist() == [1, 2]
 
 
-def test_the_seed_opening_from_outcome_codes():
-    # the same ten runs as test_opening_run_figures: TP 0, FP 1, FN 5, TN 4, kappa -0.2
+def test_agreement_from_counts_is_agreement():
+    # the seed's opening (test_opening_run_figures): TP 0, FP 1, FN 5, TN 4
     passed = np.array([0, 0, 0, 0, 1, 0, 0, 0, 0, 0], dtype=bool)
+    human = np.array([1, 1, 1, 0, 0, 0, 1, 1, 0, 0], dtype=np.int8)
+    assert agreement_from_counts(0, 1, 5, 4) == agreement(passed, human)
+    assert agreement_from_counts(0, 1, 5, 4, unlabelled=3).unlabelled == 3
+
+
+def test_the_verdicts_of_the_seed_opening_a_block_at_a_time():
+    # two checks (trajectory, then F1) over the seed's ten runs, blocks of 3 runs: E5 (bad) passes
+    # both; the good runs fail the trajectory check; E9, E10 fail F1 only
+    traj = np.array([0, 0, 0, 0, 1, 1, 0, 0, 1, 1], dtype=bool)
+    f1 = np.array([1, 1, 1, 1, 1, 0, 1, 1, 0, 0], dtype=bool)
     labels = prepare_labels(np.array([1, 1, 1, 0, 0, 0, 1, 1, 0, 0], dtype=np.int8))
-    a = agreement_of_outcomes(outcomes_of(passed, labels), labels)
-    assert (a.true_pass, a.false_pass, a.false_fail, a.true_fail, a.agree) == (0, 1, 5, 4, 4)
-    assert a.kappa == pytest.approx(-0.2)
+    passed, decided, outcome, fp, fn = _combined([(traj, 2), (None, 0), (f1, 3)], None, 5, labels, block_runs=3)
+    assert passed.tolist() == [False] * 4 + [True] + [False] * 5
+    assert decided.tolist() == [2, 2, 2, 2, 5, 3, 2, 2, 3, 3]
+    assert [OUTCOMES[c] for c in outcome] == ["false fail"] * 3 + ["agree", "false pass", "agree"] + ["false fail"] * 2 + ["agree"] * 2
+    assert (fp, fn) == (1, 5)
 
 
 @hsettings(max_examples=200, deadline=None)
-@given(st.lists(st.tuples(st.booleans(), st.sampled_from([-1, 0, 1])), max_size=60))
-def test_outcome_codes_and_agreement_equal_the_definitions(pairs):
-    passed = np.array([p for p, _ in pairs], dtype=bool)
-    human = np.array([h for _, h in pairs], dtype=np.int8)
+@given(st.lists(st.tuples(st.booleans(), st.booleans(), st.booleans(), st.booleans(), st.sampled_from([-1, 0, 1])), max_size=40),
+       st.integers(1, 9), st.booleans(), st.booleans())
+def test_verdicts_a_block_at_a_time_equal_the_definitions(rows, block_runs, second_on, with_also):
+    a, b, c, also = (np.array([r[k] for r in rows], dtype=bool) for k in range(4))
+    human = np.array([r[4] for r in rows], dtype=np.int8)
     labels = prepare_labels(human)
-    codes = outcomes_of(passed, labels)
-    assert codes.dtype == np.int8 and np.array_equal(codes, outcome_codes(passed, human))
-    assert agreement_of_outcomes(codes, labels) == agreement(passed, human)
+    checks = [(a, 0), (b if second_on else None, 1), (c, 3)]
+    passed, decided, outcome, fp, fn = _combined(checks, also if with_also else None, 5, labels, block_runs=block_runs)
+    want = a & c & (b if second_on else True) & (also if with_also else True)
+    assert np.array_equal(passed, want)
+    assert np.array_equal(decided, _first_failing(checks, 5, len(rows)))
+    assert np.array_equal(outcome, outcome_codes(want, human))
+    whole = agreement(want, human)
+    assert (fp, fn) == (whole.false_pass, whole.false_fail)
+    codes = outcomes_of(want, labels.human, labels.if_failed)
+    assert codes.dtype == np.int8 and np.array_equal(codes, outcome_codes(want, human))
 
 
 def test_prepared_labels_refuse_another_code_and_stay_read_only():

@@ -27,7 +27,7 @@ from explorer.core.evaluation.settings import Settings
 from explorer.core.evaluation.sweep import sweep
 from explorer.core.evaluation.verdicts import evaluate, reason
 from explorer.core.scoring.cascade import CascadeFeatures, CascadeSettings, apply_bands_decided
-from explorer.core.scoring.passmark import quantise, reaches, show_pair, show_threshold
+from explorer.core.scoring.passmark import lowest_reaching, quantise, reaches, show_pair, show_threshold
 from explorer.core.scoring.trajectory_metrics import N_SCORES
 
 RUNS = [
@@ -151,18 +151,34 @@ def test_quantise_is_idempotent_and_show_threshold_reads_back(x):
 
 @given(st.lists(st.one_of(st.floats(0, 1), st.just(float("nan")), st.sampled_from([0.8, 0.7999999999999999, 14 / 27])),
                 min_size=1, max_size=50),
-       st.sampled_from([0.0, 0.8, 14 / 27, 0.41000000000000003, 1.0]), st.integers(1, 8))
-def test_reaches_over_a_long_array_is_the_comparison_of_each_score(scores, threshold, chunk):
-    """``reaches`` quantises an array longer than its chunk a chunk at a time (no second array of
-    N floats at 10M runs, issue 14): every element is what the scalar comparison gives it."""
-    import explorer.core.scoring.passmark as passmark
-
+       st.sampled_from([0.0, 0.8, 14 / 27, 0.41000000000000003, 1.0]))
+def test_reaches_over_an_array_is_the_comparison_of_each_score(scores, threshold):
+    """``reaches`` compares an array once with the lowest score that reaches the threshold (no
+    array of quantised scores at 10M runs, issue 14): every element is what the scalar
+    comparison, ``quantise(score) >= quantise(threshold)``, gives it."""
     arr = np.array(scores, dtype=np.float64)
     want = [bool(reaches(float(s), threshold)) for s in scores]  # one score at a time
-    old = passmark.CHUNK
-    passmark.CHUNK = chunk
-    try:
-        got = reaches(arr, threshold)
-    finally:
-        passmark.CHUNK = old
+    got = reaches(arr, threshold)
     assert got.dtype == bool and got.tolist() == want
+
+
+@pytest.mark.parametrize("threshold", [0.0, -0.0, 0.8, 14 / 27, 0.41000000000000003, 1.0, 0.5 + 4e-13, 1e-13, -0.3, 2.5, 1e300])
+def test_lowest_reaching_is_the_boundary_of_the_quantised_comparison(threshold):
+    x0 = lowest_reaching(threshold)
+    t = quantise(threshold)
+    assert quantise(x0) >= t  # x0 reaches ...
+    assert not quantise(float(np.nextafter(x0, -np.inf))) >= t  # ... and the float just below does not
+    assert x0 <= threshold  # a score equal to the threshold always reaches it
+    # by hand: 0.8 is reached from 0.8 - 5e-13 on (0.7999999999995 rounds to 0.8 at 12 places)
+    if threshold == 0.8:
+        assert 0.7999999999995 - 1e-16 <= x0 <= 0.7999999999995 + 1e-16
+
+
+def test_lowest_reaching_a_threshold_nothing_reaches():
+    assert np.isnan(lowest_reaching(float("nan")))
+    assert reaches(np.array([0.0, 1.0, float("inf")]), float("nan")).tolist() == [False, False, False]
+
+
+@given(st.floats(allow_nan=False), st.floats(-2.0, 2.0))
+def test_a_score_reaches_exactly_from_the_lowest_reaching_on(x, threshold):
+    assert (x >= lowest_reaching(threshold)) == bool(quantise(x) >= quantise(threshold))

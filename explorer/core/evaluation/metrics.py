@@ -84,7 +84,8 @@ def agreement_from_counts(tp: int, fp: int, fn: int, tn: int, unlabelled: int = 
 # when it passes, 0, 1 or 3: the failed code XOR (human + 1) for human in {1, 0, -1} (2^2, 0^1,
 # 3^0). So with the failed codes kept per case set an evaluation's codes are three int8 passes
 # (about 5 ms at 10M runs, against 22 ms for the six comparisons and masks of the definition), and
-# its confusion counts two more (FP and FN counted, TP and TN from the label totals).
+# its confusion counts two more (FP and FN counted, TP and TN from the label totals:
+# ``verdicts._combined``, then :func:`agreement_from_counts`).
 
 
 @dataclass(frozen=True, eq=False)
@@ -116,22 +117,14 @@ def prepare_labels(human: np.ndarray) -> PreparedLabels:
     return PreparedLabels(human, acc, unacc, if_failed)
 
 
-def outcomes_of(passed: np.ndarray, labels: PreparedLabels) -> np.ndarray:
-    """int8 (N,) outcome codes (0 agree, 1 false pass, 2 false fail, 3 unlabelled; the codes of
-    ``verdicts.outcome_codes``, elementwise equal) of the evaluator's ``passed`` (bool (N,))
-    against ``labels``: ``if_failed XOR passed * (human + 1)``."""
+def outcomes_of(passed: np.ndarray, human: np.ndarray, if_failed: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    """int8 outcome codes (0 agree, 1 false pass, 2 false fail, 3 unlabelled; the codes of
+    ``verdicts.outcome_codes``, elementwise equal) of the evaluator's ``passed`` (bool) against
+    the person's ``human`` (int8, -1 / 0 / 1) and :attr:`PreparedLabels.if_failed` (the same
+    runs: slices of a case set's arrays are fine): ``if_failed XOR passed * (human + 1)``.
+    ``out``: an int8 array of that shape to write into (returned)."""
     p = np.asarray(passed, dtype=bool).view(np.int8)
-    out = np.multiply(labels.human, p)
+    out = np.multiply(human, p, out=out, dtype=np.int8)
     out += p
-    out ^= labels.if_failed
+    out ^= if_failed
     return out
-
-
-def agreement_of_outcomes(outcome: np.ndarray, labels: PreparedLabels) -> Agreement:
-    """The :func:`agreement` of an evaluation from its outcome codes (:func:`outcomes_of`):
-    FP and FN counted, TP = acceptable - FN, TN = unacceptable - FP (the same counts)."""
-    outcome = np.asarray(outcome)
-    fp = int(np.count_nonzero(outcome == 1))
-    fn = int(np.count_nonzero(outcome == 2))
-    tp, tn = labels.acceptable - fn, labels.unacceptable - fp
-    return agreement_from_counts(tp, fp, fn, tn, int(outcome.size - labels.acceptable - labels.unacceptable))

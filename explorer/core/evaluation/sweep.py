@@ -49,7 +49,7 @@ from .verdicts import evaluate
 from .features import Features
 from .settings import COMBINE_RULES, Settings
 from ..scoring.arg_match import ARG_MODES
-from ..scoring.passmark import quantise
+from ..scoring.passmark import lowest_reaching, quantise
 from .coded import gather
 from ..scoring.trajectory_metrics import DEFINITIONS
 
@@ -171,6 +171,7 @@ def _row_counts(
     elif fam != "none":
         scores = features.trajectory_scores(fam, args, base.single_tool)  # (N,) float64
     f1, f1_q = features.f1, features.f1_q
+    lowest_mean = lowest_reaching(base.mean_threshold)
     for lo in range(0, n, block_runs):
         sl = slice(lo, min(n, lo + block_runs))
         if fam == "none":
@@ -188,7 +189,7 @@ def _row_counts(
             code += f1_code[sl]
             mean += f1[sl]
             mean /= 2.0
-            mean_pass = quantise(mean, out=mean) >= base.mean_threshold
+            mean_pass = mean >= lowest_mean  # quantise(mean) >= mean_threshold (passmark.lowest_reaching)
         counts += np.bincount(code, minlength=counts.size)
         mean_pass_code = mean_pass.view(np.int8) * np.int8(2 * N_CLASSES)
         mean_pass_code += mean_code[sl]

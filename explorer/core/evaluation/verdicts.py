@@ -26,7 +26,8 @@ import pandas as pd
 
 from .features import Features
 from ..scoring.cascade import STAGES
-from .metrics import Agreement, agreement, agreement_of_outcomes, outcomes_of
+from .metrics import Agreement, PreparedLabels, agreement_from_counts, outcomes_of
+from .scores_on_read import ScoresOnRead, mean_on_read, mean_reaches, trajectory_on_read
 from .response_features import ResponseCheck, ResponseFeatures
 from ..scoring.normalise import is_empty_answer
 from .settings import Settings
@@ -62,25 +63,47 @@ class Evaluation:
     """The evaluator's result for every run under one ``settings``.
 
     Arrays have shape (N,). ``trajectory_score`` and ``mean_score`` are NaN where not used
-    (trajectory ``none``; combine ``all``). ``decided_by`` and ``outcome`` are int8 codes into
+    (trajectory ``none``; combine ``all``); they are made when first read
+    (:mod:`explorer.core.evaluation.scores_on_read`: at 10M runs each is 80 MB a settings change
+    would make for nothing), and ``trajectory_score_at(index)`` / ``mean_score_at(index)`` make
+    only the runs asked for. ``decided_by`` and ``outcome`` are int8 codes into
     ``DECIDED_BY`` and ``OUTCOMES``. ``f1`` / ``f1_pass`` are unigram F1 and "F1 reaches the
     threshold and the answer is not empty" always; ``response`` is the chosen scorer's check when it is not ``f1`` (None otherwise), and
     then ``passed`` uses ``response.passed`` in place of ``f1_pass``.
     """
 
     settings: Settings
-    trajectory_score: np.ndarray
+    trajectory_on_read: ScoresOnRead
     trajectory_pass: np.ndarray
     f1: np.ndarray
     f1_pass: np.ndarray
     deny_pass: np.ndarray
     key_pass: np.ndarray
-    mean_score: np.ndarray
+    mean_on_read: ScoresOnRead
     passed: np.ndarray
     decided_by: np.ndarray
     outcome: np.ndarray
     summary: Agreement
     response: ResponseCheck | None = None
+
+    @property
+    def trajectory_score(self) -> np.ndarray:
+        """float64 (N,): each run's trajectory score (NaN with trajectory ``none``)."""
+        return self.trajectory_on_read.whole()
+
+    @property
+    def mean_score(self) -> np.ndarray:
+        """float64 (N,): mean(trajectory score, response value) under ``combine="mean"`` (NaN
+        under ``all``)."""
+        return self.mean_on_read.whole()
+
+    def trajectory_score_at(self, index):
+        """``trajectory_score[index]`` (an int gives a float), made for those runs only."""
+        return self.trajectory_on_read.at(index)
+
+    def mean_score_at(self, index):
+        """``mean_score[index]``, made for those runs only."""
+        return self.mean_on_read.at(index)
 
     @property
     def response_score(self) -> np.ndarray:
@@ -140,7 +163,8 @@ def _constant(n: int, kind: str) -> np.ndarray:
 
 def _first_failing(checks: list[tuple[np.ndarray | None, int]], otherwise: int, n: int) -> np.ndarray:
     """int8 (N,): for each run the code of the first check in ``checks`` (pass array, code) that
-    it fails, else ``otherwise``; a check given as None is off (everyone passes it)."""
+    it fails, else ``otherwise``; a check given as None is off (everyone passes it). The
+    definition :func:`_combined` computes a block at a time (the tests compare them)."""
     decided = np.full(n, otherwise, dtype=np.int8)
     for ok, code in reversed(checks):
         if ok is not None:
@@ -149,6 +173,56 @@ def _first_failing(checks: list[tuple[np.ndarray | None, int]], otherwise: int, 
             fails = (~ok).view(np.int8)
             decided += (np.int8(code) - decided) * fails
     return decided
+
+
+BLOCK_RUNS = 1 << 16
+"""Runs :func:`_combined` works on at a time: a block's temporaries (a few hundred kB) stay in the
+processor's cache and reuse their memory, where whole-N ones (10 MB each at 10M runs, a dozen a
+settings change) were written to fresh pages (issue 14)."""
+
+
+def _combined(
+    checks: list[tuple[np.ndarray | None, int]], also: np.ndarray | None, otherwise: int, labels: PreparedLabels,
+    block_runs: int = BLOCK_RUNS,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, int, int]:
+    """The verdict of every run from its checks, a block of runs at a time: ``(passed, decided,
+    outcome, false passes, false fails)``. ``checks``: (pass array bool (N,), ``DECIDED_BY`` code)
+    in the order they decide, None for a check that is off (everyone passes it); ``also``: a
+    check that must pass too without deciding (the mean's), or None; ``otherwise``: the code of a
+    run that fails no check. ``passed``: bool (N,), every check (and ``also``) passes;
+    ``decided``: int8 (N,), the first failing check's code (:func:`_first_failing`, elementwise);
+    ``outcome``: int8 (N,), :func:`~explorer.core.evaluation.metrics.outcomes_of` of ``passed``
+    (:func:`outcome_codes`, elementwise). ``labels``: the case set's (``Features.prepared_labels``)."""
+    on = [(ok, code) for ok, code in checks if ok is not None]
+    oks = [ok for ok, _ in on] + ([also] if also is not None else [])
+    n = labels.human.size
+    passed = np.empty(n, dtype=bool)
+    decided = np.empty(n, dtype=np.int8)
+    outcome = np.empty(n, dtype=np.int8)
+    fails = np.empty(min(n, block_runs), dtype=bool)
+    step = np.empty(min(n, block_runs), dtype=np.int8)
+    fp = fn = 0
+    for lo in range(0, n, block_runs):
+        hi = min(n, lo + block_runs)
+        m = hi - lo
+        d, p, o = decided[lo:hi], passed[lo:hi], outcome[lo:hi]
+        d.fill(otherwise)
+        for ok, code in reversed(on):  # decided := code where the check fails; arithmetic (a masked write is slower)
+            f, t = fails[:m], step[:m]
+            np.invert(ok[lo:hi], out=f)
+            np.subtract(np.int8(code), d, out=t)
+            t *= f.view(np.int8)
+            d += t
+        if oks:
+            np.copyto(p, oks[0][lo:hi])
+            for ok in oks[1:]:
+                p &= ok[lo:hi]
+        else:
+            p.fill(True)
+        outcomes_of(p, labels.human[lo:hi], labels.if_failed[lo:hi], out=o)
+        fp += int(np.count_nonzero(o == 1))
+        fn += int(np.count_nonzero(o == 2))
+    return passed, decided, outcome, fp, fn
 
 
 def evaluate(
@@ -172,10 +246,11 @@ def evaluate(
     n = features.n
     true = _constant(n, "true")
     if settings.trajectory == "none":
-        traj = _constant(n, "nan")
+        traj = ScoresOnRead.of(_constant(n, "nan"))
         traj_pass = true
     else:
-        traj = features.trajectory_scores(settings.trajectory, settings.args, settings.single_tool)
+        # the scores as numbers are made when read (the pass below reads the codes)
+        traj = trajectory_on_read(features, settings.trajectory, settings.args, settings.single_tool)
         # quantise(traj) >= threshold, both quantised: equal passes (per distinct value when stored as codes)
         traj_pass = features.trajectory_pass(settings.trajectory, settings.args, settings.trajectory_threshold, settings.single_tool)
     f1 = features.f1
@@ -198,17 +273,13 @@ def evaluate(
     ran_check = features.has_output if features.no_output.any() else None  # type: ignore[union-attr]
     deny_check = deny_pass if settings.deny_check else None
     key_check = key_pass if settings.key_fields else None
-    hard_pass = deny_pass & key_pass if settings.deny_check and settings.key_fields else (
-        deny_pass if settings.deny_check else key_pass
-    )
-    if ran_check is not None:
-        hard_pass = hard_pass & ran_check
+    labels = features.prepared_labels  # outcome codes and counts from the labels prepared once per case set
     if settings.combine == "all":
-        mean = _constant(n, "nan")
-        passed = hard_pass & traj_pass & resp_pass
+        mean = ScoresOnRead.of(_constant(n, "nan"))
         traj_check = None if settings.trajectory == "none" else traj_pass
-        decided = _first_failing(
-            [(ran_check, _MISSING), (deny_check, _DENY), (key_check, _KEY), (traj_check, _TRAJ), (resp_pass, _F1)], _ALL, n
+        # passes every check (trajectory "none": its check is off)
+        passed, decided, outcome, fp, fn = _combined(
+            [(ran_check, _MISSING), (deny_check, _DENY), (key_check, _KEY), (traj_check, _TRAJ), (resp_pass, _F1)], None, _ALL, labels
         )
         if check is not None:  # name the scorer (cascade: the stage) where the response check decided
             resp_code = _cascade_codes(check) if check.cascade is not None else np.int8(_SCORER_CODE[check.name])
@@ -218,33 +289,32 @@ def evaluate(
             decided = np.where((decided == resp_code) & ~answered, np.int8(_EMPTY), decided).astype(np.int8)
     else:
         if settings.trajectory == "none" and check is None:
-            mean = resp_value
+            mean = ScoresOnRead.of(resp_value)
             # F1 alone: its quantised values are kept (Features.f1_q), no N floats rounded per change
             mean_pass = features.f1_q >= settings.mean_threshold
-        else:
-            if settings.trajectory == "none":
-                mean = resp_value
-            else:  # (traj + response) / 2 in one new array (the same values; at 10M runs each array is 80 MB)
-                mean = traj + resp_value
-                mean /= 2.0
-            mean_pass = reaches(mean, settings.mean_threshold)  # quantised a chunk at a time: no second N floats
-        passed = hard_pass & mean_pass
-        decided = _first_failing([(ran_check, _MISSING), (deny_check, _DENY), (key_check, _KEY)], _MEAN, n)
-    labels = features.prepared_labels  # outcome codes and counts from the labels prepared once per case set
-    outcome = outcomes_of(passed, labels)
+        elif settings.trajectory == "none":
+            mean = ScoresOnRead.of(resp_value)
+            mean_pass = reaches(resp_value, settings.mean_threshold)  # quantised a chunk at a time: no second N floats
+        else:  # (traj + response) / 2 made when read; the check a block of runs at a time
+            mean = mean_on_read(traj, resp_value)
+            mean_pass = mean_reaches(traj, resp_value, settings.mean_threshold)
+        passed, decided, outcome, fp, fn = _combined(
+            [(ran_check, _MISSING), (deny_check, _DENY), (key_check, _KEY)], mean_pass, _MEAN, labels
+        )
     return Evaluation(
         settings=settings,
-        trajectory_score=traj,
+        trajectory_on_read=traj,
         trajectory_pass=traj_pass,
         f1=f1,
         f1_pass=f1_pass,
         deny_pass=deny_pass,
         key_pass=key_pass,
-        mean_score=mean,
+        mean_on_read=mean,
         passed=passed,
         decided_by=decided,
         outcome=outcome,
-        summary=agreement_of_outcomes(outcome, labels),
+        summary=agreement_from_counts(labels.acceptable - fn, fp, fn, labels.unacceptable - fp,
+                                      n - labels.acceptable - labels.unacceptable),
         response=check,
     )
 
@@ -293,7 +363,7 @@ def reason(features: Features, ev: Evaluation, i: int) -> str:
     if code == _KEY:
         return str(features.key_columns(s.day_first)[1][i])
     if code == _TRAJ:
-        return trajectory_reason(features, s, i, float(ev.trajectory_score[i]))
+        return trajectory_reason(features, s, i, float(ev.trajectory_score_at(i)))
     if code == _F1:
         return "F1 {} < {}".format(*show_pair(ev.f1[i], s.f1_threshold))
     rc = ev.response
@@ -305,9 +375,9 @@ def reason(features: Features, ev: Evaluation, i: int) -> str:
     notes = _rule_notes(features, s, i)
     if code == _MEAN:
         value = ev.f1[i] if rc is None else rc.value[i]
-        parts = f"{resp} {value:.2f}" if s.trajectory == "none" else f"{_traj_words(s, ev.trajectory_score[i])}, {resp} {value:.2f}"
+        parts = f"{resp} {value:.2f}" if s.trajectory == "none" else f"{_traj_words(s, ev.trajectory_score_at(i))}, {resp} {value:.2f}"
         sign = ">=" if ev.passed[i] else "<"
-        mean, limit = show_pair(ev.mean_score[i], s.mean_threshold)
+        mean, limit = show_pair(ev.mean_score_at(i), s.mean_threshold)
         return f"mean {mean} {sign} {limit} ({parts}{notes}){_score_note(rc, i)}"
     if rc is not None and rc.cascade is not None:
         why = rc.cascade.reason(rc.cascade_features, i, s.pass_above, s.fail_below)  # type: ignore[arg-type]
@@ -315,7 +385,7 @@ def reason(features: Features, ev: Evaluation, i: int) -> str:
     score, limit = show_pair(ev.f1[i] if rc is None else rc.score[i], s.f1_threshold)
     if s.trajectory == "none":
         return f"all checks pass ({resp} {score} >= {limit}){_score_note(rc, i)}"
-    return f"all checks pass ({_traj_words(s, ev.trajectory_score[i])}, {resp} {score} >= {limit}{notes}){_score_note(rc, i)}"
+    return f"all checks pass ({_traj_words(s, ev.trajectory_score_at(i))}, {resp} {score} >= {limit}{notes}){_score_note(rc, i)}"
 
 def matcher_for(features: Features, settings: Settings) -> ArgMatcher:
     """How calls are compared under ``settings``: its argument mode with the features' rules and
@@ -383,13 +453,13 @@ def result_table(features: Features, ev: Evaluation, rows: Sequence[int] | np.nd
         {
             "id": features.run_ids[idx],
             "title": [features.runs[i].title for i in idx],
-            "trajectory_score": ev.trajectory_score[idx],
+            "trajectory_score": ev.trajectory_score_at(idx),
             "trajectory_pass": ev.trajectory_pass[idx],
             "f1": ev.f1[idx],
             "f1_pass": ev.f1_pass[idx],
             "deny_pass": ev.deny_pass[idx],
             "key_pass": ev.key_pass[idx],
-            "mean_score": ev.mean_score[idx],
+            "mean_score": ev.mean_score_at(idx),
             "verdict": np.where(ev.passed[idx], "pass", "fail"),
             "human_verdict": human_names[features.human[idx]],
             "outcome": np.array(OUTCOMES, dtype=object)[ev.outcome[idx]],

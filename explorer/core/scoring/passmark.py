@@ -18,6 +18,7 @@ alone in its shortest exact form.
 
 from __future__ import annotations
 
+import functools
 from typing import overload
 
 import numpy as np
@@ -40,26 +41,54 @@ def quantise(x, out=None):
     return float(np.round(float(x), DECIMALS))
 
 
-CHUNK = 1 << 16
-"""Scores quantised at a time by :func:`reaches` over a long array (512 kB of float64)."""
+_SIGN = np.int64(0x7FFFFFFFFFFFFFFF)
+
+
+def _order_key(x: float) -> int:
+    """An int whose order is the order of the float64 ``x`` (not NaN): its bits, with the
+    non-sign bits of a negative number flipped (-0.0 just below 0.0). Its own inverse."""
+    b = np.float64(x).view(np.int64)
+    return int(b ^ ((b >> np.int64(63)) & _SIGN))
+
+
+def _from_key(k: int) -> float:
+    b = np.int64(k)
+    return float((b ^ ((b >> np.int64(63)) & _SIGN)).view(np.float64))
+
+
+@functools.lru_cache(maxsize=256)
+def lowest_reaching(threshold: float) -> float:
+    """The smallest float64 ``x`` with ``quantise(x) >= quantise(threshold)``: a score (not NaN)
+    reaches ``threshold`` exactly when it is ``>=`` this. Rounding is monotone, so the scores
+    that reach a threshold are all floats from one on; found by bisection over the floats in
+    order (64 steps of one :func:`quantise` each, once per threshold). NaN when no score
+    reaches it (a NaN threshold: every comparison with NaN is False)."""
+    with np.errstate(over="ignore", invalid="ignore"):  # x * 10**12 overflows to inf past ~1.8e296: still monotone
+        t = quantise(float(threshold))
+        if not quantise(np.inf) >= t:
+            return float("nan")
+        lo, hi = _order_key(-np.inf), _order_key(np.inf)
+        while lo < hi:  # the smallest key whose float reaches t
+            mid = (lo + hi) // 2
+            if quantise(_from_key(mid)) >= t:
+                hi = mid
+            else:
+                lo = mid + 1
+    return _from_key(lo)
 
 
 def reaches(score, threshold):
     """True where ``score`` reaches ``threshold`` (bool, or a bool array of ``score``'s shape for
     an array of scores; NaN never reaches). ``reaches(14 / 27, 0.5185185185185185)`` is True.
 
-    A 1-d array longer than :data:`CHUNK` is quantised a chunk at a time into one small buffer,
-    so no second array of N floats is made (80 MB at 10M runs, issue 14): the same comparison,
-    elementwise."""
+    An array is compared once with :func:`lowest_reaching` of the threshold (no array of
+    quantised scores made: 80 MB at 10M runs, issue 14): the same answer, elementwise, as
+    ``quantise(score) >= quantise(threshold)``."""
+    if isinstance(score, np.ndarray):
+        with np.errstate(invalid="ignore"):
+            return score.astype(np.float64, copy=False) >= lowest_reaching(float(threshold))
     t = quantise(float(threshold))
     with np.errstate(invalid="ignore"):
-        if isinstance(score, np.ndarray) and score.ndim == 1 and score.size > CHUNK:
-            out = np.empty(score.shape, dtype=bool)
-            buf = np.empty(CHUNK, dtype=np.float64)
-            for start in range(0, score.size, CHUNK):
-                part = score[start:start + CHUNK]
-                np.greater_equal(quantise(part, out=buf[: part.size]), t, out=out[start:start + part.size])
-            return out
         return quantise(score) >= t
 
 
