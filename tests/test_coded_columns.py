@@ -269,3 +269,16 @@ def test_an_evaluation_s_scores_read_per_run_or_whole_agree(both):
             assert np.array_equal(ev.trajectory_score_at(np.arange(plain.n)), a.trajectory_score)
             assert np.array_equal(ev.mean_score_at(np.arange(plain.n)), a.mean_score, equal_nan=True)
         assert np.isnan(a.mean_score).all() == (combine == "all")
+
+
+def test_the_sweep_counted_by_two_threads_is_the_same(both, monkeypatch):
+    # rows counted side by side (what a case set of a million runs or more gets), in blocks of 7
+    import explorer.core.evaluation.sweep as sweep_module
+
+    plain, coded = both
+    base = Settings(deny_tools=("delete_booking",))
+    one_thread = sweep(coded, base, block_runs=7)
+    monkeypatch.setattr(sweep_module, "THREADS_FROM_RUNS", 0)
+    monkeypatch.setattr(sweep_module.os, "cpu_count", lambda: 2)
+    assert sweep(coded, base, block_runs=7).equals(one_thread)
+    assert sweep(plain, base, grid=ADK_GRID, block_runs=7).equals(sweep(plain, base, grid=ADK_GRID))

@@ -84,13 +84,15 @@ def test_the_verdicts_of_the_seed_opening_a_block_at_a_time():
 
 @hsettings(max_examples=200, deadline=None)
 @given(st.lists(st.tuples(st.booleans(), st.booleans(), st.booleans(), st.booleans(), st.sampled_from([-1, 0, 1])), max_size=40),
-       st.integers(1, 9), st.booleans(), st.booleans())
-def test_verdicts_a_block_at_a_time_equal_the_definitions(rows, block_runs, second_on, with_also):
+       st.integers(1, 9), st.booleans(), st.sampled_from(["none", "array", "function"]))
+def test_verdicts_a_block_at_a_time_equal_the_definitions(rows, block_runs, second_on, also_as):
     a, b, c, also = (np.array([r[k] for r in rows], dtype=bool) for k in range(4))
     human = np.array([r[4] for r in rows], dtype=np.int8)
     labels = prepare_labels(human)
     checks = [(a, 0), (b if second_on else None, 1), (c, 3)]
-    passed, decided, outcome, fp, fn = _combined(checks, also if with_also else None, 5, labels, block_runs=block_runs)
+    with_also = also_as != "none"
+    given_also = {"none": None, "array": also, "function": lambda lo, hi: also[lo:hi].copy()}[also_as]
+    passed, decided, outcome, fp, fn = _combined(checks, given_also, 5, labels, block_runs=block_runs)
     want = a & c & (b if second_on else True) & (also if with_also else True)
     assert np.array_equal(passed, want)
     assert np.array_equal(decided, _first_failing(checks, 5, len(rows)))

@@ -8,8 +8,8 @@ holds how to make the column: ``whole()`` makes all of it once and keeps it (the
 table, exports), ``at(index)`` only the runs asked for. Both give exactly the values the whole
 column holds (the same float64 operations, elementwise).
 
-:func:`mean_reaches` computes the ``combine="mean"`` check a block of runs at a time from the
-same parts, so the check needs no whole mean column either.
+:func:`mean_check` computes the ``combine="mean"`` check for a block of runs from the same parts,
+so the check needs no whole mean column either (:func:`mean_reaches`: every run).
 """
 
 from __future__ import annotations
@@ -76,21 +76,32 @@ def mean_on_read(trajectory: ScoresOnRead, response: np.ndarray) -> ScoresOnRead
     return ScoresOnRead(whole, lambda index: (trajectory.at(index) + response[index]) / 2.0)
 
 
-def mean_reaches(trajectory: ScoresOnRead, response: np.ndarray, threshold: float, block_runs: int = BLOCK_RUNS) -> np.ndarray:
-    """bool (N,): ``quantise((trajectory + response) / 2) >= quantise(threshold)``
+def mean_check(trajectory: ScoresOnRead, response: np.ndarray, threshold: float) -> Callable[[int, int], np.ndarray]:
+    """The ``combine="mean"`` check for runs ``lo .. hi-1``: a function ``(lo, hi)`` -> bool
+    (hi - lo,), ``quantise((trajectory + response) / 2) >= quantise(threshold)``
     (:func:`explorer.core.scoring.passmark.reaches` of :func:`mean_on_read`'s column, elementwise;
-    NaN never reaches), made ``block_runs`` runs at a time without the whole mean column, each
-    mean compared with :func:`~explorer.core.scoring.passmark.lowest_reaching` of the threshold."""
-    n = response.shape[0]
+    NaN never reaches), each mean compared with
+    :func:`~explorer.core.scoring.passmark.lowest_reaching` of the threshold. ``response``: float64 (N,)."""
     lowest = lowest_reaching(float(threshold))  # quantise(x) >= quantise(threshold) exactly when x >= lowest
+
+    def block(lo: int, hi: int) -> np.ndarray:
+        mean = np.add(trajectory.at(slice(lo, hi)), response[lo:hi], dtype=np.float64)
+        mean /= 2.0
+        with np.errstate(invalid="ignore"):
+            return mean >= lowest
+
+    return block
+
+
+def mean_reaches(trajectory: ScoresOnRead, response: np.ndarray, threshold: float, block_runs: int = BLOCK_RUNS) -> np.ndarray:
+    """bool (N,): :func:`mean_check` of every run, made ``block_runs`` runs at a time without the
+    whole mean column."""
+    n = response.shape[0]
+    check = mean_check(trajectory, response, threshold)
     out = np.empty(n, dtype=bool)
-    with np.errstate(invalid="ignore"):
-        for lo in range(0, n, block_runs):
-            sl = slice(lo, min(n, lo + block_runs))
-            mean = np.add(trajectory.at(sl), response[sl], dtype=np.float64)
-            mean /= 2.0
-            np.greater_equal(mean, lowest, out=out[sl])
+    for lo in range(0, n, block_runs):
+        out[lo : lo + block_runs] = check(lo, min(n, lo + block_runs))
     return out
 
 
-__all__ = ["ScoresOnRead", "trajectory_on_read", "mean_on_read", "mean_reaches", "BLOCK_RUNS"]
+__all__ = ["ScoresOnRead", "trajectory_on_read", "mean_on_read", "mean_check", "mean_reaches", "BLOCK_RUNS"]

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass, replace
-from typing import Iterable, Sequence
+from typing import Callable, Iterable, Sequence
 
 import numpy as np
 import pandas as pd
@@ -27,7 +27,7 @@ import pandas as pd
 from .features import Features
 from ..scoring.cascade import STAGES
 from .metrics import Agreement, PreparedLabels, agreement_from_counts, outcomes_of
-from .scores_on_read import ScoresOnRead, mean_on_read, mean_reaches, trajectory_on_read
+from .scores_on_read import ScoresOnRead, mean_check, mean_on_read, trajectory_on_read
 from .response_features import ResponseCheck, ResponseFeatures
 from ..scoring.normalise import is_empty_answer
 from .settings import Settings
@@ -182,19 +182,20 @@ settings change) were written to fresh pages (issue 14)."""
 
 
 def _combined(
-    checks: list[tuple[np.ndarray | None, int]], also: np.ndarray | None, otherwise: int, labels: PreparedLabels,
-    block_runs: int = BLOCK_RUNS,
+    checks: list[tuple[np.ndarray | None, int]], also: np.ndarray | Callable[[int, int], np.ndarray] | None, otherwise: int,
+    labels: PreparedLabels, block_runs: int = BLOCK_RUNS,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int, int]:
     """The verdict of every run from its checks, a block of runs at a time: ``(passed, decided,
     outcome, false passes, false fails)``. ``checks``: (pass array bool (N,), ``DECIDED_BY`` code)
     in the order they decide, None for a check that is off (everyone passes it); ``also``: a
-    check that must pass too without deciding (the mean's), or None; ``otherwise``: the code of a
+    check that must pass too without deciding (the mean's): a bool (N,) array, or a function
+    ``(lo, hi)`` giving it for runs ``lo .. hi-1`` (made per block), or None; ``otherwise``: the code of a
     run that fails no check. ``passed``: bool (N,), every check (and ``also``) passes;
     ``decided``: int8 (N,), the first failing check's code (:func:`_first_failing`, elementwise);
     ``outcome``: int8 (N,), :func:`~explorer.core.evaluation.metrics.outcomes_of` of ``passed``
     (:func:`outcome_codes`, elementwise). ``labels``: the case set's (``Features.prepared_labels``)."""
     on = [(ok, code) for ok, code in checks if ok is not None]
-    oks = [ok for ok, _ in on] + ([also] if also is not None else [])
+    oks = [ok for ok, _ in on] + ([also] if isinstance(also, np.ndarray) else [])
     n = labels.human.size
     passed = np.empty(n, dtype=bool)
     decided = np.empty(n, dtype=np.int8)
@@ -219,6 +220,8 @@ def _combined(
                 p &= ok[lo:hi]
         else:
             p.fill(True)
+        if callable(also):
+            p &= also(lo, hi)
         outcomes_of(p, labels.human[lo:hi], labels.if_failed[lo:hi], out=o)
         fp += int(np.count_nonzero(o == 1))
         fn += int(np.count_nonzero(o == 2))
@@ -297,7 +300,7 @@ def evaluate(
             mean_pass = reaches(resp_value, settings.mean_threshold)  # quantised a chunk at a time: no second N floats
         else:  # (traj + response) / 2 made when read; the check a block of runs at a time
             mean = mean_on_read(traj, resp_value)
-            mean_pass = mean_reaches(traj, resp_value, settings.mean_threshold)
+            mean_pass = mean_check(traj, resp_value, settings.mean_threshold)  # made a block at a time with the verdicts
         passed, decided, outcome, fp, fn = _combined(
             [(ran_check, _MISSING), (deny_check, _DENY), (key_check, _KEY)], mean_pass, _MEAN, labels
         )
