@@ -467,7 +467,10 @@ def main(argv: list[str] | None = None) -> int:
         kept = [r for r in json.loads(args.out.read_text())
                 if r.get("figure") in OTHER_SCRIPTS_FIGURES or str(r.get("figure", "")).startswith("scale_out_")]
         records += kept
-    args.out.write_text(json.dumps(records, indent=2) + "\n")
+    # paths inside the checkout (the cache folder a note names) written relative to it, as the
+    # data paths are: the records read the same on another machine
+    text = json.dumps(records, indent=2).replace(json.dumps(str(REPO) + os.sep)[1:-1], "")
+    args.out.write_text(text + "\n")
     (args.out.with_name("results_meta.json")).write_text(json.dumps({k: v for k, v in result.items() if k != "records"}, indent=2) + "\n")
     print_table(records)
     print(f"\n{len(records)} figures in {result['seconds']:.0f} s; written to {args.out}")

@@ -153,10 +153,12 @@ def serve_step(dataset: Path, full_grid: bool) -> dict:
 
 
 def record(records: list[dict]) -> None:
-    """Replace the ``scale_out_*`` records of ``bench/results.json`` with ``records``."""
+    """Replace the records of ``bench/results.json`` whose figures ``records`` measured anew
+    (``--steps serve`` alone keeps the featurise record of an earlier run)."""
     path = BENCH / "results.json"
     old = json.loads(path.read_text()) if path.exists() else []
-    kept = [r for r in old if not str(r.get("figure", "")).startswith("scale_out_")]
+    measured = {r["figure"] for r in records}
+    kept = [r for r in old if r.get("figure") not in measured]
     path.write_text(json.dumps(kept + records, indent=2) + "\n")
 
 
