@@ -90,8 +90,8 @@ def agreement_from_counts(tp: int, fp: int, fn: int, tn: int, unlabelled: int = 
 
 @dataclass(frozen=True, eq=False)
 class PreparedLabels:
-    """A person's verdicts prepared once per case set for :func:`outcomes_of` and
-    :func:`agreement_of_outcomes`: ``human`` int8 (N,) (1 / 0 / -1), the counts of
+    """A person's verdicts prepared once per case set for :func:`outcomes_of` and the confusion
+    counts of an evaluation (``verdicts._combined``): ``human`` int8 (N,) (1 / 0 / -1), the counts of
     ``acceptable`` and ``unacceptable`` runs, and ``if_failed`` int8 (N,) (read-only), each run's
     outcome code if the evaluator fails it."""
 

@@ -297,7 +297,7 @@ def evaluate(
             mean_pass = features.f1_q >= settings.mean_threshold
         elif settings.trajectory == "none":
             mean = ScoresOnRead.of(resp_value)
-            mean_pass = reaches(resp_value, settings.mean_threshold)  # quantised a chunk at a time: no second N floats
+            mean_pass = reaches(resp_value, settings.mean_threshold)  # one comparison (passmark.lowest_reaching)
         else:  # (traj + response) / 2 made when read; the check a block of runs at a time
             mean = mean_on_read(traj, resp_value)
             mean_pass = mean_check(traj, resp_value, settings.mean_threshold)  # made a block at a time with the verdicts
