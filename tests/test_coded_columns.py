@@ -225,7 +225,7 @@ def test_the_sweep_refuses_a_block_of_no_runs(both):
 
 # --- score columns made when read (scores_on_read) ------------------------------------------------
 
-from explorer.core.evaluation.scores_on_read import mean_on_read, mean_reaches, trajectory_on_read  # noqa: E402
+from explorer.core.evaluation.scores_on_read import mean_check, mean_on_read, trajectory_on_read  # noqa: E402
 from explorer.core.scoring.passmark import reaches  # noqa: E402
 
 
@@ -256,7 +256,9 @@ def test_the_mean_check_a_block_at_a_time_is_passmark_s(both, block_runs):
         traj = trajectory_on_read(features, "recall", "exact")
         whole = (plain.trajectory_scores("recall", "exact") + plain.f1) / 2.0
         for t in sorted({0.0, 0.5, 1.0, *np.unique(quantise(whole)).tolist()[::5]}):
-            assert np.array_equal(mean_reaches(traj, plain.f1, t, block_runs), reaches(whole, t)), (t, block_runs)
+            check = mean_check(traj, plain.f1, t)
+            blocks = np.concatenate([check(lo, min(plain.n, lo + block_runs)) for lo in range(0, plain.n, block_runs)])
+            assert np.array_equal(blocks, reaches(whole, t)), (t, block_runs)
 
 
 def test_an_evaluation_s_scores_read_per_run_or_whole_agree(both):

@@ -9,7 +9,7 @@ table, exports), ``at(index)`` only the runs asked for. Both give exactly the va
 column holds (the same float64 operations, elementwise).
 
 :func:`mean_check` computes the ``combine="mean"`` check for a block of runs from the same parts,
-so the check needs no whole mean column either (:func:`mean_reaches`: every run).
+so the check needs no whole mean column either (``verdicts._combined`` calls it per block).
 """
 
 from __future__ import annotations
@@ -22,10 +22,6 @@ import numpy as np
 from ..scoring.passmark import lowest_reaching
 from .coded import gather
 from .features import Features
-
-BLOCK_RUNS = 1 << 16
-"""Runs whose mean is made at a time by :func:`mean_reaches` (a block stays in cache)."""
-
 
 @dataclass(eq=False)
 class ScoresOnRead:
@@ -93,15 +89,4 @@ def mean_check(trajectory: ScoresOnRead, response: np.ndarray, threshold: float)
     return block
 
 
-def mean_reaches(trajectory: ScoresOnRead, response: np.ndarray, threshold: float, block_runs: int = BLOCK_RUNS) -> np.ndarray:
-    """bool (N,): :func:`mean_check` of every run, made ``block_runs`` runs at a time without the
-    whole mean column."""
-    n = response.shape[0]
-    check = mean_check(trajectory, response, threshold)
-    out = np.empty(n, dtype=bool)
-    for lo in range(0, n, block_runs):
-        out[lo : lo + block_runs] = check(lo, min(n, lo + block_runs))
-    return out
-
-
-__all__ = ["ScoresOnRead", "trajectory_on_read", "mean_on_read", "mean_check", "mean_reaches", "BLOCK_RUNS"]
+__all__ = ["ScoresOnRead", "trajectory_on_read", "mean_on_read", "mean_check"]
