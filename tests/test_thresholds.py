@@ -182,3 +182,40 @@ def test_lowest_reaching_a_threshold_nothing_reaches():
 @given(st.floats(allow_nan=False), st.floats(-2.0, 2.0))
 def test_a_score_reaches_exactly_from_the_lowest_reaching_on(x, threshold):
     assert (x >= lowest_reaching(threshold)) == bool(quantise(x) >= quantise(threshold))
+
+
+# --- the mean's check looked up by trajectory value (passmark.lowest_reaching_mean) -------------
+
+from explorer.core.scoring.passmark import lowest_reaching_mean  # noqa: E402
+
+
+def test_lowest_reaching_mean_by_hand():
+    # (0 + x) / 2 halves exactly, so with a trajectory score of 0 the answer must reach twice the
+    # lowest mean that reaches 0.75; NaN or -inf never make a mean that reaches; +inf does with
+    # any x but -inf (inf - inf is NaN); a NaN threshold is reached by nothing
+    got = lowest_reaching_mean(np.array([0.0, np.nan, -np.inf, np.inf]), 0.75)
+    assert got[0] == 2 * lowest_reaching(0.75) and 1.5 - 1e-12 <= got[0] < 1.5
+    assert np.isnan(got[1]) and np.isnan(got[2])
+    assert got[3] == -np.finfo(np.float64).max
+    assert np.isnan(lowest_reaching_mean(np.array([0.0, 1.0]), float("nan"))).all()
+    # the seed's mean rule: trajectory 1.0 and F1 0.6 make 0.7999999999999999, which reaches 0.8
+    one = lowest_reaching_mean(np.array([1.0]), 0.8)[0]
+    assert one <= 0.6 and reaches((1.0 + 0.6) / 2, 0.8)
+
+
+@given(st.lists(st.one_of(st.floats(0, 1), st.sampled_from([0.0, 1.0, 1 / 3, 2 / 3, 0.5, float("nan")])), min_size=1, max_size=8),
+       st.lists(st.one_of(st.floats(allow_nan=False), st.floats(0, 1), st.sampled_from([0.6, 0.8, 0.0, -0.0, 1.0])), min_size=1, max_size=20),
+       st.sampled_from([0.0, 0.5, 0.75, 0.8, 14 / 27, 1.0, 0.41000000000000003]))
+def test_an_answer_reaches_its_lowest_exactly_when_the_mean_reaches(values, xs, threshold):
+    """``x >= lowest_reaching_mean(values, t)[k]`` is, for every answer score x, the mean rule's
+    own comparison ``reaches((values[k] + x) / 2, t)``; also for x just below each boundary."""
+    v = np.array(values, dtype=np.float64)
+    lowest = lowest_reaching_mean(v, threshold)
+    for k in range(v.size):
+        probes = list(xs)
+        if np.isfinite(lowest[k]):
+            probes += [float(lowest[k]), float(np.nextafter(lowest[k], -np.inf))]
+        for x in probes:
+            with np.errstate(invalid="ignore", over="ignore"):
+                want = bool(reaches((v[k] + x) / 2.0, threshold))
+            assert bool(x >= lowest[k]) == want, (v[k], x, threshold)

@@ -77,6 +77,42 @@ def lowest_reaching(threshold: float) -> float:
     return _from_key(lo)
 
 
+def _order_keys(x: np.ndarray) -> np.ndarray:
+    """:func:`_order_key` of each float64 of ``x`` (int64, same shape); its own inverse on int64."""
+    b = x.view(np.int64)
+    return b ^ ((b >> np.int64(63)) & _SIGN)
+
+
+def lowest_reaching_mean(values: np.ndarray, threshold: float) -> np.ndarray:
+    """For the mean of two scores ``(v + x) / 2`` (float64, as ``combine="mean"`` computes it):
+    float64 (K,) ``lowest`` such that, for each ``values[k]`` and every float64 ``x`` (not NaN),
+    ``x >= lowest[k]`` exactly when ``reaches((values[k] + x) / 2.0, threshold)``; NaN where no
+    ``x`` does (``values[k]`` NaN or -inf, a NaN threshold). ``values``: float64 (K,), e.g. the
+    distinct trajectory scores of a coded column (:mod:`explorer.core.evaluation.coded`).
+
+    So the mean's check of N runs is one lookup of ``lowest`` by each run's code and one
+    comparison with its response score: no N sums and halvings (issue 14). Float addition and
+    halving are monotone in ``x``, so the ``x`` that reach form one run of floats in order, and
+    ``lowest[k]`` is found by bisection over them, all K at once (64 steps)."""
+    v = np.asarray(values, dtype=np.float64).reshape(-1)
+    mark = lowest_reaching(float(threshold))
+
+    def reached(x: np.ndarray) -> np.ndarray:
+        with np.errstate(over="ignore", invalid="ignore"):
+            return (v + x) / 2.0 >= mark
+
+    lo = np.full(v.shape, _order_key(-np.inf), dtype=np.int64)
+    hi = np.full(v.shape, _order_key(np.inf), dtype=np.int64)
+    while np.any(lo < hi):  # the smallest key whose float reaches, per value
+        mid = (lo >> np.int64(1)) + (hi >> np.int64(1)) + (lo & hi & np.int64(1))  # floor((lo + hi) / 2), no overflow
+        ok = reached(_order_keys(mid).view(np.float64))
+        hi = np.where(ok, mid, hi)
+        lo = np.where(ok, lo, mid + np.int64(1))
+    lowest = _order_keys(lo).view(np.float64).copy()
+    lowest[~reached(lowest)] = np.nan  # not even +inf reaches
+    return lowest
+
+
 def reaches(score, threshold):
     """True where ``score`` reaches ``threshold`` (bool, or a bool array of ``score``'s shape for
     an array of scores; NaN never reaches). ``reaches(14 / 27, 0.5185185185185185)`` is True.
