@@ -223,9 +223,9 @@ def test_the_sweep_refuses_a_block_of_no_runs(both):
         sweep(both[0], block_runs=0)
 
 
-# --- score columns made when read (scores_on_read) ------------------------------------------------
+# --- score columns made when read (columns_on_read) ------------------------------------------------
 
-from explorer.core.evaluation.scores_on_read import mean_check, mean_on_read, trajectory_on_read  # noqa: E402
+from explorer.core.evaluation.columns_on_read import mean_check, mean_on_read, trajectory_on_read  # noqa: E402
 from explorer.core.scoring.passmark import reaches  # noqa: E402
 
 
@@ -271,6 +271,15 @@ def test_an_evaluation_s_scores_read_per_run_or_whole_agree(both):
             assert np.array_equal(ev.trajectory_score_at(np.arange(plain.n)), a.trajectory_score)
             assert np.array_equal(ev.mean_score_at(np.arange(plain.n)), a.mean_score, equal_nan=True)
         assert np.isnan(a.mean_score).all() == (combine == "all")
+        # the passes (made when read under the mean rule): the definitions, per run or whole
+        want_traj = quantise(plain.trajectory_scores("recall", "exact")) >= 0.6
+        want_f1 = (quantise(plain.f1) >= 0.5) & ~plain.empty_answer
+        for ev in (evaluate(plain, s), evaluate(coded, s)):  # fresh: nothing read yet
+            some = np.array([3, 0, plain.n - 1, 3])
+            assert np.array_equal(ev.trajectory_pass_at(some), want_traj[some])
+            assert np.array_equal(ev.f1_pass_at(some), want_f1[some])
+            assert bool(ev.trajectory_pass_at(7)) == want_traj[7] and bool(ev.f1_pass_at(7)) == want_f1[7]
+            assert np.array_equal(ev.trajectory_pass, want_traj) and np.array_equal(ev.f1_pass, want_f1)
 
 
 def test_the_sweep_counted_by_two_threads_is_the_same(both, monkeypatch):

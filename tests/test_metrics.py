@@ -54,11 +54,11 @@ def test_outcome_codes_from_prepared_labels_by_hand():
     passed = np.array([1, 1, 0, 0, 1, 0], dtype=bool)
     labels = prepare_labels(np.array([1, 0, 1, 0, -1, -1], dtype=np.int8))
     assert (labels.acceptable, labels.unacceptable) == (2, 2)
-    assert [OUTCOMES[c] for c in outcomes_of(passed, labels.human, labels.if_failed)] == [
+    assert [OUTCOMES[c] for c in outcomes_of(passed, labels.flip, labels.if_failed)] == [
         "agree", "false pass", "false fail", "agree", "unlabelled", "unlabelled"]
     # a slice of the runs with its slice of the labels, written into a given array
     out = np.full(2, 9, dtype=np.int8)
-    assert outcomes_of(passed[1:3], labels.human[1:3], labels.if_failed[1:3], out=out) is out and out.tolist() == [1, 2]
+    assert outcomes_of(passed[1:3], labels.flip[1:3], labels.if_failed[1:3], out=out) is out and out.tolist() == [1, 2]
 
 
 def test_agreement_from_counts_is_agreement():
@@ -82,24 +82,34 @@ def test_the_verdicts_of_the_seed_opening_a_block_at_a_time():
     assert (fp, fn) == (1, 5)
 
 
-@hsettings(max_examples=200, deadline=None)
+@hsettings(max_examples=300, deadline=None)
 @given(st.lists(st.tuples(st.booleans(), st.booleans(), st.booleans(), st.booleans(), st.sampled_from([-1, 0, 1])), max_size=40),
-       st.integers(1, 9), st.booleans(), st.sampled_from(["none", "array", "function"]))
-def test_verdicts_a_block_at_a_time_equal_the_definitions(rows, block_runs, second_on, also_as):
+       st.integers(1, 9), st.sampled_from(["all", "second off", "none"]), st.sampled_from(["none", "array", "function"]),
+       st.booleans(), st.sampled_from([1, 2, 3]))
+def test_verdicts_a_block_at_a_time_equal_the_definitions(rows, block_runs, on, also_as, checks_as_functions, threads):
+    # blocks of 1-9 runs, shared by 1-3 threads; checks given as arrays or as functions of a block;
+    # with no check on, every run is decided by the rule itself (``otherwise``)
     a, b, c, also = (np.array([r[k] for r in rows], dtype=bool) for k in range(4))
     human = np.array([r[4] for r in rows], dtype=np.int8)
     labels = prepare_labels(human)
-    checks = [(a, 0), (b if second_on else None, 1), (c, 3)]
+    checks = {"all": [(a, 0), (b, 1), (c, 3)], "second off": [(a, 0), (None, 1), (c, 3)], "none": [(None, 0), (None, 1)]}[on]
+    given_checks = [(None if ok is None else (lambda lo, hi, ok=ok: ok[lo:hi].copy()) if checks_as_functions else ok, code)
+                    for ok, code in checks]
     with_also = also_as != "none"
     given_also = {"none": None, "array": also, "function": lambda lo, hi: also[lo:hi].copy()}[also_as]
-    passed, decided, outcome, fp, fn = _combined(checks, given_also, 5, labels, block_runs=block_runs)
-    want = a & c & (b if second_on else True) & (also if with_also else True)
+    passed, decided, outcome, fp, fn = _combined(given_checks, given_also, 5, labels, block_runs=block_runs, threads=threads)
+    want = np.ones(len(rows), dtype=bool)
+    for ok, _ in checks:
+        if ok is not None:
+            want &= ok
+    if with_also:
+        want &= also
     assert np.array_equal(passed, want)
     assert np.array_equal(decided, _first_failing(checks, 5, len(rows)))
     assert np.array_equal(outcome, outcome_codes(want, human))
     whole = agreement(want, human)
     assert (fp, fn) == (whole.false_pass, whole.false_fail)
-    codes = outcomes_of(want, labels.human, labels.if_failed)
+    codes = outcomes_of(want, labels.flip, labels.if_failed)
     assert codes.dtype == np.int8 and np.array_equal(codes, outcome_codes(want, human))
 
 
@@ -108,3 +118,4 @@ def test_prepared_labels_refuse_another_code_and_stay_read_only():
         prepare_labels(np.array([1, 2], dtype=np.int8))
     labels = prepare_labels(np.array([1, 0, -1], dtype=np.int8))
     assert labels.if_failed.tolist() == [2, 0, 3] and not labels.if_failed.flags.writeable
+    assert labels.flip.tolist() == [2, 1, 0] and not labels.flip.flags.writeable

@@ -28,7 +28,7 @@ HUMAN_CODES = {"acceptable": 1, "unacceptable": 0, None: -1}
 """Person's verdict as int8: 1 acceptable, 0 unacceptable, -1 unlabelled."""
 
 
-_SHARED_ACROSS_LABELS = ("f1_q", "has_output", "has_answer")
+_SHARED_ACROSS_LABELS = ("f1_q", "has_output", "has_answer", "any_no_output", "any_empty_answer")
 """``Features`` values computed once that :meth:`Features.with_human` hands on to its copy."""
 
 
@@ -216,6 +216,17 @@ class Features:
         return out
 
     @functools.cached_property
+    def any_no_output(self) -> bool:
+        """A run has a turn the agent never ran (``no_output.any()``, computed once: a pass over
+        N that every evaluation asks)."""
+        return bool(self.no_output.any())  # type: ignore[union-attr]
+
+    @functools.cached_property
+    def any_empty_answer(self) -> bool:
+        """A run has an empty answer (``empty_answer.any()``, computed once)."""
+        return bool(self.empty_answer.any())  # type: ignore[union-attr]
+
+    @functools.cached_property
     def has_answer(self) -> np.ndarray:
         """bool (N,): ``~empty_answer`` (computed once)."""
         out = ~self.empty_answer  # type: ignore[operator]
@@ -225,8 +236,9 @@ class Features:
     def with_human(self, human: np.ndarray) -> "Features":
         """A copy sharing every array but ``human`` (int8 (N,), values in {-1, 0, 1}); ``self``
         when ``human`` holds the same verdicts. The copy shares the columns computed once that
-        do not depend on the verdicts (``f1_q``, ``has_output``, ``has_answer``): each session
-        of a served case set makes its own copy, and at 10M runs ``f1_q`` alone is 80 MB.
+        do not depend on the verdicts (``f1_q``, ``has_output``, ``has_answer`` and whether any run
+        lacks either): each session of a served case set makes its own copy, and at 10M runs
+        ``f1_q`` alone is 80 MB.
         Raises ValueError for another shape."""
         human = np.asarray(human, dtype=np.int8)
         if human.shape != (self.n,):

@@ -218,12 +218,12 @@ def _run_events(features: Features, ev: Evaluation, i: int, t: float) -> list[Tr
         check("key fields pass" if ev.key_pass[i] else f"key fields fail: {features.key_columns(s.day_first)[1][i]}")
     if s.trajectory != "none":
         label = family_label(s.trajectory) + {"exact": "", "ignore": " (names only)"}.get(s.args, f" (args {s.args})")
-        if ev.trajectory_pass[i]:
+        if ev.trajectory_pass_at(i):
             check(f"trajectory {label} pass")
         else:
             why = explain_trajectory(features.runs[i].invocations, s.trajectory, matcher_for(features, s), s.single_tool)
             check(f"trajectory {label} fail: {why}")
-    sign = ">=" if ev.f1_pass[i] else "<"
+    sign = ">=" if ev.f1_pass_at(i) else "<"
     rc = ev.response  # a response scorer other than F1 (issue 5)
     if rc is not None and rc.cascade is not None:
         check(f"cascade {rc.cascade.stage[i]} {'pass' if rc.passed[i] else 'fail'}")
@@ -235,7 +235,7 @@ def _run_events(features: Features, ev: Evaluation, i: int, t: float) -> list[Tr
         check(f"{rc.name} {score} {'>=' if ok else '<'} {limit} {'pass' if ok else 'fail'}")
     elif s.combine == "all":
         score, limit = show_pair(ev.f1[i], s.f1_threshold)
-        check(f"F1 {score} {sign} {limit} {'pass' if ev.f1_pass[i] else 'fail'}")
+        check(f"F1 {score} {sign} {limit} {'pass' if ev.f1_pass_at(i) else 'fail'}")
     else:
         check(f"F1 {ev.f1[i]:.2f}")
     verdict = "pass" if ev.passed[i] else "fail"

@@ -252,7 +252,7 @@ def sweep(
     f1_code = np.empty(features.n, dtype=np.int32)
     for lo in range(0, features.n, block_runs):
         f1_code[lo : lo + block_runs] = np.searchsorted(thr, features.f1_q[lo : lo + block_runs], side="right")
-    if features.empty_answer.any():  # type: ignore[union-attr]
+    if features.any_empty_answer:
         f1_code[features.empty_answer] = 0
     ran = features.has_output  # a turn the agent never ran fails every setting
     deny_fail = features.tool_mask(sorted(base.deny_tools))

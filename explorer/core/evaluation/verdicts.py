@@ -18,6 +18,8 @@ scorer, or for the cascade the stage that failed the run.
 from __future__ import annotations
 
 import functools
+import os
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from typing import Callable, Iterable, Sequence
 
@@ -27,13 +29,14 @@ import pandas as pd
 from .features import Features
 from ..scoring.cascade import STAGES
 from .metrics import Agreement, PreparedLabels, agreement_from_counts, outcomes_of
-from .scores_on_read import ScoresOnRead, mean_check, mean_on_read, trajectory_on_read
+from .coded import lookup_bool
+from .columns_on_read import ColumnOnRead, mean_check, mean_on_read, trajectory_on_read
 from .response_features import ResponseCheck, ResponseFeatures
 from ..scoring.normalise import is_empty_answer
 from .settings import Settings
 from ..scoring.arg_match import ArgMatcher
 from ..scoring.cascade import EMPTY_REASON, WINDOW_NOTE
-from ..scoring.passmark import reaches, show_pair
+from ..scoring.passmark import lowest_reaching, quantise, show_pair
 from ..scoring.trajectory import NO_OUTPUT_REASON, explain_trajectory, family_label, rule_notes
 from ..scoring.trajectory_metrics import DEFINITIONS, canonical
 
@@ -63,23 +66,24 @@ class Evaluation:
     """The evaluator's result for every run under one ``settings``.
 
     Arrays have shape (N,). ``trajectory_score`` and ``mean_score`` are NaN where not used
-    (trajectory ``none``; combine ``all``); they are made when first read
-    (:mod:`explorer.core.evaluation.scores_on_read`: at 10M runs each is 80 MB a settings change
-    would make for nothing), and ``trajectory_score_at(index)`` / ``mean_score_at(index)`` make
-    only the runs asked for. ``decided_by`` and ``outcome`` are int8 codes into
-    ``DECIDED_BY`` and ``OUTCOMES``. ``f1`` / ``f1_pass`` are unigram F1 and "F1 reaches the
-    threshold and the answer is not empty" always; ``response`` is the chosen scorer's check when it is not ``f1`` (None otherwise), and
-    then ``passed`` uses ``response.passed`` in place of ``f1_pass``.
+    (trajectory ``none``; combine ``all``). They and the passes ``trajectory_pass`` and
+    ``f1_pass`` are made when first read (:mod:`explorer.core.evaluation.columns_on_read`: at
+    10M runs a score column is 80 MB a settings change would make for nothing, and the verdicts
+    read the passes a block at a time), and the ``..._at(index)`` methods make only the runs
+    asked for. ``decided_by`` and ``outcome`` are int8 codes into ``DECIDED_BY`` and
+    ``OUTCOMES``. ``f1`` / ``f1_pass`` are unigram F1 and "F1 reaches the threshold and the answer
+    is not empty" always; ``response`` is the chosen scorer's check when it is not ``f1`` (None
+    otherwise), and then ``passed`` uses ``response.passed`` in place of ``f1_pass``.
     """
 
     settings: Settings
-    trajectory_on_read: ScoresOnRead
-    trajectory_pass: np.ndarray
+    trajectory_on_read: ColumnOnRead
+    trajectory_pass_on_read: ColumnOnRead
     f1: np.ndarray
-    f1_pass: np.ndarray
+    f1_pass_on_read: ColumnOnRead
     deny_pass: np.ndarray
     key_pass: np.ndarray
-    mean_on_read: ScoresOnRead
+    mean_on_read: ColumnOnRead
     passed: np.ndarray
     decided_by: np.ndarray
     outcome: np.ndarray
@@ -96,6 +100,27 @@ class Evaluation:
         """float64 (N,): mean(trajectory score, response value) under ``combine="mean"`` (NaN
         under ``all``)."""
         return self.mean_on_read.whole()
+
+    @property
+    def trajectory_pass(self) -> np.ndarray:
+        """bool (N,): each run's trajectory score reaches ``trajectory_threshold`` (all True with
+        trajectory ``none``). Under ``combine="mean"`` the verdict does not use it, so it is made
+        when first read."""
+        return self.trajectory_pass_on_read.whole()
+
+    @property
+    def f1_pass(self) -> np.ndarray:
+        """bool (N,): F1 reaches ``f1_threshold`` and the answer is not empty. Under
+        ``combine="mean"`` the verdict does not use it, so it is made when first read."""
+        return self.f1_pass_on_read.whole()
+
+    def trajectory_pass_at(self, index):
+        """``trajectory_pass[index]`` (an int gives a bool)."""
+        return self.trajectory_pass_on_read.at(index)
+
+    def f1_pass_at(self, index):
+        """``f1_pass[index]`` (an int gives a bool), made for those runs only."""
+        return self.f1_pass_on_read.at(index)
 
     def trajectory_score_at(self, index):
         """``trajectory_score[index]`` (an int gives a float), made for those runs only."""
@@ -161,6 +186,16 @@ def _constant(n: int, kind: str) -> np.ndarray:
     return arr
 
 
+@functools.lru_cache(maxsize=8)
+def _constant_code(n: int, code: int) -> np.ndarray:
+    """A read-only int8 (N,) array of ``DECIDED_BY`` code ``code``, made once per (N, code) and
+    shared by evaluations: the ``decided_by`` of a rule where no check decides (the mean rule with
+    the deny-list, key fields and missing turns all off). Contiguous, as it is compared whole."""
+    arr = np.full(n, code, dtype=np.int8)
+    arr.flags.writeable = False
+    return arr
+
+
 def _first_failing(checks: list[tuple[np.ndarray | None, int]], otherwise: int, n: int) -> np.ndarray:
     """int8 (N,): for each run the code of the first check in ``checks`` (pass array, code) that
     it fails, else ``otherwise``; a check given as None is off (everyone passes it). The
@@ -179,52 +214,88 @@ BLOCK_RUNS = 1 << 16
 """Runs :func:`_combined` works on at a time: a block's temporaries (a few hundred kB) stay in the
 processor's cache and reuse their memory, where whole-N ones (10 MB each at 10M runs, a dozen a
 settings change) were written to fresh pages (issue 14)."""
+VERDICT_THREADS = 2
+"""Threads that work out the verdicts' blocks side by side (at most the machine's CPUs)."""
+THREADS_FROM_RUNS = 1 << 20
+"""Case sets of fewer runs have their verdicts worked out in the calling thread (under ~5 ms there)."""
+THREAD_BLOCK_RUNS = 1 << 18
+"""Runs a block holds when several threads share the blocks: each block's numpy calls release
+the GIL and the Python between them holds it, so smaller blocks wait on each other. Measured on
+10M runs, 2 threads, three checks' shapes: 2^18 took 11-22 ms against 17-35 ms at 2^16 (and
+18-37 ms in one thread at 2^16, the best there)."""
 
 
 def _combined(
-    checks: list[tuple[np.ndarray | None, int]], also: np.ndarray | Callable[[int, int], np.ndarray] | None, otherwise: int,
-    labels: PreparedLabels, block_runs: int = BLOCK_RUNS,
+    checks: list[tuple[np.ndarray | Callable[[int, int], np.ndarray] | None, int]],
+    also: np.ndarray | Callable[[int, int], np.ndarray] | None, otherwise: int,
+    labels: PreparedLabels, block_runs: int | None = None, threads: int | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int, int]:
     """The verdict of every run from its checks, a block of runs at a time: ``(passed, decided,
-    outcome, false passes, false fails)``. ``checks``: (pass array bool (N,), ``DECIDED_BY`` code)
-    in the order they decide, None for a check that is off (everyone passes it); ``also``: a
-    check that must pass too without deciding (the mean's): a bool (N,) array, or a function
-    ``(lo, hi)`` giving it for runs ``lo .. hi-1`` (made per block), or None; ``otherwise``: the code of a
-    run that fails no check. ``passed``: bool (N,), every check (and ``also``) passes;
-    ``decided``: int8 (N,), the first failing check's code (:func:`_first_failing`, elementwise);
+    outcome, false passes, false fails)``. A check's passes are a bool (N,) array or a function
+    ``(lo, hi)`` giving them for runs ``lo .. hi-1`` (made per block; called from several threads
+    at once). ``checks``: (passes, ``DECIDED_BY`` code) in the order they decide, passes None
+    for a check that is off (everyone passes it); ``also``: the passes of a check that must pass
+    too without deciding (the mean's), or None; ``otherwise``: the code of a run that fails no
+    check. ``passed``: bool (N,), every check (and ``also``) passes; ``decided``: int8 (N,), the first failing check's code
+    (:func:`_first_failing`, elementwise; read-only and shared when no check is on);
     ``outcome``: int8 (N,), :func:`~explorer.core.evaluation.metrics.outcomes_of` of ``passed``
-    (:func:`outcome_codes`, elementwise). ``labels``: the case set's (``Features.prepared_labels``)."""
+    (:func:`outcome_codes`, elementwise). ``labels``: the case set's (``Features.prepared_labels``).
+    ``threads``: how many threads share the blocks (default :data:`VERDICT_THREADS` from
+    :data:`THREADS_FROM_RUNS` runs on, else 1; numpy releases the GIL in each block's work);
+    ``block_runs``: runs a block (default :data:`BLOCK_RUNS`, :data:`THREAD_BLOCK_RUNS` with
+    several threads)."""
     on = [(ok, code) for ok, code in checks if ok is not None]
-    oks = [ok for ok, _ in on] + ([also] if isinstance(also, np.ndarray) else [])
     n = labels.human.size
+    if threads is None:
+        threads = min(VERDICT_THREADS, os.cpu_count() or 1) if n >= THREADS_FROM_RUNS else 1
+    if block_runs is None:
+        block_runs = THREAD_BLOCK_RUNS if threads > 1 else BLOCK_RUNS
     passed = np.empty(n, dtype=bool)
-    decided = np.empty(n, dtype=np.int8)
+    # no check decides: every run's code is ``otherwise``, one shared read-only array (no 10 MB written per change at 10M runs)
+    decided = np.empty(n, dtype=np.int8) if on else _constant_code(n, otherwise)
     outcome = np.empty(n, dtype=np.int8)
-    fails = np.empty(min(n, block_runs), dtype=bool)
-    step = np.empty(min(n, block_runs), dtype=np.int8)
-    fp = fn = 0
-    for lo in range(0, n, block_runs):
-        hi = min(n, lo + block_runs)
-        m = hi - lo
-        d, p, o = decided[lo:hi], passed[lo:hi], outcome[lo:hi]
-        d.fill(otherwise)
-        for ok, code in reversed(on):  # decided := code where the check fails; arithmetic (a masked write is slower)
-            f, t = fails[:m], step[:m]
-            np.invert(ok[lo:hi], out=f)
-            np.subtract(np.int8(code), d, out=t)
-            t *= f.view(np.int8)
-            d += t
-        if oks:
-            np.copyto(p, oks[0][lo:hi])
-            for ok in oks[1:]:
-                p &= ok[lo:hi]
-        else:
-            p.fill(True)
-        if callable(also):
-            p &= also(lo, hi)
-        outcomes_of(p, labels.human[lo:hi], labels.if_failed[lo:hi], out=o)
-        fp += int(np.count_nonzero(o == 1))
-        fn += int(np.count_nonzero(o == 2))
+
+    def part(check: np.ndarray | Callable[[int, int], np.ndarray], lo: int, hi: int) -> np.ndarray:
+        return check(lo, hi) if callable(check) else check[lo:hi]
+
+    def blocks(first: int, last: int) -> tuple[int, int]:  # runs first .. last-1; its own scratch arrays
+        fails = np.empty(min(n, block_runs), dtype=bool)
+        step = np.empty(min(n, block_runs), dtype=np.int8)
+        fp = fn = 0
+        for lo in range(first, last, block_runs):
+            hi = min(last, lo + block_runs)
+            m = hi - lo
+            d, p, o = decided[lo:hi], passed[lo:hi], outcome[lo:hi]
+            parts = [part(ok, lo, hi) for ok, _ in on]
+            if on:
+                d.fill(otherwise)
+            for ok, (_, code) in zip(reversed(parts), reversed(on)):
+                # decided := code where the check fails; arithmetic (a masked write is slower)
+                f, t = fails[:m], step[:m]
+                np.invert(ok, out=f)
+                np.subtract(np.int8(code), d, out=t)
+                t *= f.view(np.int8)
+                d += t
+            oks = parts + ([part(also, lo, hi)] if also is not None else [])
+            if oks:
+                np.copyto(p, oks[0])
+                for ok in oks[1:]:
+                    p &= ok
+            else:
+                p.fill(True)
+            outcomes_of(p, labels.flip[lo:hi], labels.if_failed[lo:hi], out=o)
+            fp += int(np.count_nonzero(o == 1))
+            fn += int(np.count_nonzero(o == 2))
+        return fp, fn
+
+    n_blocks = -(-n // block_runs)
+    if threads > 1 and n_blocks > 1:  # contiguous shares of whole blocks, one a thread
+        cuts = [min(n, (n_blocks * k // threads) * block_runs) for k in range(threads + 1)]
+        with ThreadPoolExecutor(max_workers=threads, thread_name_prefix="verdicts") as pool:
+            counts = list(pool.map(blocks, cuts[:-1], cuts[1:]))
+    else:
+        counts = [blocks(0, n)]
+    fp, fn = (sum(c) for c in zip(*counts))
     return passed, decided, outcome, fp, fn
 
 
@@ -249,18 +320,16 @@ def evaluate(
     n = features.n
     true = _constant(n, "true")
     if settings.trajectory == "none":
-        traj = ScoresOnRead.of(_constant(n, "nan"))
-        traj_pass = true
+        traj = ColumnOnRead.of(_constant(n, "nan"))
+        traj_pass = ColumnOnRead.of(true)
     else:
-        # the scores as numbers are made when read (the pass below reads the codes)
+        # the scores as numbers are made when read, and the passes too (read from the codes a
+        # block at a time by the verdicts; the mean rule does not use them)
         traj = trajectory_on_read(features, settings.trajectory, settings.args, settings.single_tool)
-        # quantise(traj) >= threshold, both quantised: equal passes (per distinct value when stored as codes)
-        traj_pass = features.trajectory_pass(settings.trajectory, settings.args, settings.trajectory_threshold, settings.single_tool)
+        traj_pass = _trajectory_pass_on_read(features, settings, traj)
     f1 = features.f1
-    f1_pass = features.f1_q >= settings.f1_threshold  # both quantised: equal passes
-    answered = features.has_answer if features.empty_answer.any() else None  # type: ignore[union-attr]
-    if answered is not None:  # an empty answer never passes the response check
-        f1_pass = f1_pass & answered
+    answered = features.has_answer if features.any_empty_answer else None
+    f1_pass = _f1_pass_on_read(features.f1_q, settings.f1_threshold, answered)
     check = None
     if settings.response_scorer != "f1":
         if response is None:
@@ -268,18 +337,18 @@ def evaluate(
         check = response.check(settings, decisions)
         if answered is not None:
             check = replace(check, passed=check.passed & answered)
-    resp_pass = f1_pass if check is None else check.passed
     resp_value = f1 if check is None else check.value
     deny_pass = ~features.tool_mask(sorted(settings.active_deny)) if settings.deny_check else true
     key_pass = features.key_columns(settings.day_first)[0] if settings.key_fields else true
     # checks that are off are left out of the work (``None``): everyone passes them
-    ran_check = features.has_output if features.no_output.any() else None  # type: ignore[union-attr]
+    ran_check = features.has_output if features.any_no_output else None
     deny_check = deny_pass if settings.deny_check else None
     key_check = key_pass if settings.key_fields else None
     labels = features.prepared_labels  # outcome codes and counts from the labels prepared once per case set
     if settings.combine == "all":
-        mean = ScoresOnRead.of(_constant(n, "nan"))
-        traj_check = None if settings.trajectory == "none" else traj_pass
+        mean = ColumnOnRead.of(_constant(n, "nan"))
+        traj_check = None if settings.trajectory == "none" else _block_of(traj_pass)
+        resp_pass = _block_of(f1_pass) if check is None else check.passed
         # passes every check (trajectory "none": its check is off)
         passed, decided, outcome, fp, fn = _combined(
             [(ran_check, _MISSING), (deny_check, _DENY), (key_check, _KEY), (traj_check, _TRAJ), (resp_pass, _F1)], None, _ALL, labels
@@ -292,12 +361,12 @@ def evaluate(
             decided = np.where((decided == resp_code) & ~answered, np.int8(_EMPTY), decided).astype(np.int8)
     else:
         if settings.trajectory == "none" and check is None:
-            mean = ScoresOnRead.of(resp_value)
+            mean = ColumnOnRead.of(resp_value)
             # F1 alone: its quantised values are kept (Features.f1_q), no N floats rounded per change
-            mean_pass = features.f1_q >= settings.mean_threshold
+            mean_pass = _block_of(_f1_pass_on_read(features.f1_q, settings.mean_threshold, None))
         elif settings.trajectory == "none":
-            mean = ScoresOnRead.of(resp_value)
-            mean_pass = reaches(resp_value, settings.mean_threshold)  # one comparison (passmark.lowest_reaching)
+            mean = ColumnOnRead.of(resp_value)
+            mean_pass = _block_of(_reaching_on_read(resp_value, settings.mean_threshold))
         else:  # (traj + response) / 2 made when read; the check a block of runs at a time
             mean = mean_on_read(traj, resp_value)
             mean_pass = mean_check(traj, resp_value, settings.mean_threshold)  # made a block at a time with the verdicts
@@ -307,9 +376,9 @@ def evaluate(
     return Evaluation(
         settings=settings,
         trajectory_on_read=traj,
-        trajectory_pass=traj_pass,
+        trajectory_pass_on_read=traj_pass,
         f1=f1,
-        f1_pass=f1_pass,
+        f1_pass_on_read=f1_pass,
         deny_pass=deny_pass,
         key_pass=key_pass,
         mean_on_read=mean,
@@ -320,6 +389,51 @@ def evaluate(
                                       n - labels.acceptable - labels.unacceptable),
         response=check,
     )
+
+
+def _block_of(column: ColumnOnRead) -> Callable[[int, int], np.ndarray]:
+    """A check's passes for :func:`_combined`: ``(lo, hi)`` -> ``column.at(slice(lo, hi))``."""
+    return lambda lo, hi: column.at(slice(lo, hi))
+
+
+def _trajectory_pass_on_read(features: Features, settings: Settings, traj: ColumnOnRead) -> ColumnOnRead:
+    """bool (N,) the trajectory score reaches ``settings.trajectory_threshold``
+    (:meth:`Features.trajectory_pass`), made when read: from the codes of a coded score (``traj.coded``;
+    compared once per distinct value, :meth:`~explorer.core.evaluation.coded.CodedScores.reaches`),
+    only the runs read; else made whole on its first read."""
+
+    def whole() -> np.ndarray:
+        return features.trajectory_pass(settings.trajectory, settings.args, settings.trajectory_threshold, settings.single_tool)
+
+    if traj.coded is None:
+        return ColumnOnRead.when_read(whole)
+    values, codes = traj.coded
+    with np.errstate(invalid="ignore"):
+        table = quantise(values) >= settings.trajectory_threshold
+    return ColumnOnRead(whole, lambda index: lookup_bool(table, codes[index]))
+
+
+def _reaching_on_read(scores: np.ndarray, threshold: float) -> ColumnOnRead:
+    """bool (N,) ``reaches(scores, threshold)`` (:mod:`explorer.core.scoring.passmark`), made when read."""
+    lowest = lowest_reaching(float(threshold))
+
+    def at(index):
+        with np.errstate(invalid="ignore"):
+            return scores[index] >= lowest
+
+    return ColumnOnRead(lambda: at(slice(None)), at)
+
+
+def _f1_pass_on_read(f1_q: np.ndarray, threshold: float, answered: np.ndarray | None) -> ColumnOnRead:
+    """bool (N,) F1 reaches ``threshold`` (``f1_q``: the quantised F1, ``Features.f1_q``;
+    ``threshold`` quantised, as :class:`Settings` stores it: equal passes), and the answer is
+    not empty where ``answered`` (bool (N,)) is given, made when read."""
+
+    def at(index):
+        ok = f1_q[index] >= threshold
+        return ok & answered[index] if answered is not None else ok
+
+    return ColumnOnRead(lambda: at(slice(None)), at)
 
 
 def _cascade_codes(check: ResponseCheck) -> np.ndarray:
@@ -457,9 +571,9 @@ def result_table(features: Features, ev: Evaluation, rows: Sequence[int] | np.nd
             "id": features.run_ids[idx],
             "title": [features.runs[i].title for i in idx],
             "trajectory_score": ev.trajectory_score_at(idx),
-            "trajectory_pass": ev.trajectory_pass[idx],
+            "trajectory_pass": ev.trajectory_pass_at(idx),
             "f1": ev.f1[idx],
-            "f1_pass": ev.f1_pass[idx],
+            "f1_pass": ev.f1_pass_at(idx),
             "deny_pass": ev.deny_pass[idx],
             "key_pass": ev.key_pass[idx],
             "mean_score": ev.mean_score_at(idx),
