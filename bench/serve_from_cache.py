@@ -8,7 +8,9 @@ process by ``bench/run.py`` and ``bench/scale_out.py``; prints one JSON object.
   (:func:`explorer.app.workspace.shared_from_case_set` and ``WorkspacePage``: the first
   evaluation, table page, chart, trace);
 * ``rescore_<kind>_s``: median of 20 settings changes of each kind (``bench/run.py``'s), on the
-  stored (compact) features;
+  stored (compact) features; ``rescore_mean_rule_s``: the median of the ten ``combine`` changes
+  to the mean rule alone (that kind alternates the mean and all rules, and the mean's is the
+  slower: the median of all 20 hides it); ``rescore_max_s``: the largest of these;
 * ``sweep_full_s`` / ``sweep_adk_s``: median of 3 sweeps of the full grid / ``ADK_GRID``;
 * ``peak_mb``: the process's VmHWM at the end (Python, Panel, Bokeh and the features included);
   ``hwm_after_reopen_mb`` / ``hwm_after_first_page_mb`` / ``hwm_after_rescore_mb``: the same
@@ -77,12 +79,16 @@ def main(argv: list[str] | None = None) -> int:
     out["first_page_s"] = time.perf_counter() - t0
     out["hwm_after_first_page_mb"] = vm_hwm_mb()
     for kind in KINDS:
-        times = []
+        times, mean_rule = [], []
         for s in settings_changes(kind, 21)[1:]:
             t = time.perf_counter()
             evaluate(features, s)
             times.append(time.perf_counter() - t)
+            if s.combine == "mean":
+                mean_rule.append(times[-1])
         out[f"rescore_{kind}_s"] = statistics.median(times)
+        if kind == "combine":  # its changes alternate the two rules: the mean rule's on their own too
+            out["rescore_mean_rule_s"] = statistics.median(mean_rule)
     out["rescore_max_s"] = max(v for k, v in out.items() if k.startswith("rescore_") and k.endswith("_s"))
     out["hwm_after_rescore_mb"] = vm_hwm_mb()  # which phase sets the peak: the re-scores or the sweeps
     grids = [("sweep_adk_s", ADK_GRID)] + ([("sweep_full_s", FULL_GRID)] if args.full_grid else [])
