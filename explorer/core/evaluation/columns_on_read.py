@@ -97,7 +97,7 @@ def mean_check(trajectory: ColumnOnRead, response: np.ndarray, threshold: float)
 
     A coded trajectory (``trajectory.coded``): each run's response score is compared with
     :func:`~explorer.core.scoring.passmark.lowest_reaching_mean` of its code's value, looked up
-    by code (no sum, no halving: 42 -> 23 ms at 10M runs). Else each mean is made and compared
+    by code (no sum, no halving: 42 -> 23 ms on 10M synthetic codes, one thread). Else each mean is made and compared
     with :func:`~explorer.core.scoring.passmark.lowest_reaching` of the threshold."""
     if trajectory.coded is not None:
         values, codes = trajectory.coded
