@@ -42,7 +42,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point; returns the exit status (0 ok, 2 bad input or options)."""
+    """Entry point; returns the exit status (0 ok, 2 bad input or options, 130 stopped with Ctrl-C)."""
     parser = build_parser()
     args = parser.parse_args(argv)
     args.own_process = argv is None  # run as the command itself (not called from Python with arguments)
@@ -55,6 +55,9 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except BrokenPipeError:  # pragma: no cover - e.g. piped into head
         return 0
+    except KeyboardInterrupt:  # Ctrl-C: how the README says to stop serve; a long sweep too
+        print("metric-explorer: stopped", file=sys.stderr)
+        return 130  # the shell's status for a command ended by SIGINT
 
 
 if __name__ == "__main__":  # pragma: no cover

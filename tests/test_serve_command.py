@@ -124,3 +124,42 @@ def test_a_port_held_by_another_program_exits_2():
         held.listen()
         second = _second_serve(held.getsockname()[1])
     assert second.returncode == 2 and "cannot listen on 127.0.0.1:" in second.stderr
+
+
+def test_ctrl_c_stops_serve_without_a_traceback():
+    """Found by a newcomer trial: Ctrl-C (SIGINT to the terminal's process group, as the README
+    says to stop ``make run``) printed a traceback from the parent's wait for its two workers
+    (``tornado.process.fork_processes``). Now one line, status 130, and no worker left behind."""
+    import os
+    import signal
+
+    port = _free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "explorer.cli", "serve", "--port", str(port), "--num-procs", "2"],
+                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and proc.poll() is None:
+        try:
+            if _get(f"http://127.0.0.1:{port}/liveness")[0] == 200:
+                break
+        except OSError:
+            time.sleep(0.2)
+    else:
+        os.killpg(proc.pid, signal.SIGKILL)
+        pytest.fail("serve did not answer /liveness within 60 s")
+    os.killpg(proc.pid, signal.SIGINT)  # what a terminal sends to the whole group on Ctrl-C
+    try:
+        out, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
+    assert proc.returncode == 130
+    assert "metric-explorer: stopped" in err
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:  # the workers end with their parent: the port is free again
+        with socket.socket() as s:
+            if s.connect_ex(("127.0.0.1", port)) != 0:
+                break
+        time.sleep(0.2)
+    else:
+        pytest.fail("a worker still listens after Ctrl-C")
