@@ -22,8 +22,8 @@ from explorer.app.shared import load_shared
 from explorer.app.url import page_query, settings_from_query, split_page_query
 from explorer.app.views.inputs import THRESHOLD_REASONS, threshold_reason, typed_threshold_message
 from explorer.app.views.style import LiveHTML
-from explorer.app.views.table import call_html
-from explorer.app.views.upload import labels_message, loaded_message
+from explorer.app.views.table import ID_MAX_PX, WIDTHS, call_html, id_width
+from explorer.app.views.upload import labels_message, loaded_message, pending_labels_message
 from explorer.app.words import settings_words
 from explorer.app.workspace import ProcessSets, shared_from_case_set
 from explorer.core.evaluation.settings import Settings
@@ -213,11 +213,16 @@ def test_failed_upload_keeps_no_success_line(process):
 
 
 def test_upload_messages_are_sentences():
-    assert loaded_message("runs.jsonl", 1000) == "Loaded 1,000 runs from runs.jsonl. They are shown now, with the settings you had."
+    assert loaded_message("runs.jsonl", 1000) == "Loaded 1,000 runs from runs.jsonl. They are scored with the settings you had; press Play to list them."
+    # a trial's findings: one run read "Loaded 1 run from huge.jsonl. They are shown now", and the
+    # table was empty under "shown now" (it lists the runs the replay has revealed, from t = 0)
+    assert loaded_message("huge.jsonl", 1) == "Loaded 1 run from huge.jsonl. It is scored with the settings you had; press Play to list it."
     assert loaded_message("one.json", 1).startswith("Loaded 1 run from one.json.")
     assert labels_message("labels.csv", 0) == "Applied the labels in labels.csv."
     assert labels_message("labels.csv", 1) == "Applied the labels in labels.csv. 1 run id in the file matches no run here and was skipped."
     assert labels_message("l.csv", 3).endswith("3 run ids in the file match no run here and were skipped.")
+    assert pending_labels_message("labels.csv", 2).startswith("None of the 2 run ids in labels.csv names a run shown here: ")
+    assert pending_labels_message("labels.csv", 1).startswith("The one run id in labels.csv names no run shown here: ")
 
 
 # --- the table's marked calls ---------------------------------------------------------------------
@@ -257,3 +262,68 @@ def test_live_html_sends_only_its_text(cls, sent):
     pane.object = "<b>b</b>"
     assert sorted(changed) == sent
     assert model.text == "&lt;b&gt;b&lt;/b&gt;"  # the new text, escaped as Panel sends HTML text
+
+
+def test_the_id_column_is_as_wide_as_the_case_set_s_ids():
+    """A trial found an ADK eval id, ``book_cheapest_flight``, cut to "bo…" in the 48 px ID column
+    made for E1..E10 (and synthetic ids, R0000001, cut to "R00000…"). The width is 16 px of padding
+    and 9.5 px a character, from 48 to 220 px."""
+    assert id_width(0) == id_width(3) == WIDTHS["ID"] == 48  # E10: the bundled lesson's table as before
+    assert id_width(8) == 92  # 16 + 9.5 * 8
+    assert id_width(20) == 206  # 16 + 9.5 * 20
+    assert id_width(22) == ID_MAX_PX == id_width(500) == 220
+    page = WorkspacePage(ProcessSets(shared_from_case_set(_long_id_set())))
+    assert page.session.table.table.widths["ID"] == 206
+    bundled = WorkspacePage(ProcessSets(load_shared(CASES)))
+    assert bundled.session.table.table.widths["ID"] == 48
+
+
+def _long_id_set():
+    from explorer.core.io.model import CaseSet, Invocation, Run
+
+    inv = Invocation(expected_calls=(), actual_calls=(), answer="ok", references=("ok",))
+    return CaseSet("ids", "", (Run(id="book_cheapest_flight", title="", user_input="", invocations=(inv,)),
+                               Run(id="é" * 7, title="", user_input="", invocations=(inv,))))
+
+
+def test_longest_run_id_counts_characters_in_memory_and_in_arrow():
+    from explorer.core.evaluation.features import build_features
+    from explorer.core.evaluation.textcolumn import TextColumn
+
+    features = build_features(_long_id_set())
+    assert features.longest_run_id == 20
+    assert TextColumn.from_strings(["é" * 7, "abc"]).longest() == 7  # code points, not UTF-8 bytes (14)
+    assert TextColumn.from_strings([]).longest() == 0
+
+
+LONG_IDS = b"\n".join(
+    b'{"id": "%s", "human_verdict": "acceptable", "expected_calls": [{"name": "search_flights", "args": {}}], '
+    b'"actual_calls": [{"name": "search_flights", "args": {}}], "answer": "Booked.", "reference": "Booked."}' % i
+    for i in (b"book_cheapest_flight", b"cancel_old_booking")) + b"\n"
+
+
+def test_an_uploaded_run_file_says_how_to_list_its_runs(process):
+    """A trial found the table empty after an upload ("Nothing revealed yet") under a status line
+    saying the runs are shown now: the new set's replay starts at t = 0. The line says what is
+    done (scored) and how to list them; Play lists them, the ID column as wide as their ids."""
+    page = WorkspacePage(process, {})
+    page.received("long_ids.jsonl", LONG_IDS)
+    session = page.session
+    assert session.shared.case_set.name != process.served.case_set.name
+    assert shown(page.upload.status.object).startswith(
+        "Loaded 2 runs from long_ids.jsonl. They are scored with the settings you had; press Play to list them.")
+    assert session.clock.time == 0.0 and session.table.ids == []
+    session.reveal_all()
+    assert session.table.ids == ["book_cheapest_flight", "cancel_old_booking"]
+    assert session.table.table.widths["ID"] == 206  # 16 + 9.5 * 20
+
+
+def test_the_replay_line_never_reads_0_of_0():
+    """A trial read the replay's ``Revealed so far: 0/0 agree`` under the all-runs figure as a
+    second answer: before the first reveal it says none yet, and over revealed runs of which
+    none has a label it says so."""
+    session = ExplorerSession(shared_from_case_set(_long_id_set()))  # two runs, no label
+    assert shown(session.metrics.replay.object).startswith("Revealed so far: none yet, press Play · 0 of 2 runs revealed")
+    session.reveal_all()
+    assert shown(session.metrics.replay.object).startswith("Revealed so far: no labelled run · 2 of 2 runs revealed · t = 60.0 s")
+    assert "0/0" not in shown(session.metrics.replay.object)

@@ -101,7 +101,7 @@ def test_opening_session_starts_at_zero_with_nothing_revealed(shared):
     session = ExplorerSession(shared)
     assert session.clock.time == 0.0 and not session.clock.playing
     # issue 9: the replay's figure says what it is; the all-runs figure heads the summary bar
-    assert "Revealed so far: 0/0 agree" in shown(session.metrics.replay.object)
+    assert "Revealed so far: none yet, press Play · 0 of 10 runs revealed" in shown(session.metrics.replay.object)
     assert "0 of 10 runs revealed" in shown(session.metrics.replay.object)
     assert "All runs: 4/10 agree" in shown(session.metrics.summary.object)
     assert session.inputs.deny_tools == ["delete_booking"] and session.inputs.deny_check is False
@@ -130,7 +130,7 @@ def test_input_change_pauses_and_rewinds(shared):
     session.clock.playing = False
     session.inputs.trajectory = "in_order"
     assert session.clock.time == 0.0 and not session.clock.playing
-    assert "Revealed so far: 0/0 agree" in shown(session.metrics.replay.object)
+    assert "Revealed so far: none yet, press Play · 0 of 10 runs revealed" in shown(session.metrics.replay.object)
     assert "All runs: 5/10 agree" in shown(session.metrics.summary.object)
 
 

@@ -280,7 +280,7 @@ def test_traces_and_labels_in_either_order(process, tmp_path, labels_first):
     for name, data in (files if labels_first else files[::-1]):
         page.received(name, data)
     status = shown(page.upload.status.object)
-    assert status == ("Loaded 10 runs from traces.jsonl. They are shown now, with the settings you had. "
+    assert status == ("Loaded 10 runs from traces.jsonl. They are scored with the settings you had; press Play to list them. "
                       "Applied the labels in labels.csv.")
     # no expectations joined: every run fails EXACT; the five acceptable ones are false fails
     assert summary(page.session)[:2] == (5, 10) and len(summary(page.session)[3]) == 5

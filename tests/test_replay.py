@@ -189,3 +189,16 @@ def test_state_and_trace_are_the_same_over_the_compact_timeline(features):
     for t in (0.0, 11.9, 12.0, 25.0, 47.999999, 60.0):
         assert state_at(features, ev, compact, t) == state_at(features, ev, full, t)
         assert trace_events(features, ev, compact, t) == trace_events(features, ev, full, t)
+
+
+def test_trace_agreement_over_unlabelled_runs_is_no_0_of_0(features):
+    """The running agreement while no revealed run has a label: words, not ``0/0``; from the first
+    labelled run on, the count (E1, E2 unlabelled here; under ANY_ORDER E3 passes and is acceptable,
+    E4 misses confirm_booking and is unacceptable: both agree at 24 s)."""
+    human = features.human.copy()
+    human[:2] = -1
+    relabelled = features.with_human(human)
+    ev = evaluate(relabelled, Settings(trajectory="any_order"))
+    lines = [e.line() for e in trace_events(relabelled, ev, reveal_times(relabelled.n), 24.0)]
+    assert "12.0 s  Agreement so far: no labelled run yet" in lines
+    assert lines[-1] == "24.0 s  Agreement so far 2/2"

@@ -54,7 +54,7 @@ def test_runs_then_their_labels_dropped_together_both_apply(process):
     assert page.session.features.n == 1
     assert "All runs: 0/1 agree" in whole(page)  # r1 passes, the labels say unacceptable: a false pass
     status = shown(page.upload.status.object)
-    assert status == ("Loaded 1 run from good.jsonl. They are shown now, with the settings you had. "
+    assert status == ("Loaded 1 run from good.jsonl. It is scored with the settings you had; press Play to list it. "
                       "Applied the labels in labels_r1.csv.")  # once, not the runs' sentence twice
     assert page.upload.status.visible and not page.upload.error.visible
 
@@ -64,7 +64,7 @@ def test_labels_then_their_runs_dropped_together_both_apply_and_the_wait_is_not_
     drop(page, ("labels_r1.csv", FLIP_R1), ("good.jsonl", RUN))
     assert "All runs: 0/1 agree" in whole(page)
     status = shown(page.upload.status.object)
-    assert status == ("Loaded 1 run from good.jsonl. They are shown now, with the settings you had. "
+    assert status == ("Loaded 1 run from good.jsonl. It is scored with the settings you had; press Play to list it. "
                       "Applied the labels in labels_r1.csv.")
     assert "me-load-ok" in page.upload.status.object and "will apply to the next run file" not in status
 

@@ -374,6 +374,67 @@ def test_failed_upload_shows_no_success_marker(glance_page):
     app.expect_whole("4/10")
 
 
+LONG_IDS = b"\n".join(
+    b'{"id": "%s", "human_verdict": "acceptable", "expected_calls": [{"name": "search_flights", "args": {}}], '
+    b'"actual_calls": [{"name": "search_flights", "args": {}}], "answer": "Booked.", "reference": "Booked."}' % i
+    for i in (b"book_cheapest_flight", b"cancel_old_booking")) + b"\n"
+
+CELL_FITS = """cell => [cell.scrollWidth, cell.clientWidth, cell.innerText.trim()]"""
+
+
+def test_an_uploaded_set_s_ids_are_whole_in_the_table_at_1024(new_offline_context, booking_app):
+    """A trial found an ADK eval id, ``book_cheapest_flight``, shown as "bo…" in the ID column sized
+    for E1..E10; the column now takes the case set's longest id, and the page still does not
+    scroll sideways at 1024x768."""
+    context, external = new_offline_context({"width": 1024, "height": 768})
+    app = App(context.new_page(), booking_app.url).open()
+    app.expect_whole("4/10")
+    upload(app, "long_ids.jsonl", LONG_IDS)
+    app.expect_text("me-load-status", "Loaded 2 runs from long_ids.jsonl. They are scored with the settings you had; press Play to list them.")
+    app.open_tab("Explorer")
+    app.scrub_to(60.0)
+    for run_id in ("book_cheapest_flight", "cancel_old_booking"):
+        cell = app.el("me-table").locator(".tabulator-row .tabulator-cell", has_text=re.compile(rf"^\s*{run_id}\s*$")).first
+        expect(cell).to_be_visible()
+        scroll, client, text = cell.evaluate(CELL_FITS)
+        assert text == run_id and scroll <= client, f"{run_id}: {scroll}px of text in a {client}px cell"
+    w, client, _h = app.page.evaluate(PAGE_SIZE)
+    assert w <= client, f"the page is {w}px wide in a {client}px window"
+    assert external == []
+    context.close()
+
+
+SELECT_FITS = """sel => {
+  const cs = getComputedStyle(sel);
+  const ctx = document.createElement('canvas').getContext('2d');
+  ctx.font = cs.font;
+  const text = sel.options[sel.selectedIndex].text;
+  return [ctx.measureText(text).width, sel.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight), text];
+}"""
+
+
+def test_the_sweep_s_best_setting_is_whole_in_its_choice_at_1024(new_offline_context, booking_app):
+    """A trial found the sweep's "Best setting to apply" cut at 1024x768 (``...F1 threshold 0.0(``)
+    in a 620 px box with room to spare beside its button: the box now takes the row's width."""
+    context, external = new_offline_context({"width": 1024, "height": 768})
+    app = App(context.new_page(), booking_app.url).open()
+    app.expect_whole("4/10")
+    app.open_tab("Settings sweep")
+    app.expect_text("me-sweep-best", "Best agreement 10/10")
+    select = app.el("me-sweep-choice").locator("select").first
+    expect(select).to_be_visible()
+    text_px, room_px, text = select.evaluate(SELECT_FITS)
+    assert text.startswith("trajectory ANY_ORDER, arguments exact") and text.endswith("F1 threshold 0.00-0.41"), text
+    assert text_px <= room_px, f"{text!r} is {text_px:.0f}px in a {room_px:.0f}px box"
+    button = app.el("me-sweep-apply").bounding_box()
+    box = select.bounding_box()
+    assert box["x"] + box["width"] <= button["x"] or box["y"] + box["height"] <= button["y"], "the box runs under its button"
+    w, client, _h = app.page.evaluate(PAGE_SIZE)
+    assert w <= client, f"the page is {w}px wide in a {client}px window"
+    assert external == []
+    context.close()
+
+
 # --- screenshots of each state, at both sizes ----------------------------------------------------
 
 @pytest.mark.parametrize("width, height", [(1440, 900), (1024, 768)], ids=["1440x900", "1024x768"])

@@ -19,7 +19,7 @@ def test_time_zero_reveals_nothing(app_page):
     app = app_page
     app.expect_time(0.0)
     app.expect_revealed(0, 10)
-    app.expect_text("me-agreement", "Revealed so far: 0/0 agree")
+    app.expect_text("me-agreement", "Revealed so far: none yet, press Play")
     expect(app.el("me-table").locator(".tabulator-row")).to_have_count(0)
     app.expect_whole("4/10")
     expect(app.play_label()).to_have_text("Play")

@@ -71,7 +71,7 @@ def expect_scored(app: App, trace_ids: dict[str, str]) -> None:
 
 def expect_loaded(app: App) -> None:
     app.expect_text("me-load-status", re.compile(re.escape(
-        "Loaded 11 runs from traces.jsonl. They are shown now, with the settings you had. Applied the labels in labels.csv.")),
+        "Loaded 11 runs from traces.jsonl. They are scored with the settings you had; press Play to list them. Applied the labels in labels.csv.")),
         timeout=30_000)
     for sentence in REPORT:
         expect(app.el("me-load-status").locator(".me-load-notes")).to_contain_text(sentence)

@@ -18,7 +18,7 @@ TRUNCATED = RUN + b'{"id": "r2", "expected_calls": "a>b", "answer": "ok do\n'
 def test_runs_then_their_labels_in_one_drop_both_apply(app_page):
     app = app_page
     app.upload(("good.jsonl", RUN, "application/jsonl"), ("labels_r1.csv", b"run_id,human_verdict,note\nr1,unacceptable,flip\n", "text/csv"))
-    app.expect_text("me-load-status", "Loaded 1 run from good.jsonl. They are shown now, with the settings you had. "
+    app.expect_text("me-load-status", "Loaded 1 run from good.jsonl. It is scored with the settings you had; press Play to list it. "
                                       "Applied the labels in labels_r1.csv.", timeout=30_000)
     app.expect_whole("0/1")  # r1 passes; labelled unacceptable: a false pass
     expect(app.el("me-load-error")).to_be_hidden()

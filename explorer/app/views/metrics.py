@@ -168,11 +168,19 @@ def summary_html(features: Features, ev: Evaluation, disputed: np.ndarray | None
 
 def replay_html(state: ReplayState, t: float) -> str:
     """The replay's running figure, saying what it is: ``Revealed so far: 1/4 agree · 4 of 10
-    runs revealed · t = 25.0 s · False passes: none · False fails: E1, E2, E3``."""
+    runs revealed · t = 25.0 s · False passes: none · False fails: E1, E2, E3``. Never a 0/0
+    figure (a trial read it as the page's answer): ``Revealed so far: none yet, press Play`` before
+    the first reveal, ``Revealed so far: no labelled run`` when the revealed runs have no label."""
     s = state.summary
+    if state.revealed == 0:
+        figure = "Revealed so far: none yet, press Play"
+    elif s.labelled == 0:
+        figure = "Revealed so far: no labelled run"
+    else:
+        figure = f"Revealed so far: {s.agree}/{s.labelled} agree"
     return (
         '<div class="me-replay-line">'
-        f'<span class="me-agreement">Revealed so far: {s.agree}/{s.labelled} agree</span> · '
+        f'<span class="me-agreement">{figure}</span> · '
         f'<span class="me-revealed">{state.revealed:,} of {state.total:,} runs revealed</span> · '
         f'<span class="me-replay-t">t = {t:.1f} s</span> · '
         f'<span class="me-false-pass">False passes: {_ids(state.false_pass)}</span> · '

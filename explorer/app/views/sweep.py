@@ -34,7 +34,7 @@ from ...core.evaluation.sweep import (
 )
 from ...core.evaluation.sweep_intervals import SweepReading, sweep_reading, with_intervals
 from ...core.scoring.trajectory_metrics import DEFINITIONS, PARTIAL_SCORES
-from .style import WRAP, LiveHTML, styled
+from .style import WRAP, LiveHTML, flex_item, styled
 
 SHOWN_GROUPS = 8
 """Best-setting groups listed in the headline (all of them are in the apply list)."""
@@ -205,7 +205,10 @@ class SweepView:
         self.heatmap = pn.Column(pn.pane.Bokeh(fig, sizing_mode="stretch_width"), css_classes=["me-sweep-heatmap"],
                                  sizing_mode="stretch_width")
         self.best = LiveHTML("", css_classes=["me-sweep-best"], **styled(sizing_mode="stretch_width"))
-        self.choice = pn.widgets.Select(label="Best setting to apply", options=[], css_classes=["me-sweep-choice"], width=620)
+        # as wide as the row allows, up to the longest setting's words (~880 px): a trial found them
+        # cut at a fixed 620 px at 1024x768, with room beside the button; wraps under 460 px
+        self.choice = pn.widgets.Select(label="Best setting to apply", options=[], css_classes=["me-sweep-choice"],
+                                        sizing_mode="stretch_width", styles=flex_item(460, max_width=880))
         self.apply_button = pn.widgets.Button(label="Apply this setting", color="primary", css_classes=["me-sweep-apply"])
         self.apply_button.on_click(self._on_apply)
         # the heatmap's slice

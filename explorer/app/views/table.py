@@ -34,7 +34,23 @@ WIDTHS = {
     "Key fields": 82, "Evaluator": 86, "Person": 104, "Outcome": 96, "Decided by": 96, "Reason": 230,
 }
 """Column widths in px (headers fit on one or two lines, never cut); Reason stretches to fill a wide
-table. Wider than the card, the table scrolls sideways inside it with ID frozen."""
+table. Wider than the card, the table scrolls sideways inside it with ID frozen. ID's is the
+narrowest (the bundled E1..E10); :func:`id_width` widens it to the case set's ids."""
+ID_CHAR_PX = 9.5
+"""Width of one character of a bold run id at the table's font (13 px bold sans-serif: digits ~9 px,
+lower case 8-9; at 8.5 an 8-digit synthetic id was still cut in Chromium)."""
+ID_MAX_PX = 220
+"""The ID column's widest: longer ids end in an ellipsis, whole in the cell's tooltip (at 1024 px
+the table card shows about 640 px, and ID stays frozen at the left: a third of it at most)."""
+
+
+def id_width(longest_id: int) -> int:
+    """The ID column's width in px for ids of at most ``longest_id`` characters: the text and the
+    cell's padding (16 px), between ``WIDTHS["ID"]`` and :data:`ID_MAX_PX`. A trial found an ADK
+    eval id, ``book_cheapest_flight``, cut to two letters in a 48 px column."""
+    return int(min(ID_MAX_PX, max(WIDTHS["ID"], math.ceil(16 + ID_CHAR_PX * longest_id))))
+
+
 TABLE_HEIGHT = 310
 """Height of the table in px: its rows scroll inside it, so the page keeps its one-screen layout."""
 EMPTY_TEXT = "Nothing revealed yet: press Play or Next event (or drag the replay time), then select a run to read it."
@@ -109,7 +125,7 @@ def table_frame(features: Features, ev: Evaluation, k: int, start: int = 0,
         verdict = rec["verdict"]
         person = rec["human_verdict"] or "unlabelled"
         outcome = rec["outcome"]
-        data["ID"].append(f"<b>{_esc(rec['id'])}</b>")
+        data["ID"].append(f"<b title=\"{_esc(rec['id'])}\">{_esc(rec['id'])}</b>")
         data["Title"].append(_esc(rec["title"]))
         data["Expected calls"].append(expected)
         data["Actual calls"].append(actual)
@@ -135,7 +151,9 @@ reveal step or an input change at 100k-1M runs costs one page of rows, not every
 class TableView:
     """The Tabulator card; ``ids`` holds the raw run id of each displayed row."""
 
-    def __init__(self, n_runs: int = 0) -> None:
+    def __init__(self, n_runs: int = 0, longest_id: int = 0) -> None:
+        """``n_runs``: runs of the case set (how the table pages); ``longest_id``: characters of its
+        longest run id (the ID column's width, :func:`id_width`)."""
         self.ids: list[str] = []
         self.person_cell: Callable[[int, str], str] | None = None
         """Set by the session when several annotators label: marks disputed and split runs."""
@@ -155,7 +173,7 @@ class TableView:
             disabled=True,
             selectable=1,
             formatters={c: "html" for c in COLUMNS},
-            widths=WIDTHS,
+            widths={**WIDTHS, "ID": id_width(longest_id)},
             header_align="left",
             layout="fit_data_stretch",
             frozen_columns=["ID"],

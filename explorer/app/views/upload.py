@@ -51,9 +51,13 @@ FORMATS_HINT = (
 
 
 def loaded_message(name: str, n_runs: int) -> str:
-    """``"Loaded 1,000 runs from runs.jsonl. They are shown now, with the settings you had."``"""
-    runs = f"{n_runs:,} run" + ("" if n_runs == 1 else "s")
-    return f"Loaded {runs} from {name}. They are shown now, with the settings you had."
+    """``"Loaded 1,000 runs from runs.jsonl. They are scored with the settings you had; press Play
+    to list them."`` (one run: ``"Loaded 1 run from good.jsonl. It is scored ..."``). The summary
+    counts them at once; the table lists the runs the replay has revealed, from t = 0 (a trial read
+    the earlier "They are shown now" over an empty table)."""
+    if n_runs == 1:
+        return f"Loaded 1 run from {name}. It is scored with the settings you had; press Play to list it."
+    return f"Loaded {n_runs:,} runs from {name}. They are scored with the settings you had; press Play to list them."
 
 
 def note_sentence(note: str, name: str) -> str:
@@ -70,8 +74,8 @@ def note_sentence(note: str, name: str) -> str:
 
 def pending_labels_message(name: str, n_labels: int) -> str:
     """What a labels CSV that names no run shown does: it waits for the next run file."""
-    ids = f"{n_labels:,} run id" + ("" if n_labels == 1 else "s")
-    return (f"None of the {ids} in {name} names a run shown here: its labels will apply to the next run file "
+    which = f"The one run id in {name} names no run" if n_labels == 1 else f"None of the {n_labels:,} run ids in {name} names a run"
+    return (f"{which} shown here: its labels will apply to the next run file "
             "you upload (drop the runs now, or drop both together).")
 
 

@@ -28,7 +28,7 @@ HUMAN_CODES = {"acceptable": 1, "unacceptable": 0, None: -1}
 """Person's verdict as int8: 1 acceptable, 0 unacceptable, -1 unlabelled."""
 
 
-_SHARED_ACROSS_LABELS = ("f1_q", "has_output", "has_answer", "any_no_output", "any_empty_answer")
+_SHARED_ACROSS_LABELS = ("f1_q", "has_output", "has_answer", "any_no_output", "any_empty_answer", "longest_run_id")
 """``Features`` values computed once that :meth:`Features.with_human` hands on to its copy."""
 
 
@@ -225,6 +225,13 @@ class Features:
     def any_empty_answer(self) -> bool:
         """A run has an empty answer (``empty_answer.any()``, computed once)."""
         return bool(self.empty_answer.any())  # type: ignore[union-attr]
+
+    @functools.cached_property
+    def longest_run_id(self) -> int:
+        """Characters of the longest run id (0 with no runs), computed once: the width of the
+        runs table's ID column."""
+        longest = getattr(self.run_ids, "longest", None)  # a stored text column counts in Arrow
+        return int(longest()) if longest is not None else max(map(len, self.run_ids), default=0)
 
     @functools.cached_property
     def has_answer(self) -> np.ndarray:

@@ -252,7 +252,8 @@ def trace_events(
 
     Per revealed run: ``"E1 revealed"``, one ``check`` line per enabled check, then
     ``"E1 verdict fail (F1 0.62 < 0.80) — false fail"``; after each reveal step
-    ``"Agreement so far 1/2"`` (revealed labelled runs). Only the last ``max_runs`` revealed runs
+    ``"Agreement so far 1/2"`` (revealed labelled runs; ``"Agreement so far: no labelled run yet"``
+    while none of them is labelled, never 0/0). Only the last ``max_runs`` revealed runs
     are spelled out (text is built for them alone); earlier ones become one ``omitted`` line.
     """
     k = revealed_count(times, t)
@@ -269,6 +270,7 @@ def trace_events(
         last_of_step = i == k - 1 or times[i + 1] != times[i]
         if last_of_step:
             events.append(
-                TraceEvent(float(times[i]), "agreement", "", f"Agreement so far {agree_cum[i]}/{labelled_cum[i]}")
+                TraceEvent(float(times[i]), "agreement", "", f"Agreement so far {agree_cum[i]}/{labelled_cum[i]}"
+                           if labelled_cum[i] else "Agreement so far: no labelled run yet")  # never 0/0
             )
     return events

@@ -76,6 +76,14 @@ class TextColumn:
         out[...] = self.array.take(pa.array(index.reshape(-1).astype(np.int64))).to_pylist() if index.size else []
         return out
 
+    def longest(self) -> int:
+        """Characters (code points) of the longest text; 0 when there are none."""
+        if not len(self.array):
+            return 0
+        import pyarrow.compute as pc
+
+        return int(pc.max(pc.utf8_length(self.array)).as_py() or 0)
+
     def __iter__(self) -> Iterator[str]:
         step = 65_536
         for start in range(0, len(self.array), step):
