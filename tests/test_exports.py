@@ -60,6 +60,37 @@ def test_bad_settings(data, location, problem):
     assert info.value.problem.startswith(problem)
 
 
+NESTING = f'; settings go inside "settings": {{"format": "{SETTINGS_FORMAT}", "settings": {{"trajectory": ...}}}}'
+
+
+@pytest.mark.parametrize("data, location, problem", [
+    # a trial's files: settings written at the top level, with and without the format tag
+    ({"format": SETTINGS_FORMAT, "trajectory": "any_order"}, "trajectory", 'unknown field "trajectory"' + NESTING),
+    ({"trajectory": "any_order"}, "format", f'expected "{SETTINGS_FORMAT}", missing' + NESTING),
+    ({"format": SETTINGS_FORMAT, "trajectory": "any_order", "f1_threshold": 0.5}, "f1_threshold",
+     'unknown fields "f1_threshold", "trajectory"; settings go inside "settings": '
+     f'{{"format": "{SETTINGS_FORMAT}", "settings": {{"trajectory": ...}}}}'),
+    ({"format": SETTINGS_FORMAT, "settings": {}, "extra": 1, "more": 2}, "extra",
+     'unknown fields "extra", "more" (known: "format", "settings", "arg_rules")'),
+])
+def test_settings_at_the_top_level_are_named_as_such(data, location, problem):
+    with pytest.raises(LoadError) as info:
+        loads_settings(json.dumps(data), "s.json")
+    assert (info.value.location, info.value.problem) == (location, problem)
+
+
+def test_score_names_a_settings_file_as_one(tmp_path, capsys):
+    """``score --settings`` read the file as an argument-rules file first, so a settings file
+    without its format tag was told 'expected "metric-explorer/arg-rules@1"' (a trial)."""
+    from explorer.cli import main
+
+    path = tmp_path / "s.json"
+    path.write_text('{"trajectory": "any_order"}')
+    assert main(["score", "--settings", str(path)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == f'metric-explorer: error: {path}: format: expected "{SETTINGS_FORMAT}", missing' + NESTING
+
+
 def test_settings_not_json_and_empty():
     with pytest.raises(LoadError) as info:
         loads_settings('{"format": ', "s.json")

@@ -261,6 +261,7 @@ def arg_rules_from_args(args: argparse.Namespace) -> ArgRules | None:
         return load_arg_rules(path)
     settings_path = getattr(args, "settings", None)
     if isinstance(settings_path, str):  # compare takes several settings files: their rules are not read
+        load_settings(settings_path)  # a file that is no settings file is named as such, not as a rules file
         rules = load_arg_rules(settings_path)
         return rules or None
     return None

@@ -71,6 +71,15 @@ def dumps_settings(settings: Settings, arg_rules: ArgRules | None = None) -> str
     return json.dumps(settings_to_data(settings, arg_rules), indent=2) + "\n"
 
 
+def _nesting_hint(data: dict[str, Any]) -> str:
+    """``; settings go inside "settings": {"format": ..., "settings": {"trajectory": ...}}`` when
+    top-level keys of ``data`` are setting names (a trial wrote them at the top), else ``""``."""
+    named = [k for k in data if k in Settings.__dataclass_fields__]
+    if not named:
+        return ""
+    return f'; settings go inside "settings": {{"format": "{SETTINGS_FORMAT}", "settings": {{"{show(named[0])}": ...}}}}'
+
+
 def settings_from_data(data: Any, name: str) -> Settings:
     """Settings from parsed settings JSON, or from an ADK ``test_config.json`` (an object with
     ``criteria`` and no ``format``: :func:`settings_from_adk_test_config`). Raises LoadError ``"<name>: settings.<field>: ..."``
@@ -81,10 +90,12 @@ def settings_from_data(data: Any, name: str) -> Settings:
         return settings_from_adk_test_config(data, name)
     if data.get("format") != SETTINGS_FORMAT:
         got = "missing" if "format" not in data else f"got {json_spelling(data['format'])}"
-        raise LoadError(name, "format", f'expected "{SETTINGS_FORMAT}", {got}')
+        raise LoadError(name, "format", f'expected "{SETTINGS_FORMAT}", {got}{_nesting_hint(data)}')
     unknown = sorted(set(data) - {"format", "settings", "arg_rules"})
     if unknown:
-        raise LoadError(name, show(unknown[0]), f'unknown field "{show(unknown[0])}"')
+        listed = ", ".join(f'"{show(k)}"' for k in unknown)
+        raise LoadError(name, show(unknown[0]), f"unknown field{'s' if len(unknown) > 1 else ''} {listed}"
+                        + (_nesting_hint(data) or ' (known: "format", "settings", "arg_rules")'))
     if "arg_rules" in data:
         arg_rules_from_data(data["arg_rules"], name, "arg_rules")  # a bad rule is named here too
     if "settings" not in data:
