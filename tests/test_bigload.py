@@ -94,6 +94,8 @@ def test_blank_lines_crlf_and_bom(tmp_path):
         ([json.dumps(RUN) + "\n", "{not json\n"], "runs.jsonl: line 2, column 2: invalid JSON"),
         ([json.dumps(RUN) + "\n", json.dumps(RUN) + "\n"], 'runs.jsonl: line 2: duplicate run id "a" (first at line 1)'),
         ([json.dumps(dict(RUN, answer=3)) + "\n"], "runs.jsonl: line 1, answer: expected a string, got a number"),
+        ([json.dumps(RUN) + "\n", '{"id":"r1","args":' + "[" * 100_000 + "]" * 100_000 + "}\n"],  # a trial's file
+         "runs.jsonl: line 2, column 1018: invalid JSON: nested too deeply (over 1,000 levels of [ and {)"),
         (["\n  \n"], "runs.jsonl: file is empty"),
         ([""], "runs.jsonl: file is empty"),
     ],

@@ -7,6 +7,7 @@ import json
 
 from hypothesis import HealthCheck, given, settings, strategies as st
 
+import pytest
 from explorer.core.io.errors import LoadError
 from explorer.core.io.exports import loads_settings
 from explorer.core.io.loaders import loads_runs
@@ -121,6 +122,37 @@ def test_a_jsonl_line_nested_too_deeply_is_a_load_error():
     try:
         loads_runs(text, "m.jsonl")
     except LoadError as err:
-        assert str(err) == "m.jsonl: line 2: invalid JSON: nested too deeply"
+        # the 1,001st "[" is column 1,001 of line 2
+        assert str(err) == "m.jsonl: line 2, column 1001: invalid JSON: nested too deeply (over 1,000 levels of [ and {)"
     else:
         raise AssertionError("no error")
+
+
+DEEP = "over 1,000 levels of [ and {)"
+
+
+@pytest.mark.parametrize("name, text, where", [
+    # a trial's file: one run whose args nest 100,000 lists deep, as .jsonl (read as one JSON
+    # document first) and as .json; the message had no line or column. '{"id":"r1","args":' is 18
+    # characters, so the 1,000th "[" (level 1,001 under the "{") is column 19 + 999
+    ("deep.jsonl", '{"id":"r1","args":' + "[" * 100_000 + "]" * 100_000 + "}", "line 1, column 1018"),
+    ("deep.json", '{"id":"r1","args":' + "[" * 100_000 + "]" * 100_000 + "}", "line 1, column 1018"),
+    # brackets inside a string do not count; the deep value starts on line 2, column 7
+    ("deep2.json", '{"a": "[[[[ \\" {{",\n "b": ' + "[" * 5000 + "]" * 5000 + "}", "line 2, column 1006"),
+    # a JSONL file of two runs: the second line is the deep one
+    ("two.jsonl", '{"id": "r0", "expected_calls": [], "actual_calls": [], "answer": "a", "reference": "a"}\n'
+     '{"id":"r1","args":' + "[" * 100_000 + "]" * 100_000 + "}\n", "line 2, column 1018"),
+])
+def test_json_nested_too_deeply_names_its_line_and_column(name, text, where):
+    with pytest.raises(LoadError) as info:
+        loads_runs(text, name)
+    assert str(info.value) == f"{name}: {where}: invalid JSON: nested too deeply ({DEEP}"
+
+
+def test_too_deep_at_counts_brackets_outside_strings():
+    from explorer.core.io.reading import too_deep_at
+
+    # level 1 "[" col 1, 2 "[" col 2, a string holding [[\"[, level 3 "{" col 12, level 4 "[" col 18
+    assert too_deep_at('[["[[\\"[", {"a": [1]}]]') == (1, 18, 4)
+    assert too_deep_at('{\n  [[[', depth=2) == (2, 4, 3)  # the first bracket past level 2
+    assert too_deep_at("") == (1, 1, 0)

@@ -39,7 +39,7 @@ from ..scoring.fields import DEFAULT_ID_PATTERN, IdPatternTooSlow, compile_id_pa
 from .loaders._common import Problem, json_type
 from .loaders.flat import run_from_record, well_formed_run
 from .model import CaseSet, Run
-from .reading import json_message, loads_json, max_bytes, not_utf8, orjson_exact
+from .reading import json_message, loads_json, max_bytes, nested_too_deeply, not_utf8, orjson_exact
 from .runstore import RunStore, block_codec, compress_block
 
 CHUNK_BYTES = 4 * 1024 * 1024
@@ -71,7 +71,7 @@ def _loads(line: bytes, n: int, name: str) -> Any:
     except json.JSONDecodeError as exc:
         raise LoadError(name, f"line {n}, column {exc.colno}", f"invalid JSON: {json_message(exc)}") from None
     except RecursionError:
-        raise LoadError(name, f"line {n}", "invalid JSON: nested too deeply") from None
+        raise nested_too_deeply(name, text, n) from None
 
 
 def parse_record(line: bytes) -> Run:

@@ -131,20 +131,66 @@ def loads_json(text: str) -> Any:
         raise json.JSONDecodeError(f"number with more than {limit} digits", text, at) from None
 
 
+NESTING_SHOWN = 1000
+"""Depth of ``[`` / ``{`` named by :func:`too_deep_at` (Python's JSON parser gives up near its
+recursion limit, 1,000 by default)."""
+
+
+def too_deep_at(text: str, depth: int = NESTING_SHOWN) -> tuple[int, int, int]:
+    """(line, column, level), line and column from 1, of the first ``[`` or ``{`` outside a string
+    at nesting level ``depth`` + 1 in JSON ``text``, else of its deepest one (where a parser that
+    ran out of stack earlier was) and that level. For the error of a document too deeply nested;
+    linear in the text."""
+    level = best = 0
+    at = 0
+    in_string = escaped = False
+    for i, ch in enumerate(text):
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "[{":
+            level += 1
+            if level > best:
+                best, at = level, i
+                if level > depth:
+                    break
+        elif ch in "]}":
+            level -= 1
+    line = text.count("\n", 0, at) + 1
+    return line, at - (text.rfind("\n", 0, at) + 1) + 1, best
+
+
 def parse_json(text: str, name: str) -> Any:
-    """``json.loads`` with errors as LoadError ``"<name>: line L, column C: invalid JSON: ..."``."""
+    """``json.loads`` with errors as LoadError ``"<name>: line L, column C: invalid JSON: ..."``
+    (for a document nested too deeply, where it passes :data:`NESTING_SHOWN` levels)."""
     try:
         return loads_json(text)
     except json.JSONDecodeError as exc:
         raise LoadError(name, f"line {exc.lineno}, column {exc.colno}", f"invalid JSON: {json_message(exc)}") from None
     except RecursionError:
-        raise LoadError(name, "", "invalid JSON: nested too deeply") from None
+        raise nested_too_deeply(name, text) from None
+
+
+def nested_too_deeply(name: str, text: str, line: int | None = None) -> LoadError:
+    """The LoadError of JSON ``text`` that Python's parser found nested too deeply:
+    ``"<name>: line L, column C: invalid JSON: nested too deeply (over 1,000 levels of [ and {)"``
+    at :func:`too_deep_at`; ``line``: ``text`` is that line of a JSONL file."""
+    at_line, column, level = too_deep_at(text)
+    levels = f" (over {NESTING_SHOWN:,} levels of [ and {{)" if level > NESTING_SHOWN else f" ({level:,} levels of [ and {{)"
+    return LoadError(name, f"line {line if line is not None else at_line}, column {column}",
+                     f"invalid JSON: nested too deeply{levels}")
 
 
 def json_lines(text: str, name: str) -> list[tuple[str, Any]]:
     """``[("line N", value)]`` for every non-blank line of JSONL ``text`` (N counts from 1).
-    Raises LoadError ``"<name>: line N, column C: invalid JSON: ..."``, or ``"<name>: line N:
-    invalid JSON: nested too deeply"``."""
+    Raises LoadError ``"<name>: line N, column C: invalid JSON: ..."`` (nested too deeply:
+    :func:`nested_too_deeply`)."""
     out: list[tuple[str, Any]] = []
     for n, line in enumerate(text.split("\n"), start=1):
         if not line.strip():
@@ -154,7 +200,7 @@ def json_lines(text: str, name: str) -> list[tuple[str, Any]]:
         except json.JSONDecodeError as exc:
             raise LoadError(name, f"line {n}, column {exc.colno}", f"invalid JSON: {json_message(exc)}") from None
         except RecursionError:
-            raise LoadError(name, f"line {n}", "invalid JSON: nested too deeply") from None
+            raise nested_too_deeply(name, line, n) from None
     return out
 
 

@@ -34,7 +34,7 @@ from typing import Any, Iterable
 from ..csv_cells import neutralise_cell, restore
 from ..errors import LoadError
 from ..model import AnnotatorLabel, CallPair, CaseSet, Invocation, PlainInvocation, Run, ToolCall, majority_verdict
-from ..reading import csv_problem, csv_rows, json_message, loads_json, parse_json, read_bytes, separator_hint, text_of
+from ..reading import csv_problem, csv_rows, json_message, loads_json, nested_too_deeply, parse_json, read_bytes, separator_hint, text_of
 from ._common import (
     Problem, check_unique_ids, expect_list, expect_object, expect_str, join_path, json_type,
     make_case_set, parse_calls, parse_verdict, run_id_problem, show, whole_number_as_text,
@@ -307,7 +307,7 @@ def jsonl_from_text(text: str, name: str) -> CaseSet:
         except json.JSONDecodeError as exc:
             raise LoadError(name, f"line {n}, column {exc.colno}", f"invalid JSON: {json_message(exc)}") from None
         except RecursionError:
-            raise LoadError(name, f"line {n}", "invalid JSON: nested too deeply") from None
+            raise nested_too_deeply(name, line, n) from None
         if not isinstance(record, dict):
             raise LoadError(name, f"line {n}", f"expected a JSON object (one run per line), got {json_type(record)}")
         try:
