@@ -103,7 +103,9 @@ GOOD = {"id": "r1", "expected_calls": [], "actual_calls": [], "answer": "a", "re
     ([{**GOOD, "actual_calls": [{"name": "a"}, {"args": {}}]}], "line 1, actual_calls[1]", 'missing "name"'),
     ([{**GOOD, "actual_calls": [{"name": "a", "args": [1]}]}], "line 1, actual_calls[0].args", "expected an object, got a list"),
     ([{**GOOD, "expected_calls": "a>>b"}], "line 1, expected_calls", 'empty tool name at position 2 in "a>>b"'),
-    ([{**GOOD, "expected_calls": 5}], "line 1, expected_calls", "expected a list, got a number"),
+    # a trial's line: the message names both forms a call list may take
+    ([{**GOOD, "expected_calls": 5}], "line 1, expected_calls",
+     'expected a list of calls ([{"name": ..., "args": {...}}]) or tool names as text ("search>book"), got a number'),
     ([{**GOOD, "human_verdict": "good"}], "line 1, human_verdict", 'expected "acceptable", "unacceptable" or empty, got "good"'),
     ([{**GOOD, "refrence": "x"}], "line 1, refrence", 'unknown field "refrence"'),
     ([{**GOOD, "references": ["x"]}], "line 1", 'give "reference" or "references", not both'),

@@ -135,7 +135,10 @@ def parse_calls(value: Any, path: str) -> tuple[ToolCall, ...]:
                 raise Problem(path, "invalid JSON list of calls: nested too deeply") from None
         else:
             return parse_arrow_names(text, path)
-    calls = expect_list(value, path)
+    if not isinstance(value, list):  # both forms named (a trial's "expected_calls": 5)
+        raise Problem(path, f'expected a list of calls ([{{"name": ..., "args": {{...}}}}]) or tool names as text '
+                            f'("search>book"), got {json_type(value)}')
+    calls = value
     return tuple(fast_call(c) or parse_call_object(c, join_path(path, i)) for i, c in enumerate(calls))
 
 
