@@ -313,7 +313,7 @@ def test_an_uploaded_run_file_says_how_to_list_its_runs(process):
     assert shown(page.upload.status.object).startswith(
         "Loaded 2 runs from long_ids.jsonl. They are scored with the settings you had; press Play to list them.")
     assert session.clock.time == 0.0 and session.table.ids == []
-    session.reveal_all()
+    session.clock.param.update(playing=False, time=60.0)  # every run revealed
     assert session.table.ids == ["book_cheapest_flight", "cancel_old_booking"]
     assert session.table.table.widths["ID"] == 206  # 16 + 9.5 * 20
 
@@ -324,6 +324,6 @@ def test_the_replay_line_never_reads_0_of_0():
     none has a label it says so."""
     session = ExplorerSession(shared_from_case_set(_long_id_set()))  # two runs, no label
     assert shown(session.metrics.replay.object).startswith("Revealed so far: none yet, press Play · 0 of 2 runs revealed")
-    session.reveal_all()
+    session.clock.param.update(playing=False, time=60.0)  # every run revealed
     assert shown(session.metrics.replay.object).startswith("Revealed so far: no labelled run · 2 of 2 runs revealed · t = 60.0 s")
     assert "0/0" not in shown(session.metrics.replay.object)

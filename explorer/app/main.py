@@ -36,7 +36,7 @@ from ..core.evaluation.verdicts import Evaluation, evaluate
 from ..core.evaluation.features import Features, load_warnings
 from ..core.evaluation.response_features import response_features_for
 from ..core.evaluation.replay import (
-    DURATION, next_event_time, play_start_time, reveal_timeline, revealed_count, state_at, trace_events,
+    next_event_time, play_start_time, reveal_timeline, revealed_count, state_at, trace_events,
 )
 from ..core.evaluation.settings import Settings
 from ..core.scoring.arg_rules import ArgRules
@@ -300,10 +300,6 @@ class ExplorerSession:
     def next_event(self) -> None:
         """Pause and jump to the next reveal time."""
         self.clock.param.update(playing=False, time=next_event_time(self.times, self.clock.time))
-
-    def reveal_all(self) -> None:
-        """Pause at the end of the replay, every run revealed."""
-        self.clock.param.update(playing=False, time=DURATION)
 
     def restart(self) -> None:
         """Pause at t = 0."""

@@ -14,6 +14,7 @@ from typing import Iterator
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 
 class TextColumn:
@@ -80,8 +81,6 @@ class TextColumn:
         """Characters (code points) of the longest text; 0 when there are none."""
         if not len(self.array):
             return 0
-        import pyarrow.compute as pc
-
         return int(pc.max(pc.utf8_length(self.array)).as_py() or 0)
 
     def __iter__(self) -> Iterator[str]:
