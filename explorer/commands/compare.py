@@ -64,6 +64,14 @@ def _pct(d: dict) -> str:
     return f"{100 * d['value']:.0f} % (95 % CI {100 * d['low']:.0f}–{100 * d['high']:.0f} %)"
 
 
+def _agreement(d: dict) -> str:
+    """``"4/10 · 40 % (95 % CI 17–69 %)"``; ``"n/a (no labelled run)"`` when no run has a verdict
+    (never ``0/0``)."""
+    if not d["n"] or d["value"] is None:
+        return "n/a (no labelled run)"
+    return f"{round(d['value'] * d['n'])}/{d['n']} · {_pct(d)}"
+
+
 def run(args: argparse.Namespace) -> int:
     """Print the comparison in the chosen format; 0 on success."""
     report = compare_report(args)
@@ -73,8 +81,8 @@ def run(args: argparse.Namespace) -> int:
     c = report["comparison"]
     a, b = c["agreement_a"], c["agreement_b"]
     print(f"cases: {report['cases']}; ground truth: {report['ground_truth']}; {c['labelled']} runs with a verdict")
-    print(f"A: {report['settings_a']['file']}  agreement {round(a['value'] * a['n']) if a['value'] is not None else 0}/{a['n']} · {_pct(a)}")
-    print(f"B: {report['settings_b']['file']}  agreement {round(b['value'] * b['n']) if b['value'] is not None else 0}/{b['n']} · {_pct(b)}")
+    print(f"A: {report['settings_a']['file']}  agreement {_agreement(a)}")
+    print(f"B: {report['settings_b']['file']}  agreement {_agreement(b)}")
     ch = c["change"]
     if ch["value"] is not None:
         print(f"change B - A: {100 * ch['value']:+.0f} points (paired 95 % CI {100 * ch['low']:+.0f} to {100 * ch['high']:+.0f})")

@@ -209,17 +209,17 @@ def run(args: argparse.Namespace) -> int:
     print()
     iv = s["intervals"]
     disputed = f", {s['disputed']} disputed" if s.get("disputed") else ""
-    print(f"agreement {s['agree']}/{s['labelled']} · {percent_ci(iv['agreement'])}"
-          + (f" ({s['unlabelled']} unlabelled{disputed})" if s["unlabelled"] else (f" ({s['disputed']} disputed)" if disputed else "")))
+    head = f"agreement {s['agree']}/{s['labelled']} · {percent_ci(iv['agreement'])}" if s["labelled"] else "agreement: no labelled run"
+    print(head + (f" ({s['unlabelled']} unlabelled{disputed})" if s["unlabelled"] else (f" ({s['disputed']} disputed)" if disputed else "")))
     print(f"false passes: {', '.join(s['false_pass']) or 'none'}")
     print(f"false fails: {', '.join(s['false_fail']) or 'none'}")
     print(f"precision {_fmt(s['precision'])}  recall {_fmt(s['recall'])}  kappa {_fmt(s['kappa'])}")
     c = s["confusion"]
     print(
-        f"95 % intervals: precision {c['true_pass']}/{iv['precision']['n']} · {percent_ci(iv['precision'])}; "
-        f"recall {c['true_pass']}/{iv['recall']['n']} · {percent_ci(iv['recall'])}; "
-        f"false-pass rate {c['false_pass']}/{iv['false_pass_rate']['n']} · {percent_ci(iv['false_pass_rate'])}; "
-        f"false-fail rate {c['false_fail']}/{iv['false_fail_rate']['n']} · {percent_ci(iv['false_fail_rate'])}; "
+        f"95 % intervals: precision {count_ci(c['true_pass'], iv['precision'], 'no labelled run passed')}; "
+        f"recall {count_ci(c['true_pass'], iv['recall'], 'no acceptable run')}; "
+        f"false-pass rate {count_ci(c['false_pass'], iv['false_pass_rate'], 'no unacceptable run')}; "
+        f"false-fail rate {count_ci(c['false_fail'], iv['false_fail_rate'], 'no acceptable run')}; "
         f"kappa {kappa_ci(iv['kappa'])}"
     )
     print(f"  (Wilson score intervals; kappa: percentile bootstrap over runs, {RESAMPLES:,} resamples, seed {SEED})")
@@ -246,6 +246,14 @@ def percent_ci(d: dict) -> str:
     if d["low"] is None or d["high"] is None:
         return "no interval"
     return f"95 % CI {100 * d['low']:.0f}–{100 * d['high']:.0f} %"
+
+
+def count_ci(count: int, d: dict, none: str) -> str:
+    """``"3/4 · 95 % CI 30–95 %"``: ``count`` of the interval's ``d["n"]`` runs and its interval;
+    ``"n/a (<none>)"`` when ``n`` is 0 (never a ``0/0`` figure), e.g. ``"n/a (no acceptable run)"``."""
+    if not d["n"]:
+        return f"n/a ({none})"
+    return f"{count}/{d['n']} · {percent_ci(d)}"
 
 
 def kappa_ci(d: dict) -> str:

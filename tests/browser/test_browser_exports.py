@@ -110,7 +110,7 @@ def test_1000_run_export_labels_round_trip(app_page, tmp_path, fmt, mime):
     data = export_1000(fmt)
     upload(app, name, data, mime)
     app.expect_text("me-load-status", f"Loaded 1,000 runs from {name}.", timeout=30_000)
-    app.expect_whole("0/0")  # the new set is shown at once, in the Explorer tab
+    app.expect_text("me-whole-agreement", "All runs: no labelled run (1,000 unlabelled)")  # shown at once, in the Explorer tab; never 0/0
     app.expect_text("me-unlabelled", "Unlabelled: 1000 of 1000 runs")
 
     app.scrub_to(60.0)
@@ -145,7 +145,7 @@ def test_1000_run_export_labels_round_trip(app_page, tmp_path, fmt, mime):
     app.open()  # a new session: nothing of the old one
     upload(app, name, data, mime)
     app.expect_text("me-load-status", f"Loaded 1,000 runs from {name}.", timeout=30_000)
-    app.expect_whole("0/0")
+    app.expect_text("me-whole-agreement", "All runs: no labelled run")
     upload(app, "labels.csv", saved.read_bytes(), "text/csv")
     app.expect_text("me-load-status", "Applied the labels in labels.csv.")
     expect(app.el("me-whole-agreement")).to_contain_text(whole)

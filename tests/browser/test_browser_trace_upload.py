@@ -92,7 +92,7 @@ def test_labels_after_the_traces_apply_to_the_set_just_loaded(app_page, traces):
     app = app_page
     app.upload(("traces.jsonl", data, "application/jsonl"))
     app.expect_text("me-load-status", "Loaded 11 runs from traces.jsonl.", timeout=30_000)
-    app.expect_whole("0/0")
+    app.expect_text("me-whole-agreement", "All runs: no labelled run")
     app.upload(("labels.csv", labels, "text/csv"))
     expect_loaded(app)
     expect_scored(app, trace_ids)

@@ -116,7 +116,8 @@ def unlabelled_tip(rate: UnlabelledPassRate | None) -> str:
 
 def figure_html(s: Agreement, extra: str = "", disputed: int = 0, unlabelled_title: str = "") -> str:
     """The all-runs figure: ``All runs: 4/10 agree`` with the figure large (class
-    ``me-whole-agreement``); ``extra`` (HTML) goes right after the figure (the interval, issue 11).
+    ``me-whole-agreement``), ``All runs: no labelled run (3 unlabelled)`` when no run has a
+    verdict (never ``0/0``); ``extra`` (HTML) goes right after the figure (the interval, issue 11).
     ``disputed`` runs (no verdict because their annotators tie) are counted apart from the
     unlabelled ones: ``(2 unlabelled, 1 disputed)``; ``unlabelled_title`` is the tooltip there."""
     unlabelled = s.unlabelled - disputed
@@ -127,13 +128,19 @@ def figure_html(s: Agreement, extra: str = "", disputed: int = 0, unlabelled_tit
         parts.append(f'<span class="me-figure-disputed" title="Runs whose annotators tie, or with fewer labels than the '
                      f'minimum: left out of agreement and counted here">{disputed:,} disputed</span>')
     unl = f' <span class="me-figure-unlabelled">({", ".join(parts)})</span>' if parts else ""
-    note = '<div class="me-figure-note">No run is labelled yet: label runs to measure agreement.</div>' if not s.labelled else ""
+    if not s.labelled:  # never a 0/0 figure (a trial read it as the page's answer)
+        return (
+            '<div class="me-whole-agreement" title="No run has a verdict from a person, so agreement cannot be measured yet">'
+            '<span class="me-figure-label">All runs:</span> '
+            f'<span class="me-figure me-figure-none">no labelled run</span>{unl}{extra}'
+            '<div class="me-figure-note">No run is labelled yet: label runs to measure agreement.</div></div>'
+        )
     tip = f"The evaluator agrees with the person on {s.agree} of {s.labelled} labelled runs"
     return (
         f'<div class="me-whole-agreement" title="{tip}">'
         '<span class="me-figure-label">All runs:</span> '
         f'<span class="me-figure">{s.agree}/{s.labelled}</span> <span class="me-figure-unit">agree</span>{unl}{extra}'
-        f"{note}</div>"
+        "</div>"
     )
 
 

@@ -135,6 +135,7 @@ class ReviewQueueView:
         summary = ev.summary
         self.agreement.show(
             f'<div class="me-review-agree">Agreement with the person: {summary.agree}/{summary.labelled}</div>'
+            if summary.labelled else '<div class="me-review-agree">Agreement with the person: no labelled run yet</div>'
         )
         cascade = ev.settings.response_scorer == "cascade"
         waiting = np.flatnonzero(ev.needs_review) if cascade else np.zeros(0, dtype=np.int64)
