@@ -156,6 +156,11 @@ def test_unlabelled_text_counts_neither_verdict():
     assert unlabelled_text(np.array([1, -1, 0, -1], dtype=np.int8)) == (
         "Unlabelled: 2 of 4 runs (counted as neither verdict) · 1 acceptable · 1 unacceptable"
     )
+    # 1,000 runs, 998 unlabelled: thousands separators, as the summary bar's "(1,000 unlabelled)"
+    human = np.full(1000, -1, dtype=np.int8)
+    human[:2] = (1, 0)
+    assert unlabelled_text(human) == "Unlabelled: 998 of 1,000 runs (counted as neither verdict) · 1 acceptable · 1 unacceptable"
+    assert unlabelled_text(np.full(1000, -1, dtype=np.int8)).startswith("Unlabelled: 1,000 of 1,000 runs")
 
 
 def test_filters_on_the_opening_run(shared):

@@ -15,6 +15,8 @@ os.environ.setdefault("BOKEH_RESOURCES", "server")
 
 from explorer.app.labels import SessionLabels  # noqa: E402
 from explorer.app.shared import load_shared  # noqa: E402
+from explorer.app.tradeoff import sweep  # noqa: E402
+from explorer.app.views.chart import ChartView  # noqa: E402
 from explorer.app.views.metrics import summary_html  # noqa: E402
 from explorer.app.views.review_queue import ReviewQueueView  # noqa: E402
 from explorer.cli import main  # noqa: E402
@@ -54,12 +56,28 @@ def test_the_summary_bar_says_no_labelled_run(shared):
     text = shown(summary_html(features, evaluate(features, shared.defaults)))
     assert "All runs: no labelled run (10 unlabelled)" in text.replace("( ", "(").replace(" )", ")")
     assert "No run is labelled yet: label runs to measure agreement." in text
+    # with nothing labelled there is nothing to be wrong about yet: "none" alone read as "all good"
+    assert "False passes: none yet (no labelled run)" in text and "False fails: none yet (no labelled run)" in text
     assert "0/0" not in text
+
+
+def test_the_chart_says_why_its_lines_lie_at_zero(shared):
+    labels = SessionLabels.from_shared(shared)
+    for i in range(shared.features.n):
+        labels.set(i, None)
+    features = labels.apply_to(shared.features)
+    chart = ChartView(features.n)
+    chart.show(sweep(features, shared.defaults), 0.8)
+    assert set(chart.source.data["agree"]) == {0}
+    assert shown(chart.hint.object).startswith("No run is labelled yet, so the lines stay at 0")
+    chart.show(sweep(shared.features, shared.defaults), 0.8)
+    assert shown(chart.hint.object).startswith("agreement (band: 95 % CI) of all runs")
 
 
 def test_a_labelled_set_keeps_its_figure(shared):
     text = shown(summary_html(shared.features, evaluate(shared.features, shared.defaults)))
     assert "All runs: 4/10 agree" in text and "no labelled run" not in text
+    assert "False passes: E5" in text  # seed 002's opening: E5 is the one false pass
 
 
 def test_the_review_queue_says_no_labelled_run(shared):

@@ -111,7 +111,7 @@ def test_1000_run_export_labels_round_trip(app_page, tmp_path, fmt, mime):
     upload(app, name, data, mime)
     app.expect_text("me-load-status", f"Loaded 1,000 runs from {name}.", timeout=30_000)
     app.expect_text("me-whole-agreement", "All runs: no labelled run (1,000 unlabelled)")  # shown at once, in the Explorer tab; never 0/0
-    app.expect_text("me-unlabelled", "Unlabelled: 1000 of 1000 runs")
+    app.expect_text("me-unlabelled", "Unlabelled: 1,000 of 1,000 runs")
 
     app.scrub_to(60.0)
     text = data.decode()
@@ -120,7 +120,7 @@ def test_1000_run_export_labels_round_trip(app_page, tmp_path, fmt, mime):
     for k, key in enumerate(LABELS):
         select_row(app, k, ids[k])
         app.page.keyboard.press(key)
-        app.expect_text("me-unlabelled", f"Unlabelled: {N_RUNS - k - 1} of {N_RUNS} runs")
+        app.expect_text("me-unlabelled", f"Unlabelled: {N_RUNS - k - 1} of {N_RUNS:,} runs")
     app.expect_text("me-unlabelled", "· 6 acceptable · 4 unacceptable")
     whole = app.text("me-whole-agreement")
     assert whole.startswith("All runs: ") and whole.endswith("/10 agree (990 unlabelled)"), whole

@@ -33,15 +33,16 @@ def verdict_for_key(key: str) -> tuple[bool, str | None]:
 def unlabelled_text(human: np.ndarray, disputed: np.ndarray | None = None) -> str:
     """``"Unlabelled: 3 of 10 runs (counted as neither verdict) · 4 acceptable · 3 unacceptable"``
     from int8 verdict codes (1 / 0 / -1); runs marked in ``disputed`` (bool (N,), their annotators
-    tie) are counted apart: ``... · 1 disputed · 4 acceptable ...``."""
+    tie) are counted apart: ``... · 1 disputed · 4 acceptable ...``. Counts with thousands
+    separators (``1,000 of 1,000 runs``), as the summary bar writes them."""
     n = int(human.size)
     n_disputed = 0 if disputed is None else int(np.count_nonzero(disputed))
     unl = int(np.count_nonzero(human < 0)) - n_disputed
     acc = int(np.count_nonzero(human == 1))
     unacc = int(np.count_nonzero(human == 0))
-    apart = f"{n_disputed} disputed · " if n_disputed else ""
-    return (f"Unlabelled: {unl} of {n} run{'s' if n != 1 else ''} (counted as neither verdict) · {apart}"
-            f"{acc} acceptable · {unacc} unacceptable")
+    apart = f"{n_disputed:,} disputed · " if n_disputed else ""
+    return (f"Unlabelled: {unl:,} of {n:,} run{'s' if n != 1 else ''} (counted as neither verdict) · {apart}"
+            f"{acc:,} acceptable · {unacc:,} unacceptable")
 
 
 class KeyListener(ReactiveHTML):

@@ -162,9 +162,9 @@ def summary_html(features: Features, ev: Evaluation, disputed: np.ndarray | None
         f'<div class="me-summary-figure">{figure}{interval_html(si, s)}</div>'
         '<div class="me-summary-why">'
         f'<div class="me-list me-fp-text me-whole-false-pass" title="Bad runs the evaluator passes: they would ship">'
-        f"False passes: {_ids(fp, n_fp)}</div>"
+        f"False passes: {_ids(fp, n_fp) if s.labelled else 'none yet (no labelled run)'}</div>"
         f'<div class="me-list me-ff-text me-whole-false-fail" title="Good runs the evaluator fails: noise people learn to ignore">'
-        f"False fails: {_ids(ff, n_ff)}</div>"
+        f"False fails: {_ids(ff, n_ff) if s.labelled else 'none yet (no labelled run)'}</div>"
         f'<div class="me-settings-words"><b>Settings:</b> {html.escape(settings_words(ev.settings))}</div>'
         "</div>"
         f'<div class="me-summary-stats"><div class="me-confusion">{confusion_html(s)}</div>'
