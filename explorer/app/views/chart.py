@@ -8,7 +8,6 @@ from __future__ import annotations
 import html
 from typing import Callable
 
-import numpy as np
 import panel as pn
 from bokeh.models import BasicTicker, ColumnDataSource, HoverTool, Legend, LegendItem, Span
 from bokeh.plotting import figure
@@ -113,7 +112,7 @@ class ChartView:
             self.figure.xaxis[0].axis_label = words
             self.hover.tooltips = self._tooltips(varies)
         hint = HINTS[varies] + (f". {unused} The lines are flat." if unused else "")
-        if not np.any(sweep.labelled):  # the lines lie at 0: say why, lest 0 read as the answer
+        if not sweep.labelled:  # no run labelled: the lines lie at 0: say why, lest 0 read as the answer
             hint = ("No run is labelled yet, so the lines stay at 0: select a run and press a (acceptable) or u "
                     "(unacceptable), or drop a labels CSV on Your data.")
         self.hint.show(f"<div class=\"me-hint\">{html.escape(hint)}</div>")

@@ -128,19 +128,17 @@ def figure_html(s: Agreement, extra: str = "", disputed: int = 0, unlabelled_tit
         parts.append(f'<span class="me-figure-disputed" title="Runs whose annotators tie, or with fewer labels than the '
                      f'minimum: left out of agreement and counted here">{disputed:,} disputed</span>')
     unl = f' <span class="me-figure-unlabelled">({", ".join(parts)})</span>' if parts else ""
-    if not s.labelled:  # never a 0/0 figure (a trial read it as the page's answer)
-        return (
-            '<div class="me-whole-agreement" title="No run has a verdict from a person, so agreement cannot be measured yet">'
-            '<span class="me-figure-label">All runs:</span> '
-            f'<span class="me-figure me-figure-none">no labelled run</span>{unl}{extra}'
-            '<div class="me-figure-note">No run is labelled yet: label runs to measure agreement.</div></div>'
-        )
-    tip = f"The evaluator agrees with the person on {s.agree} of {s.labelled} labelled runs"
+    if s.labelled:
+        tip = f"The evaluator agrees with the person on {s.agree} of {s.labelled} labelled runs"
+        shown = f'<span class="me-figure">{s.agree}/{s.labelled}</span> <span class="me-figure-unit">agree</span>'
+        note = ""
+    else:  # never a 0/0 figure (a trial read it as the page's answer)
+        tip = "No run has a verdict from a person, so agreement cannot be measured yet"
+        shown = '<span class="me-figure me-figure-none">no labelled run</span>'
+        note = '<div class="me-figure-note">No run is labelled yet: label runs to measure agreement.</div>'
     return (
         f'<div class="me-whole-agreement" title="{tip}">'
-        '<span class="me-figure-label">All runs:</span> '
-        f'<span class="me-figure">{s.agree}/{s.labelled}</span> <span class="me-figure-unit">agree</span>{unl}{extra}'
-        "</div>"
+        f'<span class="me-figure-label">All runs:</span> {shown}{unl}{extra}{note}</div>'
     )
 
 
@@ -157,14 +155,15 @@ def summary_html(features: Features, ev: Evaluation, disputed: np.ndarray | None
         unlabelled = (features.human < 0) if disputed is None else (features.human < 0) & ~disputed
         unl_title = unlabelled_tip(rogan_gladen(ev.passed, features.human, unlabelled))
     figure = figure_html(s, "", n_disputed, unl_title)
+    unknown = "none yet (no labelled run)"  # nothing to be wrong about yet: "none" alone read as "all good"
     return (
         '<div class="me-summary-bar">'
         f'<div class="me-summary-figure">{figure}{interval_html(si, s)}</div>'
         '<div class="me-summary-why">'
         f'<div class="me-list me-fp-text me-whole-false-pass" title="Bad runs the evaluator passes: they would ship">'
-        f"False passes: {_ids(fp, n_fp) if s.labelled else 'none yet (no labelled run)'}</div>"
+        f"False passes: {_ids(fp, n_fp) if s.labelled else unknown}</div>"
         f'<div class="me-list me-ff-text me-whole-false-fail" title="Good runs the evaluator fails: noise people learn to ignore">'
-        f"False fails: {_ids(ff, n_ff) if s.labelled else 'none yet (no labelled run)'}</div>"
+        f"False fails: {_ids(ff, n_ff) if s.labelled else unknown}</div>"
         f'<div class="me-settings-words"><b>Settings:</b> {html.escape(settings_words(ev.settings))}</div>'
         "</div>"
         f'<div class="me-summary-stats"><div class="me-confusion">{confusion_html(s)}</div>'
