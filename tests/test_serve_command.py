@@ -163,3 +163,21 @@ def test_ctrl_c_stops_serve_without_a_traceback():
         time.sleep(0.2)
     else:
         pytest.fail("a worker still listens after Ctrl-C")
+
+
+def test_only_bokehs_known_harmless_warning_is_quieted():
+    """After ``quiet_known_bokeh_warnings`` Bokeh's "reference already known" warning (what a
+    file dropped on the page made Bokeh print, bokeh/bokeh#12915) is not shown; any other
+    BokehUserWarning still is."""
+    import warnings
+
+    from bokeh.util.warnings import BokehUserWarning
+
+    from explorer.commands.serve import quiet_known_bokeh_warnings
+
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        quiet_known_bokeh_warnings()
+        warnings.warn("reference already known 'p1344'", BokehUserWarning)
+        warnings.warn("ColumnDataSource's columns must be of the same length", BokehUserWarning)
+    assert [str(w.message) for w in seen] == ["ColumnDataSource's columns must be of the same length"]

@@ -122,6 +122,24 @@ allocates ~100,000 objects that live as long as the session; with the default th
 collections that keep moving them along cost ~15 % of a session's build (bench/session_profile.py)."""
 
 
+KNOWN_HARMLESS_WARNING = r"reference already known '"
+"""Start of the message of the BokehUserWarning that Bokeh's deserializer gives when a browser
+event (here a file dropped on the upload zone) carries the full definition of a model the session
+already has. Bokeh made it a warning instead of an error because the state is recoverable
+(bokeh/bokeh#12915), and Panel silences it where it is known to occur (holoviz/panel#5007); on a
+served page it says nothing a person running ``serve`` can act on."""
+
+
+def quiet_known_bokeh_warnings() -> None:
+    """Stop printing Bokeh's :data:`KNOWN_HARMLESS_WARNING` (that one message only: every other
+    BokehUserWarning is still shown)."""
+    import warnings
+
+    from bokeh.util.warnings import BokehUserWarning
+
+    warnings.filterwarnings("ignore", message=KNOWN_HARMLESS_WARNING, category=BokehUserWarning)
+
+
 def tune_bokeh_for_sessions() -> None:
     """Bokeh's side of :func:`tune_for_sessions` (also what ``bench/session_profile.py`` measures):
 
@@ -140,6 +158,7 @@ def tune_bokeh_for_sessions() -> None:
     * The server's websockets send without Nagle's delay (:func:`explorer.app.serving.send_messages_at_once`):
       no frame of a message waits for the browser's delayed acknowledgement (in the browser a
       settings change measured the same, 86 ms median: Panel's 50 ms debounce is the longer wait).
+    * Bokeh's one known harmless warning not printed (:func:`quiet_known_bokeh_warnings`).
     * Bokeh's *property* validation stays on although it is ~10 % of a build: Bokeh's ``Either``
       properties choose how to read a value by validating it (``is_valid``), and with validation
       off the sweep tab's heatmap never showed (tests/browser/test_browser_exports.py)."""
@@ -149,6 +168,7 @@ def tune_bokeh_for_sessions() -> None:
     from ..app.serving import send_messages_at_once
 
     send_messages_at_once()
+    quiet_known_bokeh_warnings()
     settings.perform_document_validation.set_value(False)
     settings.perform_error_diagnostics.set_value(False)
     for read_per_model in (settings.simple_ids, settings.serialize_include_defaults):

@@ -15,13 +15,16 @@ RUN = b'{"id": "r1", "expected_calls": "a>b", "actual_calls": "a>b", "answer": "
 TRUNCATED = RUN + b'{"id": "r2", "expected_calls": "a>b", "answer": "ok do\n'
 
 
-def test_runs_then_their_labels_in_one_drop_both_apply(app_page):
+def test_runs_then_their_labels_in_one_drop_both_apply(app_page, booking_app):
     app = app_page
     app.upload(("good.jsonl", RUN, "application/jsonl"), ("labels_r1.csv", b"run_id,human_verdict,note\nr1,unacceptable,flip\n", "text/csv"))
     app.expect_text("me-load-status", "Loaded 1 run from good.jsonl. It is scored with the settings you had; press Play to list it. "
                                       "Applied the labels in labels_r1.csv.", timeout=30_000)
     app.expect_whole("0/1")  # r1 passes; labelled unacceptable: a false pass
     expect(app.el("me-load-error")).to_be_hidden()
+    # a drop's event used to print Bokeh's harmless "reference already known" warning in the
+    # terminal of whoever runs serve (serve.quiet_known_bokeh_warnings)
+    assert "reference already known" not in booking_app.stderr()
 
 
 def test_a_bad_file_and_a_good_one_in_one_drop_show_both_outcomes(app_page):
