@@ -22,6 +22,7 @@ import panel as pn
 
 from ..core.io.errors import LoadError
 from ..core.io.loaders.detect import FORMAT_DROP_HINT, FORMAT_FLAG_HINT
+from ..core.io.loaders.expectations import Expectations, loads_expectations, looks_like_expectations
 from ..core.io.exports import settings_from_data
 from ..core.io.reading import parse_json, text_of
 from ..core.evaluation.settings import Settings
@@ -36,9 +37,13 @@ from .views.header import PageHeader
 from .views.labelling import KeyListener, LabelBar, verdict_for_key
 from .views.style import WRAP, LazyTab, LiveHTML, flex_item, styled
 from .views.sweep import SweepView
-from .views.upload import UploadView, labels_message, loaded_message, note_sentence, pending_labels_message
+from .views.upload import (
+    UploadView, expectations_message, labels_message, loaded_message, no_expectations_note, note_sentence,
+    pending_expectations_message, pending_labels_message,
+)
 from .workspace import (
-    ProcessSets, Workspace, labels_from_upload, labels_matching, looks_like_labels_csv, settings_file_kind,
+    Joined, ProcessSets, Workspace, labels_from_upload, labels_matching, lacks_expected_calls, looks_like_labels_csv,
+    settings_file_kind, trace_or_log,
 )
 
 SWEEP_TAB = "Settings sweep"
@@ -224,11 +229,17 @@ class WorkspacePage:
         self.attached: Attached | None = None
         self.pending_labels: tuple[str, bytes] | None = None
         """A labels CSV that named no run shown when it arrived: it applies to the next run file."""
+        self.pending_expectations: tuple[str, Expectations] | None = None
+        """An expectations file dropped while the runs shown were not from traces or logs: it
+        joins the next trace or log file."""
+        self._late_error: str | None = None
+        """An error of a file handled with another (expectations waiting for a trace file that
+        name none of its runs), shown once that file's success is."""
         self._last_load: tuple[str, str, list[str]] | None = None
         """(set key, message, load report) of the last run file loaded: labels applied to that set
         next are reported with it, so a drop of runs and labels reads the same in either order."""
         session = ExplorerSession(self.workspace.shared(), query, self.workspace.labels_for(), page=self.state)
-        report = load_report(session.shared.case_set)  # what the loader noticed about the served file
+        report = full_report(session.shared.case_set)  # what the loader noticed about the served file
         if notices or report:
             session.show_notices(session.notices + notices + report)
         self._show(session)
@@ -307,20 +318,27 @@ class WorkspacePage:
     def received(self, name: str, data: bytes) -> None:
         """An uploaded file: a labels CSV applies to the active set (or, naming none of its runs,
         waits for the next run file); a settings JSON or an argument-rules file applies to the
-        explorer; anything else loads as a new case set and becomes the active one (with labels
-        that were waiting for it). Errors leave everything as it was."""
+        explorer; an expectations file joins the runs shown when they come from traces or logs
+        (else it waits for the next such file); anything else loads as a new case set and becomes
+        the active one (with the labels and expectations that were waiting for it). Errors leave
+        everything as it was."""
         try:
-            kind = "labels" if looks_like_labels_csv(data, name) else settings_file_kind(data) or "runs"
+            kind = "labels" if looks_like_labels_csv(data, name) else settings_file_kind(data) or (
+                "expectations" if looks_like_expectations(data) else "runs")
             if kind == "labels":
                 self._labels_received(name, data)
             elif kind in ("settings", "rules"):
                 self._settings_received(name, data, kind)
+            elif kind == "expectations":
+                self._expectations_received(name, data)
             else:
                 self._runs_received(name, data)
         except LoadError as exc:
+            self._late_error = None
             self.upload.show_error(browser_message(exc))
             return
-        self.upload.show_error(None)
+        late, self._late_error = self._late_error, None
+        self.upload.show_error(late)
 
     def _after_drop(self, failed: bool) -> None:
         """A drop with a file that failed ends on the "Your data" tab, where its error is (a file
@@ -337,12 +355,21 @@ class WorkspacePage:
             return
         self.pending_labels = None
         unknown = self._apply_labels(name, data)
-        last = self._last_load
-        if last is not None and last[0] == self.workspace.active:  # the runs just loaded, then their labels
-            self.upload.show_status(f"{last[1]} {labels_message(name, unknown)}", last[2])
-        else:
-            self.upload.show_status(labels_message(name, unknown))
+        self._show_with_last_load(labels_message(name, unknown))
         self.attached.tabs.active = 0  # show what the labels changed
+
+    def _show_with_last_load(self, text: str) -> None:
+        """Show ``text`` after the line of the run file last loaded when it is the set shown (the
+        runs, their labels and their expectations then read as one line, in any order), with the
+        set's load report."""
+        key = self.workspace.active
+        last = self._last_load
+        if last is not None and last[0] == key:
+            message = last[1] if text in last[1] else f"{last[1]} {text}"
+            self._last_load = (key, message, full_report(self.session.shared.case_set))
+            self.upload.show_status(message, self._last_load[2])
+        else:
+            self.upload.show_status(text)
 
     def _apply_labels(self, name: str, data: bytes) -> int:
         """Apply a labels CSV to the active set; returns how many of its ids name no run (LoadError
@@ -353,8 +380,43 @@ class WorkspacePage:
         labels.apply_annotated(got.annotated) if got.annotated else labels.apply_single(got.single)
         return got.unknown
 
+    def _expectations_received(self, name: str, data: bytes) -> None:
+        """Join an expectations file onto the runs shown when they come from traces or logs (the
+        explorer rebuilt with the settings and labels kept); else keep it for the next trace or log
+        file. LoadError (a bad file, or ids naming none of the runs) changes nothing."""
+        expectations = loads_expectations(data, name)
+        if trace_or_log(self.session.shared.case_set) is None:
+            self.pending_expectations = (name, expectations)
+            self.upload.show_status(pending_expectations_message(name, len(expectations.by_id)), waiting=True, about=name)
+            return
+        key = self.workspace.active
+        joined = self.workspace.join_expectations(expectations, key)
+        self.pending_expectations = None
+        self.workspace.keep_joined(key, joined)
+        self._switch(key)
+        self._show_with_last_load(joined_message(name, joined))
+        self.attached.tabs.active = 0  # show what the expected calls changed
+
+    def _join_pending(self, key: str) -> str:
+        """Join the expectations waiting for a trace or log file onto set ``key`` when it is one;
+        returns the sentence saying what matched (``""`` when none were waiting or they keep
+        waiting). Expectations naming none of its runs are dropped, said so, and their error kept
+        for :attr:`_late_error`."""
+        if self.pending_expectations is None or trace_or_log(self.workspace.shared(key).case_set) is None:
+            return ""
+        name, expectations = self.pending_expectations
+        self.pending_expectations = None
+        try:
+            joined = self.workspace.join_expectations(expectations, key)
+        except LoadError as exc:
+            self._late_error = browser_message(exc)
+            return f"The expectations in {name} were not joined: they name none of these runs."
+        self.workspace.keep_joined(key, joined)
+        return joined_message(name, joined)
+
     def _runs_received(self, name: str, data: bytes) -> None:
         key = self.workspace.add_upload(data, name)
+        joined = self._join_pending(key)  # before the explorer is built: its features once
         before = self.workspace.active
         try:
             self._switch(key)
@@ -364,6 +426,8 @@ class WorkspacePage:
         self.picker.options = self.workspace.options()
         self.picker.param.update(value=key)
         message = loaded_message(name, self.session.features.n)
+        if joined:
+            message += " " + joined
         if self.pending_labels is not None:  # labels dropped before their runs
             labels_name, labels_data = self.pending_labels
             self.pending_labels = None
@@ -373,7 +437,7 @@ class WorkspacePage:
                 message += f" The labels in {labels_name} name none of these runs, so they were not applied."
             else:
                 message += " " + labels_message(labels_name, unknown)
-        report = load_report(self.session.shared.case_set)
+        report = full_report(self.session.shared.case_set)
         self._last_load = (key, message, report)
         self.upload.show_status(message, report)
 
@@ -436,6 +500,20 @@ def load_report(case_set) -> list[str]:
         if sentence:
             out.append(sentence)
     return out
+
+
+def full_report(case_set) -> list[str]:
+    """:func:`load_report` and, for runs from traces or logs with no expected calls yet, the
+    sentence saying that every call then counts as extra and that an expectations file fixes it."""
+    report = load_report(case_set)
+    if lacks_expected_calls(case_set):
+        report.append(no_expectations_note(trace_or_log(case_set) or "runs"))
+    return report
+
+
+def joined_message(name: str, joined: Joined) -> str:
+    """The load report's line for expectations file ``name`` joined (:func:`expectations_message`)."""
+    return expectations_message(name, joined.key_words, joined.matched, joined.total, joined.missing, joined.unused)
 
 
 def carried_settings(settings: Settings, shared) -> Settings:

@@ -9,6 +9,13 @@
   sets or a failed load never loses a label.
 
 A load either fully succeeds (a new entry is added) or raises LoadError having changed nothing.
+
+Runs read from OTLP traces or Inspect logs have no expected calls; an expectations file joins them
+(:meth:`Workspace.join_expectations`) with the core's join, ``apply_expectations``, as
+``score --expectations`` does. The drop zone has no ``--join-key``: for an uploaded trace file the
+join tries the run ids (the CLI's default) and the span attributes whose values name expectation
+ids (the trace file read again with that attribute as the join key), and keeps the one that
+matches the most runs.
 No Panel here: the views live in :mod:`explorer.app.page` and :mod:`explorer.app.views`.
 """
 
@@ -25,8 +32,11 @@ import numpy as np
 from ..core.io.errors import LoadError
 from ..core.evaluation.features import build_features
 from ..core.io.loaders.detect import loads_runs
+from ..core.io.loaders.expectations import Expectations, apply_expectations
 from ..core.io.loaders.labels import label_file_from_text
-from ..core.io.model import CaseSet
+from ..core.io.loaders.options import ReadOptions
+from ..core.io.loaders.otlp import attributes_naming
+from ..core.io.model import EXAMPLE_ID, CaseSet
 from ..core.io.reading import decode_text
 from ..core.evaluation.settings import Settings
 from .labels import SessionLabels
@@ -217,6 +227,60 @@ def labels_from_upload(data: bytes, name: str, run_ids: np.ndarray) -> UploadedL
     return UploadedLabels({}, annotated, unknown)
 
 
+TRACE_KEY = "otel_trace_id"
+"""``Run.extra`` key the OTLP loader sets: the runs come from traces."""
+LOG_KEY = "inspect_epoch"
+"""``Run.extra`` key the Inspect loader sets: the runs come from an evaluation log."""
+
+
+def trace_or_log(case_set: CaseSet) -> str | None:
+    """``"traces"`` for runs read from OTLP traces, ``"logs"`` for runs read from an Inspect log,
+    None otherwise (judged by the first run's ``extra``)."""
+    if not case_set.runs:
+        return None
+    extra = case_set.runs[0].extra
+    return "traces" if TRACE_KEY in extra else "logs" if LOG_KEY in extra else None
+
+
+def lacks_expected_calls(case_set: CaseSet) -> bool:
+    """True for runs from traces or logs none of which has an expected call (no expectations
+    joined yet: every call then counts as an extra call)."""
+    return trace_or_log(case_set) is not None and not any(
+        inv.expected_calls for run in case_set.runs for inv in run.invocations)
+
+
+@dataclass(frozen=True)
+class Joined:
+    """An expectations file joined onto a set: ``shared`` the set with it joined (not kept yet:
+    :meth:`Workspace.keep`), ``key_words`` how runs were matched (``"trace id"``, ``"sample id"``,
+    ``"span attribute eval.example_id"``), ``matched`` of ``total`` runs got an expectation,
+    ``missing`` the ids of the runs that got none, ``unused`` the expectation ids that named no run
+    (both in file order)."""
+
+    shared: SharedData
+    key_words: str
+    matched: int
+    total: int
+    missing: list[str]
+    unused: list[str]
+
+
+def _key_words(case_set: CaseSet, expectations: Expectations, join_key: str | None) -> str:
+    """How ``apply_expectations`` matched ``case_set``'s runs (run id first, then ``example_id``)."""
+    kind = trace_or_log(case_set)
+    by_run = by_example = False
+    for run in case_set.runs:
+        if run.id in expectations.by_id:
+            by_run = True
+        elif run.extra.get(EXAMPLE_ID) in expectations.by_id:
+            by_example = True
+    if kind == "logs":
+        return "sample id"
+    run_words = "trace id" if kind == "traces" else "run id"
+    example_words = f"span attribute {join_key}" if join_key else "example id"
+    return " and ".join(w for w, used in ((run_words, by_run), (example_words, by_example)) if used) or run_words
+
+
 class Workspace:
     """One session's case sets: the process's shared sets plus this session's uploads, the
     active set's key, and the session's labels per set (created on first use from the file's
@@ -232,6 +296,12 @@ class Workspace:
         """This session's own versions of the shared sets (the same runs under other argument
         rules, :meth:`keep`); other sessions keep the process's."""
         self.active = "served"
+        self.trace_files: dict[str, tuple[str, bytes]] = {}
+        """(name, bytes) of each uploaded OTLP trace file: read again with a join key when an
+        expectations file names its runs by a span attribute."""
+        self.unjoined: dict[str, SharedData] = {}
+        """Each set as loaded, before an expectations file was joined (a later file replaces the
+        earlier one's expected calls: it is joined onto this)."""
 
     def entries(self) -> list[SetEntry]:
         """Shared entries, then this session's uploads in upload order."""
@@ -278,7 +348,45 @@ class Workspace:
         if label in self.options():
             label = entry_label(f"{name} #{n}", "upload", shared.features.n)
         self.uploads[key] = SetEntry(key, label, "upload", shared)
+        if trace_or_log(shared.case_set) == "traces":
+            self.trace_files[key] = (name, data)
         return key
+
+    def join_expectations(self, expectations: Expectations, key: str | None = None) -> Joined:
+        """Set ``key`` (default the active one) as loaded with ``expectations`` joined
+        (``apply_expectations``: by run id, else by ``example_id``); for an uploaded trace file
+        also read again with each span attribute naming expectation ids as the join key
+        (``ReadOptions.join_key``, the CLI's ``--join-key``), the reading that matches the most
+        runs kept (ties: the run ids). Changes nothing (:meth:`keep` the result). Raises LoadError
+        naming the expectations file when no reading matches a run, or (the core's) when an
+        expectation's invocations do not fit its run."""
+        key = key or self.active
+        base = self.unjoined.get(key) or self.shared(key)
+        readings: list[tuple[CaseSet, str | None]] = [(base.case_set, None)]
+        if key in self.trace_files:
+            name, data = self.trace_files[key]
+            for attr in attributes_naming(data, name, expectations.by_id):
+                readings.append((loads_runs(data, name, options=ReadOptions(join_key=attr)), attr))
+        best = None
+        for case_set, attr in readings:
+            joined, unused, missing = apply_expectations(case_set, expectations)
+            matched = len(case_set.runs) - len(missing)
+            if best is None or matched > best[0]:
+                best = (matched, case_set, attr, joined, unused, missing)
+        matched, case_set, attr, joined, unused, missing = best  # type: ignore[misc]
+        if matched == 0:
+            first = next(iter(expectations.by_id))
+            where = "by trace id or any span attribute" if key in self.trace_files else "by run id or example id"
+            raise LoadError(expectations.source, "", f"none of the {len(expectations.by_id):,} expectation ids names a run "
+                                                     f"shown here ({where}; first: {json.dumps(first)})")
+        features = build_features(joined, arg_rules=self.shared(key).features.arg_rules)  # the rules in use
+        shared = replace(base, case_set=joined, features=features, tools=tuple(features.tool_names))
+        return Joined(shared, _key_words(case_set, expectations, attr), matched, len(case_set.runs), missing, unused)
+
+    def keep_joined(self, key: str, joined: Joined) -> None:
+        """Use ``joined`` for set ``key`` from now on, the set as loaded kept for a later join."""
+        self.unjoined.setdefault(key, self.shared(key))
+        self.keep(key, joined.shared)
 
     def select(self, key: str) -> SharedData:
         """Make ``key`` the active set and return its data (KeyError / LoadError leave the

@@ -46,7 +46,8 @@ FORMATS_HINT = (
     "Drop a run file here or click to browse: an ADK eval result (.evalset_result.json), JSONL, CSV or Parquet "
     "(one run per line or row), chat messages, OpenTelemetry traces (OTLP JSON), an Inspect AI log, or a case set "
     "(docs/formats.md). A labels CSV (run_id, human_verdict, note) applies its verdicts to the runs shown, or to a "
-    "run file dropped with it. A settings JSON (the Settings JSON download) or an argument-rules file sets the scorer."
+    "run file dropped with it. An expectations file (JSONL: id, expected_calls, reference) gives traces and logs "
+    "their expected calls and references. A settings JSON (the Settings JSON download) or an argument-rules file sets the scorer."
 )
 
 
@@ -77,6 +78,42 @@ def pending_labels_message(name: str, n_labels: int) -> str:
     which = f"The one run id in {name} names no run" if n_labels == 1 else f"None of the {n_labels:,} run ids in {name} names a run"
     return (f"{which} shown here: its labels will apply to the next run file "
             "you upload (drop the runs now, or drop both together).")
+
+
+def pending_expectations_message(name: str, n_ids: int) -> str:
+    """What an expectations file does while the runs shown are not from traces or logs: it waits
+    for the next trace or log file."""
+    which = "The one expectation" if n_ids == 1 else f"The {n_ids:,} expectations"
+    return (f"{which} in {name} will join the next trace or log file you upload (drop the traces now, "
+            "or drop both together).")
+
+
+def _some(ids: list[str], shown: int = 3) -> str:
+    """``"a, b, c (+2 more)"``."""
+    return ", ".join(ids[:shown]) + (f" (+{len(ids) - shown:,} more)" if len(ids) > shown else "")
+
+
+def expectations_message(name: str, key_words: str, matched: int, total: int,
+                         missing: list[str], unused: list[str]) -> str:
+    """``"Joined expected.jsonl: expected calls and references for 2 of 3 runs (joined by trace
+    id). 1 run has no expectation: 7d1f...."`` plus, when some expectation ids named no run,
+    ``"2 expectation ids name no run here: E4, E5."``"""
+    runs = "run" if total == 1 else "runs"
+    text = f"Joined {name}: expected calls and references for {matched:,} of {total:,} {runs} (joined by {key_words})."
+    if missing:
+        has = "1 run has" if len(missing) == 1 else f"{len(missing):,} runs have"
+        text += f" {has} no expectation: {_some(missing)}."
+    if unused:
+        ids = "1 expectation id names" if len(unused) == 1 else f"{len(unused):,} expectation ids name"
+        text += f" {ids} no run here: {_some(unused)}."
+    return text
+
+
+def no_expectations_note(kind: str) -> str:
+    """The load report's sentence for runs from traces or logs (``kind``) with no expected calls."""
+    return (f"These {kind} have no expected calls yet, so every call counts as an extra call (an exact "
+            "trajectory fails every run that made one): drop an expectations file (JSONL: id, expected_calls, "
+            "reference; docs/formats.md) to join them.")
 
 
 def labels_message(name: str, unknown: int) -> str:

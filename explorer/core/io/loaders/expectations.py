@@ -163,6 +163,31 @@ def loads_expectations(data: bytes | str, name: str) -> Expectations:
     return expectations_from_text(text_of(data, name), name)
 
 
+SNIFF_BYTES = 1 << 20
+"""How much of a file :func:`looks_like_expectations` reads: its first line, or a JSON list of up to 1 MB."""
+
+
+def looks_like_expectations(data: bytes) -> bool:
+    """True when ``data`` reads as expectations JSONL or a JSON list of them, judged by its first
+    record: an object with an ``"id"``, at least one of ``expected_calls`` / ``reference`` /
+    ``references`` / ``invocations``, and no field but :data:`FIELDS` (a run file has
+    ``actual_calls`` or an answer; a case set is read as runs). For a drop zone, which has no
+    ``--expectations`` flag to say what a file is; :func:`loads_expectations` then reads it."""
+    head = data[:SNIFF_BYTES].lstrip(b"\xef\xbb\xbf \t\r\n")
+    try:
+        if head.startswith(b"["):
+            if len(data) > SNIFF_BYTES:
+                return False
+            parsed = loads_json(data.decode("utf-8-sig"))
+            first = parsed[0] if isinstance(parsed, list) and parsed else None
+        else:
+            first = loads_json(head.split(b"\n", 1)[0].decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        return False
+    return (isinstance(first, dict) and "id" in first and set(first) <= set(FIELDS)
+            and any(k in first for k in ("expected_calls", "reference", "references", "invocations")))
+
+
 def load_expectations(path: str) -> Expectations:
     """Read an expectations file (JSONL, JSON list or case set). Raises LoadError."""
     return loads_expectations(read_bytes(path), str(path))

@@ -669,3 +669,29 @@ def loads_otlp(data: bytes | str, name: str, options: ReadOptions = DEFAULT_OPTI
 def is_otlp_request(data: Any) -> bool:
     """True for a parsed object that is an ``ExportTraceServiceRequest`` (has ``resourceSpans``)."""
     return isinstance(data, dict) and ("resourceSpans" in data or "resource_spans" in data)
+
+
+def attributes_naming(data: bytes | str, name: str, ids: Iterable[str], limit: int = 3) -> list[str]:
+    """The span attributes of OTLP file ``data`` whose value (as text, stripped) is one of ``ids``
+    on some span, most such spans first (ties: the first seen first), at most ``limit``: the
+    attributes a ``join_key`` could be (the page has no ``--join-key``; it tries these). A value
+    that cannot be decoded is skipped. Raises LoadError as :func:`loads_otlp` for a bad file."""
+    wanted = set(ids)
+    text = text_of(data, name)
+    hits: dict[str, int] = {}
+    order = 0
+    try:
+        for place, request in _requests_of_text(text, name):
+            spans = spans_of_request(request, place, order)
+            order += len(spans)
+            for span in spans:
+                for key in span.attributes:
+                    try:
+                        value = span.text(key)
+                    except Problem:
+                        continue
+                    if value is not None and value.strip() in wanted:
+                        hits[key] = hits.get(key, 0) + 1
+    except LoadError as err:
+        raise LoadError(name, err.location, err.problem) from None
+    return sorted(hits, key=lambda k: -hits[k])[:limit]

@@ -1,0 +1,190 @@
+"""An expectations file dropped on the page joins the runs of an uploaded trace file, as
+``score --expectations`` joins them (the core's ``apply_expectations``; the join key found from the
+traces' span attributes, the page having no ``--join-key``).
+
+Found by a newcomer trial: the page had no way to take an expectations file, so uploaded traces
+scored every call as an extra call, and ``expected.jsonl`` dropped after the traces was read as a
+run file (``missing "actual_calls"``).
+
+The traces are written by the real producer (tests/producers.py): booking runs E1, E3 and E4 as
+three traces, each agent span carrying its run id under ``eval.example_id``. The expectations give
+E1 and E3 their expected calls and reference (keyed by that id); E4 gets none.
+
+Expected values, by hand (docs/metrics.md's trajectory families):
+
+* E1's actual calls equal its 3 expected calls in order: EXACT 1, ANY_ORDER 1;
+* E3 made its 4 expected calls with ``get_profile`` and ``search_flights`` swapped: EXACT 0,
+  ANY_ORDER 1;
+* E4 has no expected calls (no expectation) and made 2 calls: EXACT 0 (2 extra calls), ANY_ORDER 1
+  (every one of its 0 expected calls was made; ANY_ORDER allows extra calls);
+* before the join none of the three has an expected call: EXACT 0 for each.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+os.environ.setdefault("BOKEH_RESOURCES", "server")
+
+import pytest  # noqa: E402
+
+from explorer.app.page import WorkspacePage  # noqa: E402
+from explorer.app.shared import load_shared  # noqa: E402
+from explorer.app.workspace import ProcessSets  # noqa: E402
+from explorer.core.evaluation.settings import Settings  # noqa: E402
+from explorer.core.evaluation.verdicts import evaluate  # noqa: E402
+from explorer.core.io.casefile import load_case_set  # noqa: E402
+from explorer.core.io.loaders.expectations import looks_like_expectations  # noqa: E402
+from explorer.core.io.loaders.otlp import attributes_naming  # noqa: E402
+from explorer.core.io.model import CaseSet  # noqa: E402
+from html_text import shown  # noqa: E402
+from producers import booking_as_otlp, expectations_jsonl, labels_csv  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+BOOKING_PATH = ROOT / "cases" / "booking_agent.json"
+BOOKING = load_case_set(BOOKING_PATH)
+THREE = CaseSet("three", "", tuple(r for r in BOOKING.runs if r.id in ("E1", "E3", "E4")), "")
+TWO_EXPECTED = CaseSet("two", "", tuple(r for r in BOOKING.runs if r.id in ("E1", "E3")), "")
+NO_EXPECTED = ("These traces have no expected calls yet, so every call counts as an extra call (an exact trajectory "
+               "fails every run that made one): drop an expectations file (JSONL: id, expected_calls, reference; "
+               "docs/formats.md) to join them.")
+LOADED = "Loaded 3 runs from traces.jsonl. They are scored with the settings you had; press Play to list them."
+
+
+@pytest.fixture(scope="module")
+def process():
+    return ProcessSets(load_shared(BOOKING_PATH), str(BOOKING_PATH))
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    """(traces.jsonl bytes, expected.jsonl bytes for E1 and E3, {run id: trace id})."""
+    path = tmp_path_factory.mktemp("otlp") / "traces.jsonl"
+    trace_ids = booking_as_otlp(THREE, path)
+    return path.read_bytes(), expectations_jsonl(TWO_EXPECTED).encode(), trace_ids
+
+
+def drop(page: WorkspacePage, *files: tuple[str, bytes]) -> None:
+    """The files of one drop, arrived in this order and then handed over together."""
+    page.upload._arrived.extend(files)
+    page.upload.handle_arrived()
+
+
+def scores(page: WorkspacePage, trajectory: str) -> list[float]:
+    """The shown runs' trajectory scores under ``trajectory`` (E1, E3, E4 in file order)."""
+    return list(evaluate(page.session.features, Settings(trajectory=trajectory)).trajectory_score)
+
+
+def status(page: WorkspacePage) -> str:
+    return shown(page.upload.status.object)
+
+
+def joined_line(trace_ids: dict[str, str]) -> str:
+    return (f"Joined expected.jsonl: expected calls and references for 2 of 3 runs (joined by span attribute "
+            f"eval.example_id). 1 run has no expectation: {trace_ids['E4']}.")
+
+
+def test_expectations_dropped_after_the_traces_join_them(process, files):
+    traces, expected, trace_ids = files
+    page = WorkspacePage(process)
+    drop(page, ("traces.jsonl", traces))
+    assert scores(page, "exact") == [0.0, 0.0, 0.0]
+    assert status(page) == f"{LOADED} {NO_EXPECTED}"  # said before any expectations are joined
+    drop(page, ("expected.jsonl", expected))
+    assert not page.upload.error.visible  # the old code: 'expected.jsonl: line 1: missing "actual_calls"'
+    assert scores(page, "exact") == [1.0, 0.0, 0.0]
+    assert scores(page, "any_order") == [1.0, 1.0, 1.0]
+    assert status(page) == f"{LOADED} {joined_line(trace_ids)}"  # the hint has gone: expected calls are joined
+    runs = page.session.shared.case_set.runs
+    assert runs[0].invocations[0].references == BOOKING.runs[0].invocations[0].references
+    assert runs[2].invocations[0].references == ("",)  # E4: left as loaded
+    assert page.workspace.active.startswith("upload:") and page.session.features.n == 3
+
+
+def test_expectations_before_the_traces_wait_for_them_and_labels_follow(process, files):
+    traces, expected, trace_ids = files
+    page = WorkspacePage(process)
+    drop(page, ("expected.jsonl", expected))
+    assert status(page) == ("The 2 expectations in expected.jsonl will join the next trace or log file you upload "
+                            "(drop the traces now, or drop both together).")
+    assert "me-load-waiting" in page.upload.status.object
+    assert "All runs: 4/10 agree" in shown(page.session.metrics.summary.object)  # the booking set, untouched
+    labels = labels_csv({trace_ids["E1"]: "acceptable", trace_ids["E3"]: "acceptable", trace_ids["E4"]: "unacceptable"})
+    drop(page, ("traces.jsonl", traces), ("labels.csv", labels.encode()))
+    assert scores(page, "any_order") == [1.0, 1.0, 1.0]
+    assert status(page) == f"{LOADED} {joined_line(trace_ids)} Applied the labels in labels.csv."
+    assert page.pending_expectations is None
+
+
+def test_traces_labels_and_expectations_dropped_together_read_as_one_line(process, files):
+    traces, expected, trace_ids = files
+    page = WorkspacePage(process)
+    labels = labels_csv({trace_ids["E1"]: "acceptable"}).encode()
+    drop(page, ("traces.jsonl", traces), ("labels.csv", labels), ("expected.jsonl", expected))
+    assert status(page) == f"{LOADED} Applied the labels in labels.csv. {joined_line(trace_ids)}"
+    assert page.session.ev.summary.labelled == 1  # the labels survive the join's rebuild
+    assert scores(page, "exact") == [1.0, 0.0, 0.0]
+
+
+def test_expectations_keyed_by_trace_id_join_by_trace_id(process, files):
+    traces, _, trace_ids = files
+    by_trace = "".join(json.dumps({**json.loads(line), "id": trace_ids[json.loads(line)["id"]]}) + "\n"
+                       for line in expectations_jsonl(THREE).splitlines())
+    page = WorkspacePage(process)
+    drop(page, ("traces.jsonl", traces), ("by_trace.jsonl", by_trace.encode()))
+    assert status(page) == f"{LOADED} Joined by_trace.jsonl: expected calls and references for 3 of 3 runs (joined by trace id)."
+    assert scores(page, "exact") == [1.0, 0.0, 0.0]  # E4 now expects 3 calls and made 2
+
+
+def test_expectations_naming_no_run_are_an_error_and_change_nothing(process, files):
+    traces, _, _ = files
+    page = WorkspacePage(process)
+    drop(page, ("traces.jsonl", traces))
+    page.session.inputs.apply(page.session.inputs.settings().with_(trajectory="any_order"))
+    before = page.session.shared
+    drop(page, ("other.jsonl", b'{"id": "X1", "expected_calls": "a>b"}\n{"id": "X2", "reference": "hi"}\n'))
+    error = shown(page.upload.error.object)
+    assert ('other.jsonl: none of the 2 expectation ids names a run shown here (by trace id or any span attribute; '
+            'first: "X1")') in error
+    assert error.endswith("Nothing changed: the case set, labels and settings are as they were.")
+    assert page.session.shared is before and page.session.inputs.settings().trajectory == "any_order"
+    assert scores(page, "exact") == [0.0, 0.0, 0.0]
+
+
+def test_waiting_expectations_that_name_none_of_the_traces_are_an_error_the_traces_load(process, files):
+    traces, _, _ = files
+    page = WorkspacePage(process)
+    drop(page, ("other.jsonl", b'{"id": "X1", "expected_calls": "a>b"}\n'), ("traces.jsonl", traces))
+    assert page.session.features.n == 3
+    assert status(page) == f"{LOADED} The expectations in other.jsonl were not joined: they name none of these runs. {NO_EXPECTED}"
+    error = shown(page.upload.error.object)
+    assert 'other.jsonl: none of the 1 expectation ids names a run shown here' in error
+    assert "the drop's other files were applied" in error
+    assert page.pending_expectations is None
+
+
+def test_expectations_on_a_set_not_from_traces_wait(process, files):
+    """The booking set's run ids are E1..E10, as the expectations' ids: they are not joined onto
+    it (its runs carry their own expected calls) but wait for a trace file."""
+    _, expected, _ = files
+    page = WorkspacePage(process)
+    before = page.session.shared
+    drop(page, ("expected.jsonl", expected))
+    assert page.session.shared is before and page.pending_expectations is not None
+
+
+def test_looks_like_expectations_by_content():
+    assert looks_like_expectations(b'{"id": "E1", "expected_calls": "a>b", "reference": "ok"}\n')
+    assert looks_like_expectations(b'[{"id": "E1", "references": ["ok"]}]')
+    assert not looks_like_expectations(b'{"id": "r1", "expected_calls": "a", "actual_calls": "a", "answer": "x"}\n')
+    assert not looks_like_expectations(b"run_id,human_verdict,note\nE1,acceptable,\n")
+    assert not looks_like_expectations(BOOKING_PATH.read_bytes())  # a case set loads as runs
+    assert not looks_like_expectations(b'{"resourceSpans": []}\n')
+
+
+def test_attributes_naming_finds_the_join_key(files):
+    traces, _, _ = files
+    assert attributes_naming(traces, "traces.jsonl", ["E1", "E3"]) == ["eval.example_id"]
+    assert attributes_naming(traces, "traces.jsonl", ["nothing"]) == []
