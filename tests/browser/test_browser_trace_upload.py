@@ -13,6 +13,13 @@ is joined), so every run with a call fails EXACT (0 expected vs 2-4 actual calls
 trace has no call (EXACT passes 0 = 0) but an empty answer, which never passes the response check.
 So all 11 fail: the five runs the person judged acceptable (E1, E2, E3, E7, E8) are false fails,
 the five unacceptable ones agree, the eleventh is unlabelled: 5/10 agree (1 unlabelled).
+
+With the expectations file dropped too (the booking runs' expected calls and references, keyed by
+run id, which the traces carry as ``eval.example_id``), the ten runs are scored as the booking set
+is: EXACT passes E1, E5 and E7 only (E2, E6, E8 have an extra call, E3 calls two tools the other
+way round, E4, E9, E10 miss calls); of those F1 >= 0.8 passes only E5 ("Booked BK-8832 to Rome,
+21 March." against the reference's "12 March": 5 of 6 words), so E5 (unacceptable) is a false
+pass, the five acceptable runs false fails, E4, E6, E9, E10 agree: 4/10 (1 unlabelled).
 """
 
 from __future__ import annotations
@@ -25,13 +32,14 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
+from conftest import VIEWPORT
 from explorer_page import App, shoot
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "tests"))
 
 from explorer.core.io.casefile import load_case_set  # noqa: E402
-from producers import MS, T0, booking_as_otlp, labels_csv, otlp_json, tracer_and_exporter  # noqa: E402
+from producers import MS, T0, booking_as_otlp, expectations_jsonl, labels_csv, otlp_json, tracer_and_exporter  # noqa: E402
 
 pytestmark = pytest.mark.browser
 
@@ -41,6 +49,7 @@ REPORT = (
     "1 of 11 traces have no tool spans: read as runs with no calls.",
     "1 of 11 traces have no answer: read as runs with an empty answer.",
 )
+NO_EXPECTED = "These traces have no expected calls yet, so every call counts as an extra call"
 
 
 @pytest.fixture(scope="module")
@@ -75,6 +84,7 @@ def expect_loaded(app: App) -> None:
         timeout=30_000)
     for sentence in REPORT:
         expect(app.el("me-load-status").locator(".me-load-notes")).to_contain_text(sentence)
+    expect(app.el("me-load-status").locator(".me-load-notes")).to_contain_text(NO_EXPECTED)
 
 
 def test_traces_and_labels_dropped_together_load_and_score(app_page, traces):
@@ -122,6 +132,28 @@ def test_labels_before_the_traces_wait_for_them(app_page, traces, tmp_path):
     assert table["id"] == [trace_ids[r.id] for r in BOOKING.runs] + [eleventh]
     assert table["verdict"] == ["fail"] * 11
     assert table["human_verdict"] == [r.human_verdict for r in BOOKING.runs] + [""]
+
+
+def test_expectations_labels_and_traces_dropped_together_join_and_score(app_page, traces, output_path):
+    data, labels, trace_ids, eleventh = traces
+    app = app_page
+    expected = expectations_jsonl(BOOKING).encode()
+    app.upload(("expected.jsonl", expected, "application/jsonl"), ("labels.csv", labels, "text/csv"),
+               ("traces.jsonl", data, "application/jsonl"))
+    app.expect_text("me-load-status", re.compile(re.escape(
+        "Loaded 11 runs from traces.jsonl. They are scored with the settings you had; press Play to list them. "
+        "Joined expected.jsonl: expected calls and references for 10 of 11 runs (joined by span attribute "
+        f"eval.example_id). 1 run has no expectation: {eleventh}. Applied the labels in labels.csv.")), timeout=30_000)
+    expect(app.el("me-load-status").locator(".me-load-notes")).not_to_contain_text(NO_EXPECTED)
+    app.expect_whole("4/10")
+    app.expect_text("me-whole-agreement", "(1 unlabelled)")
+    app.expect_whole_lists([trace_ids["E5"]], [trace_ids[r] for r in ACCEPTABLE])
+    for size in ({"width": 1440, "height": 900}, {"width": 1024, "height": 768}):
+        app.page.set_viewport_size(size)
+        app.page.evaluate("window.scrollTo(0, 0)")
+        assert app.page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")  # no sideways scroll
+        shoot(app, output_path, "trace-expectations")
+    app.page.set_viewport_size(VIEWPORT)  # the shared page, as the next test expects it
 
 
 def test_label_keys_with_no_run_selected_say_where_to_look(app_page):
