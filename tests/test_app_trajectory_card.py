@@ -281,7 +281,9 @@ def test_traces_and_labels_in_either_order(process, tmp_path, labels_first):
         page.received(name, data)
     status = shown(page.upload.status.object)
     assert status == ("Loaded 10 runs from traces.jsonl. They are scored with the settings you had; press Play to list them. "
-                      "Applied the labels in labels.csv.")
+                      "Applied the labels in labels.csv. These traces have no expected calls yet, so every call counts "
+                      "as an extra call (an exact trajectory fails every run that made one): drop an expectations file "
+                      "(JSONL: id, expected_calls, reference; docs/formats.md) to join them.")
     # no expectations joined: every run fails EXACT; the five acceptable ones are false fails
     assert summary(page.session)[:2] == (5, 10) and len(summary(page.session)[3]) == 5
 

@@ -2,8 +2,9 @@
 
 A file whose header is a labels CSV (``run_id,human_verdict,...``) applies labels to the active
 case set (or, when none of its run ids names a run shown, to the next run file uploaded: a trace
-file and its labels dropped together arrive in either order); a settings JSON or an argument-rules
-file applies to the explorer; any other file is read as runs (format detected), and what the
+file and its labels dropped together arrive in either order); an expectations file (JSONL of
+``id``, ``expected_calls``, ``reference``) joins the runs of a trace or log file, shown or next; a
+settings JSON or an argument-rules file applies to the explorer; any other file is read as runs (format detected), and what the
 loader noticed (``CaseSet.notes``: traces with no tool spans or no answer, expectations that
 matched nothing) is listed under the outcome in plain sentences. The page decides what to do with
 a file; this view hands over ``(name, bytes)`` once per uploaded file and shows the outcome.
