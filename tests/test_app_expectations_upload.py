@@ -188,3 +188,20 @@ def test_attributes_naming_finds_the_join_key(files):
     traces, _, _ = files
     assert attributes_naming(traces, "traces.jsonl", ["E1", "E3"]) == ["eval.example_id"]
     assert attributes_naming(traces, "traces.jsonl", ["nothing"]) == []
+
+
+def test_expectations_join_every_epoch_of_an_inspect_sample_by_sample_id(process, files, tmp_path):
+    """Two epochs of E1, E3 and E4: run ids ``E1#1``, ``E1#2``, ... with sample id ``E1``; E1 and
+    E3's expectations reach both epochs (4 of 6 runs), E4's two epochs get none. EXACT as above."""
+    from producers import inspect_log_of
+
+    _, expected, _ = files
+    log = inspect_log_of(THREE, tmp_path / "logs", epochs=2)
+    page = WorkspacePage(process)
+    drop(page, (log.name, log.read_bytes()))
+    assert "These logs have no expected calls yet" in status(page)
+    drop(page, ("expected.jsonl", expected))
+    assert status(page).endswith("Joined expected.jsonl: expected calls and references for 4 of 6 runs (joined by "
+                                 "sample id). 2 runs have no expectation: E4#1, E4#2.")
+    exact = dict(zip(page.session.features.run_ids, scores(page, "exact")))
+    assert exact == {"E1#1": 1.0, "E1#2": 1.0, "E3#1": 0.0, "E3#2": 0.0, "E4#1": 0.0, "E4#2": 0.0}
