@@ -67,3 +67,71 @@ def test_cases_and_pairs_are_exclusive(capsys):
     with pytest.raises(SystemExit) as exc:
         main(["calibrate", "--cases", "a", "--pairs", "b"])
     assert exc.value.code == 2
+
+
+# --- runs read as score reads them: labels, expectations, traces (a newcomer trial: calibrate had
+# no --labels, so an ADK eval result, traces or an Inspect log could not be calibrated) ------------
+
+REFERENCE = "I booked flight UA 100 from SFO to JFK on July 1."  # 12 tokens: i booked flight ua 100 from sfo to jfk on july 1
+ANSWERS = {
+    "book_cheapest_flight": "Booked UA100 for you.",  # 4 tokens, 1 shared (booked): F1 2*1/(4+12) = 0.125
+    "book_exact": REFERENCE,  # F1 1
+    "book_wrong_flight": "I booked flight UA 200 from SFO to JFK on July 1.",  # 11 of 12 shared: 22/24
+}
+
+
+def adk_result_file(tmp_path):
+    """An ADK EvalSetResult of the three ``ANSWERS`` (the shared minimal file's case, answer replaced)."""
+    import copy
+
+    base = json.loads(open("tests/fixtures/adk/minimal.evalset_result.json").read())
+    case = base["eval_case_results"][0]
+    base["eval_case_results"] = []
+    for eval_id, answer in ANSWERS.items():
+        c = copy.deepcopy(case)
+        c["eval_id"] = eval_id
+        inv = c["eval_metric_result_per_invocation"][0]
+        inv["actual_invocation"]["final_response"]["parts"][0]["text"] = answer
+        inv["expected_invocation"]["final_response"]["parts"][0]["text"] = REFERENCE
+        base["eval_case_results"].append(c)
+    path = tmp_path / "flights.evalset_result.json"
+    path.write_text(json.dumps(base))
+    return path
+
+
+def test_adk_eval_result_with_a_labels_csv(tmp_path, capsys):
+    labels = tmp_path / "labels.csv"
+    labels.write_text("run_id,human_verdict,note\nbook_cheapest_flight,acceptable,\nbook_exact,acceptable,\nbook_wrong_flight,unacceptable,\n")
+    out = run_json(capsys, "--cases", str(adk_result_file(tmp_path)), "--labels", str(labels))
+    assert (out["pairs"], out["acceptable"], out["unacceptable"]) == (3, 2, 1)
+    assert out["scores"] == pytest.approx({"book_cheapest_flight": 0.125, "book_exact": 1.0, "book_wrong_flight": 22 / 24})
+    # at 0.125 all three pass (2 good, 1 bad); at 22/24 book_exact and book_wrong_flight; at 1 book_exact alone
+    rows = [(r["passed"], r["tp"], r["fp"], r["fn"], r["tn"]) for r in out["table"]]
+    assert rows == [(3, 2, 1, 0, 0), (2, 1, 1, 1, 0), (1, 1, 0, 1, 1)]
+    # precision 0.8 is first reached at 1 (1/1); below 1 half the pairs are bad, below 22/24 none: no fail band
+    assert (out["bands"]["pass_above"], out["bands"]["fail_below"]) == (1.0, None)
+
+
+def test_traces_with_expectations_by_join_key_and_labels(tmp_path, capsys):
+    from producers import booking_as_otlp, expectations_jsonl, labels_csv
+
+    from explorer.commands.common import BUNDLED_CASES
+    from explorer.core.io.casefile import load_case_set
+
+    booking = load_case_set(BUNDLED_CASES)
+    traces, expectations, labels = tmp_path / "traces.jsonl", tmp_path / "expected.jsonl", tmp_path / "labels.csv"
+    trace_ids = booking_as_otlp(booking, traces, example_key="eval.example_id")
+    expectations.write_text(expectations_jsonl(booking))
+    labels.write_text(labels_csv({trace_ids[r.id]: r.human_verdict for r in booking.runs}))
+    out = run_json(capsys, "--cases", str(traces), "--expectations", str(expectations), "--join-key", "eval.example_id",
+                   "--labels", str(labels))
+    # seed 002: E1, E2, E3, E7, E8 acceptable, the other five not
+    assert (out["pairs"], out["acceptable"], out["unacceptable"]) == (10, 5, 5)
+    # E1: 23 answer tokens, 16 reference tokens, 12 shared (tp1351 to lisbon on 12 march is and booking bk 4821 your)
+    assert out["scores"][trace_ids["E1"]] == pytest.approx(24 / 39)
+
+
+def test_run_reading_options_without_cases_are_refused(capsys):
+    assert main(["calibrate", "--pairs", "cases/labelled_pairs.json", "--labels", "x.csv", "--join-key", "k"]) == 2
+    assert capsys.readouterr().err.strip() == (
+        "metric-explorer: error: --labels, --join-key read run files: give the runs with --cases (a pairs file holds its own verdicts)")

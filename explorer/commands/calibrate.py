@@ -19,7 +19,10 @@ from ..core.io.pairs import Pair, PairSet, load_pairs, pairs_from_case_set
 from ..core.scoring.response_scorers import SCORER_NAMES, make_scorer
 from ..core.evaluation.sample_size import DEFAULT_HALF_WIDTH, class_need
 from ..core.io.exports import dumps_csv_frame
-from .common import LIST_OPTION, CliError, add_date_reading_options, half_width_arg, load_cases, print_json
+from .common import (
+    LIST_OPTION, CliError, add_date_reading_options, add_run_reading_options, half_width_arg, load_cases_from_args, print_json,
+    reading_flags_given,
+)
 
 HELP = "precision and recall at each threshold on labelled pairs, and the bands for a target precision"
 BUNDLED_PAIRS = Path(__file__).resolve().parents[2] / "cases" / "labelled_pairs.json"
@@ -31,8 +34,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("calibrate", help=HELP, description=HELP)
     src = p.add_mutually_exclusive_group()
     src.add_argument("--cases", metavar="PATH", **LIST_OPTION,
-                     help="run file(s) whose labelled runs are the pairs: repeat the flag or list several after it; paths are never split at commas")
+                     help="run file(s) whose labelled runs are the pairs, read as score reads them (the options below, "
+                          "e.g. --labels, --expectations): repeat the flag or list several after it; paths are never split at commas")
     src.add_argument("--pairs", metavar="PATH", help="pairs file (metric-explorer/pairs@1; default: the bundled 20 pairs)")
+    add_run_reading_options(p)
     p.add_argument(
         "--scorer",
         choices=("stored", *SCORER_NAMES),
@@ -67,9 +72,11 @@ def _target(text: str) -> float:
 
 def _pair_set(args: argparse.Namespace) -> tuple[PairSet, tuple | None]:
     """The pairs, and for ``--cases`` every run's (reference lists, answers) per invocation and
-    the ids of runs with a turn the agent never ran."""
+    the ids of runs with a turn the agent never ran. The runs are read as ``score`` reads them
+    (:func:`~.common.load_cases_from_args`: input format, expectations, labels, trace options);
+    those options without ``--cases`` are a CliError (a pairs file holds its own verdicts)."""
     if args.cases:
-        cs = load_cases(args.cases)
+        cs = load_cases_from_args(args)
         ids, refs, answers, labels = pairs_from_case_set(cs)
         if not ids:
             raise CliError(f"{cs.source}: no labelled runs to calibrate on")
@@ -78,6 +85,10 @@ def _pair_set(args: argparse.Namespace) -> tuple[PairSet, tuple | None]:
         pairs = tuple(Pair(i, tuple(r[0]), a[0], bool(lab)) for i, r, a, lab in zip(ids, refs, answers, labels))
         never_ran = {r.id for r in cs.runs if any(inv.no_output for inv in r.invocations)}
         return PairSet(cs.name, cs.description, pairs, "", "en", cs.day_first, cs.source), (refs, answers, never_ran)
+    given = reading_flags_given(args)
+    if given:
+        raise CliError(f"{', '.join(given)} read{'s' if len(given) == 1 else ''} run files: give the runs with --cases "
+                       "(a pairs file holds its own verdicts)")
     return load_pairs(args.pairs or BUNDLED_PAIRS), None
 
 

@@ -60,22 +60,44 @@ def add_cases_option(p: argparse.ArgumentParser) -> None:
 
 
 def add_run_input_options(p: argparse.ArgumentParser, settings: bool = True) -> None:
-    """``--cases PATH ...`` (a list option: runs of several files joined), ``--input-format``,
-    ``--labels PATH ...`` and (unless ``settings`` is False) ``--settings PATH`` (read with
-    :func:`load_cases_from_args` and :func:`base_settings_from_args`)."""
+    """``--cases PATH ...`` (a list option: runs of several files joined), (unless ``settings``
+    is False) ``--settings PATH``, ``--arg-rules PATH`` and :func:`add_run_reading_options` (read
+    with :func:`load_cases_from_args` and :func:`base_settings_from_args`)."""
     p.add_argument("--cases", metavar="PATH", help=CASES_HELP, **LIST_OPTION)
-    p.add_argument("--input-format", choices=INPUT_FORMATS, default="auto",
-                   help="format of the --cases files (default auto: detected from each file)")
-    p.add_argument("--labels", metavar="PATH", **LIST_OPTION,
-                   help="labels CSV(s) run_id,[annotator,]human_verdict,note applied over the runs' own verdicts, in the "
-                        "order given (a later file wins for a run both list); repeat the flag or list several after it")
     if settings:
         p.add_argument("--settings", metavar="PATH", help="settings JSON (metric-explorer/settings@1); flags given override it")
     p.add_argument("--arg-rules", metavar="PATH",
                    help="argument rules JSON (metric-explorer/arg-rules@1, or a settings file's arg_rules); replaces the "
                         "case set's and the settings file's rules")
+    add_run_reading_options(p)
+
+
+def add_run_reading_options(p: argparse.ArgumentParser) -> None:
+    """How the ``--cases`` files are read and what is joined onto their runs: ``--input-format``,
+    ``--labels PATH ...``, the cache options and the trace options (:mod:`.trace_options`). Every
+    command that reads run files has them (``calibrate`` registers its own ``--cases``, beside
+    ``--pairs``); :func:`reading_flags_given` names those a user gave."""
+    p.add_argument("--input-format", choices=INPUT_FORMATS, default="auto",
+                   help="format of the --cases files (default auto: detected from each file)")
+    p.add_argument("--labels", metavar="PATH", **LIST_OPTION,
+                   help="labels CSV(s) run_id,[annotator,]human_verdict,note applied over the runs' own verdicts, in the "
+                        "order given (a later file wins for a run both list); repeat the flag or list several after it")
     add_cache_options(p)
     add_trace_options(p)
+
+
+_READING_DEFAULTS = {
+    "input_format": "auto", "labels": None, "cache_dir": None, "expectations": None,
+    "run_unit": "trace", "join_key": None, "verdict_attribute": None, "verdict_score": None,
+}
+"""Each option of :func:`add_run_reading_options` (its ``dest``) and its default."""
+
+
+def reading_flags_given(args: argparse.Namespace) -> list[str]:
+    """The flags of :func:`add_run_reading_options` given with a value other than their default,
+    as typed (``["--labels", "--join-key"]``), in the order of ``_READING_DEFAULTS``."""
+    return [f"--{dest.replace('_', '-')}" for dest, default in _READING_DEFAULTS.items()
+            if getattr(args, dest, default) != default]
 
 
 def add_cache_options(p: argparse.ArgumentParser) -> None:
