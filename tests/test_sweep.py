@@ -181,6 +181,22 @@ def test_cli_table_names_the_best_settings(capsys):
     assert "trajectory any_order, combine all, deny-list on, key fields on, F1 threshold 0.00-0.41" in out
 
 
+def test_cli_without_deny_lists_no_deny_list_on_setting(capsys):
+    # a newcomer trial: `sweep --grid adk` without --deny listed every setting twice, deny-list on
+    # and off, though with no tool denied the deny-list passes every run
+    assert main(["sweep", "--format", "json", "--grid", "adk"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["n_settings"] == 4 * 2 * 2 * 1 * 2 * 101 == 3232  # modes x args x combine x deny off x key x F1
+    assert {s["deny_check"] for s in out["settings"]} == {False} and out["deny_checks"] == [False]
+    # E6 calls delete_booking and is unacceptable: unless denied, the best passes it (9/10), as
+    # 84 settings (the 168 of the deny-list-on listing, halved)
+    assert out["best"] == {"agree": 9, "false_pass": 1, "false_fail": 0, "n_settings": 84}
+    assert main(["sweep", "--grid", "adk", "--top", "1"]) == 0
+    text = capsys.readouterr().out
+    assert "3,232 settings scored; deny-list off only (no tool to deny: give --deny TOOL to sweep the deny-list on as well)" in text
+    assert "deny-list on," not in text  # no best group with the deny-list on
+
+
 def test_cli_csv_top(capsys):
     assert main(["sweep", "--format", "csv", "--top", "5"]) == 0
     lines = capsys.readouterr().out.strip().splitlines()
@@ -226,3 +242,16 @@ def test_counts_of_settings_are_written_with_thousands_separators(capsys):
     assert "reached by 1,848 settings:" in out  # the full grid's ties at 10/10 (README)
     assert re.search(r"; [\d,]+ of 159,176 settings have an agreement within that interval", out)
     assert not re.search(r"(?<![\d.,])\d{4,}", out.split("\n\n")[0])  # the header: no count of 1,000 or more unseparated
+
+
+def test_sweep_of_deny_list_off_alone_is_the_full_sweep_without_its_on_rows(bundled):
+    from explorer.core.evaluation.sweep import n_settings
+
+    both = sweep(bundled, grid=ADK_GRID)
+    off = sweep(bundled, grid=ADK_GRID, deny_checks=(False,))
+    assert len(off) == n_settings(grid=ADK_GRID, deny_checks=(False,)) == 6464 // 2
+    cols = list(SETTING_COLUMNS) + ["agree", "false_pass", "false_fail"]
+    key = lambda t: sorted(map(tuple, t[cols].astype(str).values.tolist()))
+    assert key(off) == key(both[~both["deny_check"]])
+    # ranks are positions in the shorter list: the best 84 tie at 1, the next group starts at 85
+    assert (off["rank"] == 1).sum() == 84 and off["rank"][off["rank"] > 1].min() == 85

@@ -4,8 +4,9 @@ The grid and its order are :func:`explorer.core.evaluation.sweep.sweep`'s: every
 × argument mode × combine rule × deny-list on/off × key fields on/off × trajectory threshold (for
 the partial scores) × 101 F1 thresholds = 159,176 settings (``--grid adk``: ADK's three match
 types and none × compare args, 6,464 settings; ``--single-tool TOOL`` adds single tool use). The
-tools the deny-list denies when on come from ``--deny`` (else from ``--settings``); the mean
-threshold from ``--settings``. Runs come from ``--cases`` (repeatable), ``--input-format``,
+tools the deny-list denies when on come from ``--deny`` (else from ``--settings``); with none the
+deny-list is swept off only (on, it would pass every run: each "on" row would repeat an "off"
+row), half the settings. The mean threshold comes from ``--settings``. Runs come from ``--cases`` (repeatable), ``--input-format``,
 ``--labels`` and ``--arg-rules`` as for ``score``; a big flat JSONL file loads in parallel with a
 progress bar.
 """
@@ -63,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
     features = build_features(case_set)
     warn_on_load(features, case_set.source or case_set.name)
     warn_unused_tools(base, features)
-    table = with_intervals(sweep(features, base, grid=GRIDS[args.grid]))
+    table = with_intervals(sweep(features, base, grid=GRIDS[args.grid], deny_checks=deny_checks(base)))
     reading = sweep_reading(table)
     top = best(table)
     shown = table if args.top is None and args.format != "table" else table.head(args.top or 20)
@@ -73,6 +74,7 @@ def run(args: argparse.Namespace) -> int:
             {
                 "cases": case_set.source,
                 "deny_tools": list(base.deny_tools),
+                "deny_checks": list(deny_checks(base)),  # [false] alone when no tool is denied
                 "mean_threshold": base.mean_threshold,
                 "grid": args.grid,
                 **({"arg_rules": features.arg_rules.to_data()} if features.arg_rules else {}),
@@ -94,10 +96,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     first = table.iloc[0]
     print(f"cases: {case_set.name} ({case_set.source})")
-    print(
-        f"{len(table):,} settings scored; deny-list: {', '.join(base.deny_tools) or '(no tools given, --deny)'}; "
-        f"mean threshold {show_threshold(base.mean_threshold)}"
-    )
+    print(f"{len(table):,} settings scored; {deny_words(base)}; mean threshold {show_threshold(base.mean_threshold)}")
     if int(first["labelled"]) == 0:
         # every setting ties at 0/0: listing them (1,576 groups on the full grid) ranks nothing
         print(f"warning: {reading.warning}")
@@ -122,6 +121,20 @@ def run(args: argparse.Namespace) -> int:
     out = out.rename(columns={"agreement_low": "95% CI low", "agreement_high": "high"})
     print(out.to_string(index=False))
     return 0
+
+
+def deny_checks(base) -> tuple[bool, ...]:
+    """The deny-list values to sweep: off and on, or off alone when ``base`` denies no tool (the
+    deny-list then passes every run, so every "on" setting would repeat its "off" one)."""
+    return (False, True) if base.deny_tools else (False,)
+
+
+def deny_words(base) -> str:
+    """The settings line's deny-list part: ``deny-list: delete_booking`` or, with no tool denied,
+    why only the deny-list-off settings are listed."""
+    if base.deny_tools:
+        return f"deny-list: {', '.join(base.deny_tools)}"
+    return "deny-list off only (no tool to deny: give --deny TOOL to sweep the deny-list on as well)"
 
 
 def group_text(group: dict) -> str:

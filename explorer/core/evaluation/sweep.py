@@ -110,6 +110,9 @@ ADK_GRID = SweepGrid(
 )
 """ADK's match types × compare args off/on (issue 4's 6,464 settings)."""
 
+DENY_CHECKS: tuple[bool, ...] = (False, True)
+"""The deny-list values a sweep crosses by default: off, then on."""
+
 SWEEP_COLUMNS = (
     "rank", "trajectory", "args", "compare_args", "combine", "deny_check", "key_fields", "trajectory_threshold",
     "f1_threshold", "agree", "labelled", "false_pass", "false_fail", "true_pass", "true_fail",
@@ -129,11 +132,15 @@ def _f1_base(base: Settings | None) -> Settings:
     return base
 
 
-def n_settings(thresholds: Sequence[float] = THRESHOLDS, grid: SweepGrid = FULL_GRID, single_tool: str = "") -> int:
+def n_settings(
+    thresholds: Sequence[float] = THRESHOLDS, grid: SweepGrid = FULL_GRID, single_tool: str = "",
+    deny_checks: Sequence[bool] = DENY_CHECKS,
+) -> int:
     """Size of the grid: for each (family, args) row, (trajectory thresholds under ``all`` + 1
     under ``mean``) × deny × key × len(thresholds). 159,176 for :data:`FULL_GRID` (168,064 with
-    single tool use), 6,464 for :data:`ADK_GRID`."""
-    return sum((len(tt_all) + len(tt_mean)) * 2 * 2 * len(thresholds) for _, _, tt_all, tt_mean in grid.rows(single_tool))
+    single tool use), 6,464 for :data:`ADK_GRID`; half that with one of ``deny_checks``."""
+    return sum((len(tt_all) + len(tt_mean)) * len(deny_checks) * 2 * len(thresholds)
+               for _, _, tt_all, tt_mean in grid.rows(single_tool))
 
 
 def _checked(values: Sequence[float], what: str) -> np.ndarray:
@@ -207,7 +214,7 @@ def _row_counts(
 
 def sweep(
     features: Features, base: Settings | None = None, thresholds: Sequence[float] = THRESHOLDS, grid: SweepGrid = FULL_GRID,
-    block_runs: int | None = None,
+    block_runs: int | None = None, deny_checks: Sequence[bool] = DENY_CHECKS,
 ) -> pd.DataFrame:
     """Agreement for every setting of ``grid``, best first.
 
@@ -226,6 +233,10 @@ def sweep(
 
     ``block_runs``: runs counted at a time within a row (default :data:`BLOCK_RUNS`; the counts
     are sums over blocks, the same whatever the size).
+
+    ``deny_checks``: the deny-list values crossed, off before on (default both; ``(False,)``
+    when ``base.deny_tools`` is empty, as ``metric-explorer sweep`` does: with no tool denied
+    the deny-list passes every run, so each "on" row would repeat its "off" row).
 
     Raises ValueError when ``thresholds`` or the grid's trajectory thresholds are empty, not
     increasing, or outside [0, 1], or ``block_runs`` is not positive.
@@ -308,7 +319,7 @@ def sweep(
         counts = counts.reshape(n_tt + 1, n_thr + 1, 2, N_CLASSES)
         by_mean = by_mean.reshape(2, 2, N_CLASSES)
         for combine in COMBINE_RULES:
-            for deny in (False, True):
+            for deny in deny_checks:
                 for key in (False, True):
                     classes = gate_classes[(deny, key)]
                     if combine == "all":
