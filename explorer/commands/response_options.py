@@ -108,6 +108,20 @@ def response_summary(settings: Settings, features: Features, ev: Evaluation, rf:
     return {"scorer": name, "description": description, "embedding": embedding}
 
 
+_SHORT = {"f1": "F1", "rouge1": "ROUGE-1", "cosine": "cosine"}
+
+
+def response_words(st: Settings) -> str:
+    """The response check of ``st`` in a few words, for a settings line: the scorer it uses and
+    its threshold (``F1 >= 0.8``, ``ROUGE-1 >= 0.5``, ``cosine >= 0.8``, ``exact at rung 3 >=
+    0.8``; the cascade reads no ``f1_threshold``: ``cascade (pass >= 0.85, fail < 0.6)``)."""
+    name = st.response_scorer
+    if name == "cascade":
+        return f"cascade (pass >= {show_threshold(st.pass_above)}, fail < {show_threshold(st.fail_below)})"
+    scorer = f"exact at rung {st.rung}" if name == "exact" else _SHORT[name]
+    return f"{scorer} >= {show_threshold(st.f1_threshold)}"
+
+
 def response_line(summary: dict[str, Any]) -> str:
     """One line for the table output naming the scorer (and model, bands, review queue)."""
     emb = summary.get("embedding")

@@ -17,7 +17,7 @@ from ..core.scoring.trajectory_metrics import DEFINITIONS, canonical
 from ..core.io.exports import dumps_csv_frame, extra_columns, scored_table_parquet
 from .annotator_options import add_annotator_options, annotators_lines, annotators_section, truth_from_args
 from .response_options import (
-    RESPONSE_COLUMNS, add_response_options, response_features, response_line, response_settings, response_summary,
+    RESPONSE_COLUMNS, add_response_options, response_features, response_line, response_settings, response_summary, response_words,
     shows_response,
 )
 from ..core.scoring.passmark import show_threshold
@@ -172,7 +172,7 @@ def _write(args: argparse.Namespace, data: str | bytes) -> None:
 def run(args: argparse.Namespace) -> int:
     """Print the report in the chosen format (or write it to ``--out``); 0 on success."""
     case_set = load_cases_from_args(args)
-    settings = settings_from_args(args, base_settings_from_args(args))
+    settings = response_settings(args, settings_from_args(args, base_settings_from_args(args)))
     report, table = score_report(case_set, settings, args)
     if args.format == "json":
         _write(args, json.dumps(clean_json(report), indent=2, ensure_ascii=False) + "\n")
@@ -199,7 +199,7 @@ def run(args: argparse.Namespace) -> int:
     n_rules = len(report.get("arg_rules", []))
     print(
         f"settings: trajectory {trajectory_words(st)}, "
-        f"F1 >= {show_threshold(st.f1_threshold)}, combine {st.combine}, deny-list {deny}, key fields {'on' if st.key_fields else 'off'}"
+        f"{response_words(st)}, combine {st.combine}, deny-list {deny}, key fields {'on' if st.key_fields else 'off'}"
         + (f", {n_rules} argument rule{'s' if n_rules != 1 else ''}" if n_rules else "")
     )
     if "response" in report:

@@ -97,6 +97,8 @@ def run(args: argparse.Namespace) -> int:
     first = table.iloc[0]
     print(f"cases: {case_set.name} ({case_set.source})")
     print(f"{len(table):,} settings scored; {deny_words(base)}; mean threshold {show_threshold(base.mean_threshold)}")
+    if base.response_scorer != "f1":  # the grid's thresholds are F1 thresholds (core sweep._f1_base)
+        print(f"answers scored with unigram F1, the grid's threshold; the settings' response scorer ({base.response_scorer}) is not swept")
     if int(first["labelled"]) == 0:
         # every setting ties at 0/0: listing them (1,576 groups on the full grid) ranks nothing
         print(f"warning: {reading.warning}")
