@@ -106,3 +106,32 @@ def test_table_shows_the_interval_compactly(capsys):
     out = capsys.readouterr().out
     assert "agreement 4/10 · 95 % CI 17–69 %" in out
     assert "false-pass rate 1/5 · 95 % CI 4–62 %" in out
+
+
+def test_table_shows_adks_own_verdict_beside_ours(tmp_path, capsys):
+    # a newcomer trial: an ADK eval result's final_eval_status reached JSON and CSV, not the table
+    import copy
+
+    base = json.loads(open("tests/fixtures/adk/minimal.evalset_result.json").read())
+    case = base["eval_case_results"][0]  # calls book_flight alone where search_flights comes first: we fail it
+    base["eval_case_results"] = []
+    for eval_id, status in (("passed_by_adk", 1), ("failed_by_adk", 2), ("no_status", None)):
+        c = copy.deepcopy(case)
+        c["eval_id"], c["final_eval_status"] = eval_id, status
+        base["eval_case_results"].append(c)
+    path = tmp_path / "r.evalset_result.json"
+    path.write_text(json.dumps(base))
+    assert main(["score", "--cases", str(path)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    header = lines[2].split()
+    assert header[header.index("verdict") + 1] == "adk_verdict"
+    at = header.index("adk_verdict")
+    rows = {line.split()[0]: line.split() for line in lines[3:6]}
+    # ours, then ADK's: 1 PASSED, 2 FAILED, none recorded
+    assert [rows[i][at - 1 : at + 1] for i in ("passed_by_adk", "failed_by_adk", "no_status")] == [
+        ["fail", "pass"], ["fail", "fail"], ["fail", "-"]]
+
+
+def test_table_without_adk_results_has_no_adk_column(capsys):
+    assert main(["score"]) == 0
+    assert "adk_verdict" not in capsys.readouterr().out

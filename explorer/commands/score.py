@@ -189,6 +189,9 @@ def run(args: argparse.Namespace) -> int:
     out = table[["id", "title", "trajectory_score", "f1", "verdict", "human_verdict", "outcome", "decided_by", "reason"]].copy()
     out["trajectory_score"] = out["trajectory_score"].map(lambda v: "-" if v != v else f"{v:.2f}")
     out["f1"] = out["f1"].map(lambda v: f"{v:.2f}")
+    adk = adk_verdicts(table)
+    if adk is not None:  # ADK's own verdict beside ours
+        out.insert(out.columns.get_loc("verdict") + 1, "adk_verdict", adk)
     if "annotators" in report:  # several annotators: their verdicts per run, disputed runs named
         per_run = {r["id"]: r for r in report["runs"]}
         out.insert(6, "labels", [_label_counts(per_run[i]["labels"]) for i in out["id"]])
@@ -231,6 +234,19 @@ def run(args: argparse.Namespace) -> int:
         for line in annotators_lines(report["annotators"]):
             print(line)
     return 0
+
+
+ADK_VERDICT = {"PASSED": "pass", "FAILED": "fail", "NOT_EVALUATED": "not evaluated", "INFORMATIONAL": "informational"}
+"""ADK's final eval status (``adk_final_eval_status``, loaders.adk) in the words of our verdict column."""
+
+
+def adk_verdicts(table):
+    """The ``adk_verdict`` column of the table output: ADK's final eval status of each run
+    (``pass``, ``fail``, ``not evaluated``, ``informational``; ``-`` where a run has none), or
+    None when no run of ``table`` carries one (not an ADK eval result)."""
+    if "adk_final_eval_status" not in table or table["adk_final_eval_status"].isna().all():
+        return None
+    return table["adk_final_eval_status"].map(lambda v: ADK_VERDICT.get(v, "-") if isinstance(v, str) else "-")
 
 
 def _label_counts(labels: dict) -> str:
