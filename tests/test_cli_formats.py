@@ -123,6 +123,22 @@ def test_inspect_log_with_expectations_and_the_manual_score_as_verdict(files, in
     assert err == ""
 
 
+def test_table_heading_names_the_log_once(files, inspect_log, capsys):
+    # a newcomer trial: "cases: task (run.eval) (logs/run.eval)", the file named twice
+    argv = ["--cases", str(inspect_log), "--expectations", str(files / "expectations.jsonl"), "--verdict-score", "manual"]
+    assert main(["score", *argv]) == 0
+    assert capsys.readouterr().out.splitlines()[0] == f"cases: task ({inspect_log})"
+    assert main(["calibrate", *argv]) == 0
+    assert capsys.readouterr().out.splitlines()[0] == f"pairs: task ({inspect_log})"
+
+
+def test_table_heading_of_a_file_named_by_its_file_name_is_its_path(files, capsys):
+    traces = files / "traces_for_the_heading.jsonl"
+    booking_as_otlp(BOOKING, traces, example_key="eval.example_id")
+    assert main(["score", "--cases", str(traces)]) == 0
+    assert capsys.readouterr().out.splitlines()[0] == f"cases: {traces}"
+
+
 def test_inspect_log_with_a_labels_csv(files, inspect_log, capsys):
     report, _ = score(capsys, "--cases", str(inspect_log), "--expectations", str(files / "expectations.jsonl"),
                       "--labels", str(files / "labels_by_booking_id.csv"))

@@ -155,3 +155,14 @@ def test_bad_input_format_is_a_usage_error(capsys):
         main(["score", "--input-format", "xml"])
     err = capsys.readouterr().err
     assert info.value.code == 2 and err.startswith("metric-explorer score: error: argument --input-format: invalid choice: 'xml'")
+
+
+def test_cases_heading_names_the_file_once():
+    from explorer.commands.common import cases_heading
+
+    assert cases_heading("Booking agent", "cases/booking_agent.json") == "Booking agent (cases/booking_agent.json)"
+    assert cases_heading("runs.jsonl", "exports/runs.jsonl") == "exports/runs.jsonl"
+    assert cases_heading("task (run.eval)", "logs/run.eval") == "task (logs/run.eval)"
+    assert cases_heading("task (run.eval)", "logs\\run.eval") == "task (logs\\run.eval)"
+    assert cases_heading("a.jsonl + b.jsonl", "a.jsonl, b.jsonl") == "a.jsonl + b.jsonl (a.jsonl, b.jsonl)"
+    assert cases_heading("served", "") == "served"

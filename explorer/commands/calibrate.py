@@ -20,7 +20,7 @@ from ..core.scoring.response_scorers import SCORER_NAMES, make_scorer
 from ..core.evaluation.sample_size import DEFAULT_HALF_WIDTH, class_need
 from ..core.io.exports import dumps_csv_frame
 from .common import (
-    LIST_OPTION, CliError, add_date_reading_options, add_run_reading_options, half_width_arg, load_cases_from_args, print_json,
+    LIST_OPTION, CliError, add_date_reading_options, cases_heading, add_run_reading_options, half_width_arg, load_cases_from_args, print_json,
     reading_flags_given,
 )
 
@@ -237,7 +237,7 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write(dumps_csv_frame(table))
         return 0
     sc = report["scorer"]
-    print(f"pairs: {report['name']} ({report['source']})")
+    print(f"pairs: {cases_heading(report['name'], report['source'])}")
     print(f"score: {sc['description']}")
     if sc["embedding"]:
         e = sc["embedding"]

@@ -314,6 +314,22 @@ def load_cases_from_args(args: argparse.Namespace, progress=None) -> CaseSet:
     return case_set
 
 
+def cases_heading(name: str, source: str) -> str:
+    """A case set's ``name`` and the file it came from (``source``), each once, for a heading: ``Booking agent
+    (cases/booking_agent.json)``; a name that is the file's name gives the path alone
+    (``exports/runs.jsonl``), and a name that ends in it (an Inspect log's ``task (run.eval)``)
+    has it replaced by the path (``task (logs/run.eval)``; it read ``task (run.eval)
+    (logs/run.eval)``, a trial finding)."""
+    if not source:
+        return name
+    base = source.replace("\\", "/").rsplit("/", 1)[-1]
+    if name in (base, source):
+        return source
+    if base and name.endswith(f" ({base})"):
+        return f"{name[: -len(base) - 3]} ({source})"
+    return f"{name} ({source})"
+
+
 def warn_on_load(features: Features, source: str) -> None:
     """Print the load warnings of :func:`~explorer.core.evaluation.features.load_warnings` (empty
     references) on stderr, one line each, naming ``source``."""

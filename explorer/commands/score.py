@@ -22,7 +22,7 @@ from .response_options import (
 )
 from ..core.scoring.passmark import show_threshold
 from .common import (
-    CliError, add_run_input_options, half_width_arg, add_settings_options, base_settings_from_args, clean_json,
+    CliError, add_run_input_options, cases_heading, half_width_arg, add_settings_options, base_settings_from_args, clean_json,
     load_cases_from_args,
     settings_from_args, warn_on_load, warn_unused_tools,
 )
@@ -196,7 +196,7 @@ def run(args: argparse.Namespace) -> int:
         per_run = {r["id"]: r for r in report["runs"]}
         out.insert(6, "labels", [_label_counts(per_run[i]["labels"]) for i in out["id"]])
         out["outcome"] = [("disputed" if per_run[i]["disputed"] else o) for i, o in zip(out["id"], out["outcome"])]
-    print(f"cases: {case_set.name} ({case_set.source})")
+    print(f"cases: {cases_heading(case_set.name, case_set.source)}")
     st = settings
     deny = ", ".join(st.deny_tools) if st.deny_check else "off"
     n_rules = len(report.get("arg_rules", []))

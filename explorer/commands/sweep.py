@@ -22,7 +22,7 @@ from ..core.evaluation.sweep_intervals import sweep_reading, with_intervals
 from ..core.io.exports import dumps_csv_frame
 from ..core.scoring.passmark import show_threshold
 from .common import (
-    DENY_SYNTAX, LIST_OPTION, add_date_reading_options, add_run_input_options, base_settings_from_args, load_cases_from_args,
+    DENY_SYNTAX, LIST_OPTION, add_date_reading_options, cases_heading, add_run_input_options, base_settings_from_args, load_cases_from_args,
     positive_int, print_json, tool_list, warn_on_load, warn_unused_tools,
 )
 
@@ -95,7 +95,7 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write(dumps_csv_frame(shown))
         return 0
     first = table.iloc[0]
-    print(f"cases: {case_set.name} ({case_set.source})")
+    print(f"cases: {cases_heading(case_set.name, case_set.source)}")
     print(f"{len(table):,} settings scored; {deny_words(base)}; mean threshold {show_threshold(base.mean_threshold)}")
     if base.response_scorer != "f1":  # the grid's thresholds are F1 thresholds (core sweep._f1_base)
         print(f"answers scored with unigram F1, the grid's threshold; the settings' response scorer ({base.response_scorer}) is not swept")
