@@ -27,3 +27,15 @@ def test_top_level_help_lists_sweep_with_its_percent_sign(capsys):
         main(["--help"])
     out = " ".join(capsys.readouterr().out.split())
     assert "agreement's 95 % interval" in out
+
+
+@pytest.mark.parametrize("name", SUBCOMMANDS)
+def test_help_cites_no_internal_document(name, capsys):
+    # a newcomer trial: "defaults: seed 002's opening run" named a design note no user has read
+    with pytest.raises(SystemExit):
+        main([name, "--help"])
+    out = " ".join(capsys.readouterr().out.split())
+    assert "seed" not in out.lower() and "issue " not in out.lower()
+    if name == "score":
+        assert ("scorer settings (defaults: exact trajectory with arguments compared, F1 >= 0.8, every check must pass, "
+                "deny-list and key fields off)") in out

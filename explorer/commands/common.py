@@ -112,8 +112,10 @@ def add_cache_options(p: argparse.ArgumentParser) -> None:
 
 
 def add_settings_options(p: argparse.ArgumentParser) -> None:
-    """The scorer settings flags; defaults are seed 002's opening run."""
-    g = p.add_argument_group("scorer settings (defaults: seed 002's opening run)")
+    """The scorer settings flags; the defaults are ``Settings()``'s (the bundled lesson's opening
+    run), said in the group's title in plain words."""
+    g = p.add_argument_group("scorer settings (defaults: exact trajectory with arguments compared, F1 >= 0.8, every "
+                             "check must pass, deny-list and key fields off)")
     g.add_argument("--trajectory", choices=TRAJECTORY_CHOICES, default=None, metavar="FAMILY",
                    help="trajectory metric: exact, in_order, any_order (ADK), subset, superset, unordered, strict "
                         "(agentevals), precision, recall, f1, lcs, single_tool_use (partial credit) or none (default exact)")
