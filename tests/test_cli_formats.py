@@ -139,6 +139,30 @@ def test_table_heading_of_a_file_named_by_its_file_name_is_its_path(files, capsy
     assert capsys.readouterr().out.splitlines()[0] == f"cases: {traces}"
 
 
+HINT_TAIL = ("make calls but expect none: every call counts as an extra call and each such run fails its trajectory; "
+             "give them with --expectations FILE (JSONL of {id, expected_calls, references} by run id, "
+             "or by example id with --join-key ATTR for traces; see docs/formats.md)")
+
+
+def test_traces_without_expectations_get_one_hint_line_on_stderr(files, capsys):
+    # a newcomer trial: traces scored without --expectations failed every run's trajectory on
+    # "extra call" with no word of why
+    traces = files / "traces_for_the_hint.jsonl"
+    booking_as_otlp(BOOKING, traces, example_key="eval.example_id")
+    assert main(["score", "--cases", str(traces)]) == 0
+    out, err = capsys.readouterr()
+    hint = f"metric-explorer: hint: 10 runs from traces {HINT_TAIL}"
+    hints = lambda err: [line for line in err.splitlines() if line.startswith("metric-explorer: hint:")]  # noqa: E731 (beside: the empty references' warning)
+    assert hints(err) == [hint] and "hint:" not in out
+    report, err = score(capsys, "--cases", str(traces))  # JSON on stdout stays JSON; the hint on stderr
+    assert hints(err) == [hint] and report["summary"]["labelled"] == 0
+
+
+def test_inspect_log_without_expectations_gets_the_hint(files, inspect_log, capsys):
+    _, err = score(capsys, "--cases", str(inspect_log), "--verdict-score", "manual")
+    assert err.splitlines() == [f"metric-explorer: hint: 10 runs from an Inspect log {HINT_TAIL}"]
+
+
 def test_inspect_log_with_a_labels_csv(files, inspect_log, capsys):
     report, _ = score(capsys, "--cases", str(inspect_log), "--expectations", str(files / "expectations.jsonl"),
                       "--labels", str(files / "labels_by_booking_id.csv"))

@@ -15,6 +15,7 @@ from ..core.evaluation.features import build_features
 from ..core.evaluation.verdicts import evaluate
 from ..core.io.exports import load_settings
 from .annotator_options import add_annotator_options, truth_from_args
+from .trace_options import print_expectations_hint
 from .common import LIST_OPTION, CliError, add_run_input_options, load_cases_from_args, print_json, warn_unused_tools
 from .response_options import response_features
 
@@ -41,6 +42,7 @@ def compare_report(args: argparse.Namespace) -> dict:
         raise CliError(f"--settings must be given exactly twice (A, then B), got {len(args.settings)}")
     settings_a, settings_b = (load_settings(path) for path in args.settings)
     case_set = load_cases_from_args(args)
+    print_expectations_hint(case_set, args)
     truth = truth_from_args(args, case_set, build_features(case_set))
     features = truth.features
     for settings in (settings_a, settings_b):

@@ -21,6 +21,7 @@ from .response_options import (
     shows_response,
 )
 from ..core.scoring.passmark import show_threshold
+from .trace_options import print_expectations_hint
 from .common import (
     CliError, add_run_input_options, cases_heading, half_width_arg, add_settings_options, base_settings_from_args, clean_json,
     load_cases_from_args,
@@ -172,6 +173,7 @@ def _write(args: argparse.Namespace, data: str | bytes) -> None:
 def run(args: argparse.Namespace) -> int:
     """Print the report in the chosen format (or write it to ``--out``); 0 on success."""
     case_set = load_cases_from_args(args)
+    print_expectations_hint(case_set, args)
     settings = response_settings(args, settings_from_args(args, base_settings_from_args(args)))
     report, table = score_report(case_set, settings, args)
     if args.format == "json":

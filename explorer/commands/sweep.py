@@ -21,6 +21,7 @@ from ..core.evaluation.sweep import ADK_GRID, FULL_GRID, best, sweep, threshold_
 from ..core.evaluation.sweep_intervals import sweep_reading, with_intervals
 from ..core.io.exports import dumps_csv_frame
 from ..core.scoring.passmark import show_threshold
+from .trace_options import print_expectations_hint
 from .common import (
     DENY_SYNTAX, LIST_OPTION, add_date_reading_options, cases_heading, add_run_input_options, base_settings_from_args, load_cases_from_args,
     positive_int, print_json, tool_list, warn_on_load, warn_unused_tools,
@@ -54,6 +55,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     """Print the sweep in the chosen format; 0 on success."""
     case_set = load_cases_from_args(args)
+    print_expectations_hint(case_set, args)
     base = base_settings_from_args(args)
     if args.deny:
         base = base.with_(deny_tools=tool_list(args.deny))

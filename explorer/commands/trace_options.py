@@ -63,6 +63,38 @@ def apply_expectations_from_args(case_set: CaseSet, args: argparse.Namespace) ->
     return joined
 
 
+TRACE_MARKS = {"otel_trace_id": "traces", "inspect_epoch": "an Inspect log"}
+"""A key of ``Run.extra`` that only the OTLP or the Inspect loader sets, and where such runs come from."""
+
+
+def expectations_hint(case_set: CaseSet, args: argparse.Namespace) -> str | None:
+    """One plain line when runs read from traces or an Inspect log make calls but expect none and
+    no ``--expectations`` was given (neither format records the calls a run should make: each
+    call then counts as an extra call and each such run fails its trajectory check), saying how
+    to give them; None otherwise."""
+    if getattr(args, "expectations", None) or not isinstance(case_set.runs, (tuple, list)):
+        return None  # a features dataset's or the feature cache's runs are read lazily: not scanned
+    kinds: dict[str, int] = {}
+    for run in case_set.runs:
+        kind = next((what for mark, what in TRACE_MARKS.items() if mark in run.extra), None)
+        calls = any(inv.actual_calls for inv in run.invocations)
+        if kind is not None and calls and not any(inv.expected_calls for inv in run.invocations):
+            kinds[kind] = kinds.get(kind, 0) + 1
+    if not kinds:
+        return None
+    what = " and ".join(f"{n:,} run{'s' if n != 1 else ''} from {kind}" for kind, n in kinds.items())
+    return (f"hint: {what} make calls but expect none: every call counts as an extra call and each such run fails its trajectory; "
+            "give them with --expectations FILE (JSONL of {id, expected_calls, references} by run id, "
+            "or by example id with --join-key ATTR for traces; see docs/formats.md)")
+
+
+def print_expectations_hint(case_set: CaseSet, args: argparse.Namespace) -> None:
+    """:func:`expectations_hint` on stderr, when there is one."""
+    hint = expectations_hint(case_set, args)
+    if hint is not None:
+        warn(hint)
+
+
 def print_notes(case_set: CaseSet) -> None:
     """The loader's notes (e.g. traces without tool spans), one line each on stderr."""
     for note in case_set.notes:
