@@ -17,9 +17,10 @@ from explorer.app.labels import SessionLabels  # noqa: E402
 from explorer.app.shared import load_shared  # noqa: E402
 from explorer.app.tradeoff import sweep  # noqa: E402
 from explorer.app.views.chart import ChartView  # noqa: E402
-from explorer.app.views.metrics import summary_html  # noqa: E402
+from explorer.app.views.metrics import replay_html, summary_html  # noqa: E402
 from explorer.app.views.review_queue import ReviewQueueView  # noqa: E402
 from explorer.cli import main  # noqa: E402
+from explorer.core.evaluation.replay import reveal_times, state_at  # noqa: E402
 from explorer.core.evaluation.settings import Settings  # noqa: E402
 from explorer.core.evaluation.verdicts import evaluate  # noqa: E402
 from explorer.core.io.exports import dumps_settings  # noqa: E402
@@ -105,6 +106,36 @@ def test_score_text_names_what_is_missing(capsys, unlabelled_runs):
     assert "unlabelled runs: the evaluator passes 2/3" in out
 
 
+def test_score_text_says_no_false_pass_or_fail_yet(capsys, unlabelled_runs):
+    # a newcomer trial: bare "false passes: none" read as "all good" with nothing labelled
+    assert main(["score", "--cases", str(unlabelled_runs)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert "false passes: none yet (no labelled run)" in lines and "false fails: none yet (no labelled run)" in lines
+    assert main(["score", "--trajectory", "any_order", "--deny", "delete_booking", "--key-fields", "--f1-threshold", "0.4"]) == 0
+    lines = capsys.readouterr().out.splitlines()  # 10/10 on the bundled set: none at all, said plainly
+    assert "false passes: none" in lines and "false fails: none" in lines
+
+
+def test_the_replay_line_says_none_yet_while_no_revealed_run_is_labelled(shared):
+    labels = SessionLabels.from_shared(shared)
+    for i in (0, 1):  # E1, E2 unlabelled: the first reveal (at 12 s: reveal_times(10)) has no verdict
+        labels.set(i, None)
+    features = labels.apply_to(shared.features)
+    ev = evaluate(features, shared.defaults)
+    times = reveal_times(features.n)
+
+    def line(t):
+        return shown(replay_html(state_at(features, ev, times, t), t))
+
+    assert line(0.0).endswith("False passes: none yet · False fails: none yet")  # nothing revealed
+    text = line(12.0)  # E1, E2 revealed, neither labelled (each a false fail when labelled)
+    assert "Revealed so far: no labelled run · 2 of 10 runs revealed" in text
+    assert text.endswith("False passes: none yet (no labelled run revealed) · False fails: none yet (no labelled run revealed)")
+    # at 24 s E3 (acceptable, failed on its reordered calls) and E4 (unacceptable, failed): 1/2
+    text = line(24.0)
+    assert "Revealed so far: 1/2 agree" in text and text.endswith("False passes: none · False fails: E3")
+
+
 def test_score_text_of_a_labelled_set_keeps_its_counts(capsys):
     assert main(["score"]) == 0
     out = capsys.readouterr().out
@@ -121,6 +152,8 @@ def test_compare_text_says_no_labelled_run(capsys, tmp_path, unlabelled_runs):
     assert main(["compare", "--cases", str(unlabelled_runs), "--settings", str(a), "--settings", str(b)]) == 0
     out = capsys.readouterr().out
     assert f"A: {a}  agreement n/a (no labelled run)" in out and f"B: {b}  agreement n/a (no labelled run)" in out
+    assert "fixed (wrong under A, right under B): none yet (no labelled run)" in out
+    assert "broken (right under A, wrong under B): none yet (no labelled run)" in out
     assert "0/0" not in out
     assert main(["compare", "--settings", str(a), "--settings", str(b)]) == 0  # the bundled set: 4/10 and 6/10
     out = capsys.readouterr().out

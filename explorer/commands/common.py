@@ -37,6 +37,9 @@ LIST_OPTION: dict[str, Any] = {"action": "extend", "nargs": "+"}
 """argparse keywords of every list option: ``--x a --x b`` and ``--x a b`` give the same list
 (issue 10, kind 3)."""
 CASES_HELP = "run file(s): repeat the flag or list several after it; paths are never split at commas (default: the bundled booking-agent set); see docs/formats.md"
+NONE_YET = "none yet (no labelled run)"
+"""An empty list of false passes, false fails or flipped runs when no run is labelled: nothing
+can be wrong yet, and "none" alone read as "all good" (as the page's summary bar says it)."""
 DENY_SYNTAX = "repeat the flag, list several after it, or separate them with commas (--deny a b = --deny a --deny b = --deny a,b)"
 
 

@@ -16,7 +16,7 @@ from ..core.evaluation.verdicts import evaluate
 from ..core.io.exports import load_settings
 from .annotator_options import add_annotator_options, truth_from_args
 from .trace_options import print_expectations_hint
-from .common import LIST_OPTION, CliError, add_run_input_options, load_cases_from_args, print_json, warn_unused_tools
+from .common import LIST_OPTION, NONE_YET, CliError, add_run_input_options, load_cases_from_args, print_json, warn_unused_tools
 from .response_options import response_features
 
 HELP = "compare two settings on the same runs: flipped runs, change in agreement, McNemar's exact test"
@@ -88,8 +88,9 @@ def run(args: argparse.Namespace) -> int:
     ch = c["change"]
     if ch["value"] is not None:
         print(f"change B - A: {100 * ch['value']:+.0f} points (paired 95 % CI {100 * ch['low']:+.0f} to {100 * ch['high']:+.0f})")
-    print(f"fixed (wrong under A, right under B): {', '.join(c['fixed']) or 'none'}")
-    print(f"broken (right under A, wrong under B): {', '.join(c['broken']) or 'none'}")
+    none = "none" if c["labelled"] else NONE_YET
+    print(f"fixed (wrong under A, right under B): {', '.join(c['fixed']) or none}")
+    print(f"broken (right under A, wrong under B): {', '.join(c['broken']) or none}")
     if c["changed_unlabelled"]:
         print(f"verdict changed, no ground truth: {', '.join(c['changed_unlabelled'])}")
     print(f"McNemar's exact test: {c['reading']}")

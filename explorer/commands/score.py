@@ -23,7 +23,7 @@ from .response_options import (
 from ..core.scoring.passmark import show_threshold
 from .trace_options import print_expectations_hint
 from .common import (
-    CliError, add_run_input_options, cases_heading, half_width_arg, add_settings_options, base_settings_from_args, clean_json,
+    NONE_YET, CliError, add_run_input_options, cases_heading, half_width_arg, add_settings_options, base_settings_from_args, clean_json,
     load_cases_from_args,
     settings_from_args, warn_on_load, warn_unused_tools,
 )
@@ -216,8 +216,9 @@ def run(args: argparse.Namespace) -> int:
     disputed = f", {s['disputed']} disputed" if s.get("disputed") else ""
     head = f"agreement {s['agree']}/{s['labelled']} · {percent_ci(iv['agreement'])}" if s["labelled"] else "agreement: no labelled run"
     print(head + (f" ({s['unlabelled']} unlabelled{disputed})" if s["unlabelled"] else (f" ({s['disputed']} disputed)" if disputed else "")))
-    print(f"false passes: {', '.join(s['false_pass']) or 'none'}")
-    print(f"false fails: {', '.join(s['false_fail']) or 'none'}")
+    none = "none" if s["labelled"] else NONE_YET
+    print(f"false passes: {', '.join(s['false_pass']) or none}")
+    print(f"false fails: {', '.join(s['false_fail']) or none}")
     print(f"precision {_fmt(s['precision'])}  recall {_fmt(s['recall'])}  kappa {_fmt(s['kappa'])}")
     c = s["confusion"]
     print(

@@ -176,8 +176,12 @@ def replay_html(state: ReplayState, t: float) -> str:
     """The replay's running figure, saying what it is: ``Revealed so far: 1/4 agree · 4 of 10
     runs revealed · t = 25.0 s · False passes: none · False fails: E1, E2, E3``. Never a 0/0
     figure (a trial read it as the page's answer): ``Revealed so far: none yet, press Play`` before
-    the first reveal, ``Revealed so far: no labelled run`` when the revealed runs have no label."""
+    the first reveal, ``Revealed so far: no labelled run`` when the revealed runs have no label;
+    the lists then read ``none yet`` and ``none yet (no labelled run revealed)``, not ``none``
+    (which read as "all good")."""
     s = state.summary
+    # no revealed run labelled: nothing can be wrong yet ("none" alone read as "all good")
+    unknown = "none yet" if state.revealed == 0 else "none yet (no labelled run revealed)"
     if state.revealed == 0:
         figure = "Revealed so far: none yet, press Play"
     elif s.labelled == 0:
@@ -189,8 +193,8 @@ def replay_html(state: ReplayState, t: float) -> str:
         f'<span class="me-agreement">{figure}</span> · '
         f'<span class="me-revealed">{state.revealed:,} of {state.total:,} runs revealed</span> · '
         f'<span class="me-replay-t">t = {t:.1f} s</span> · '
-        f'<span class="me-false-pass">False passes: {_ids(state.false_pass)}</span> · '
-        f'<span class="me-false-fail">False fails: {_ids(state.false_fail)}</span>'
+        f'<span class="me-false-pass">False passes: {_ids(state.false_pass) if s.labelled else unknown}</span> · '
+        f'<span class="me-false-fail">False fails: {_ids(state.false_fail) if s.labelled else unknown}</span>'
         "</div>"
     )
 
