@@ -139,7 +139,7 @@ def test_table_heading_of_a_file_named_by_its_file_name_is_its_path(files, capsy
     assert capsys.readouterr().out.splitlines()[0] == f"cases: {traces}"
 
 
-HINT_TAIL = ("make calls but expect none: every call counts as an extra call and each such run fails its trajectory; "
+HINT_TAIL = ("make calls but expect none: every call counts as an extra call, so an exact trajectory fails each such run; "
              "give them with --expectations FILE (JSONL of {id, expected_calls, references} by run id, "
              "or by example id with --join-key ATTR for traces; see docs/formats.md)")
 

@@ -70,7 +70,7 @@ TRACE_MARKS = {"otel_trace_id": "traces", "inspect_epoch": "an Inspect log"}
 def expectations_hint(case_set: CaseSet, args: argparse.Namespace) -> str | None:
     """One plain line when runs read from traces or an Inspect log make calls but expect none and
     no ``--expectations`` was given (neither format records the calls a run should make: each
-    call then counts as an extra call and each such run fails its trajectory check), saying how
+    call then counts as an extra call, so an exact trajectory fails each such run), saying how
     to give them; None otherwise."""
     if getattr(args, "expectations", None) or not isinstance(case_set.runs, (tuple, list)):
         return None  # a features dataset's or the feature cache's runs are read lazily: not scanned
@@ -83,7 +83,7 @@ def expectations_hint(case_set: CaseSet, args: argparse.Namespace) -> str | None
     if not kinds:
         return None
     what = " and ".join(f"{n:,} run{'s' if n != 1 else ''} from {kind}" for kind, n in kinds.items())
-    return (f"hint: {what} make calls but expect none: every call counts as an extra call and each such run fails its trajectory; "
+    return (f"hint: {what} make calls but expect none: every call counts as an extra call, so an exact trajectory fails each such run; "
             "give them with --expectations FILE (JSONL of {id, expected_calls, references} by run id, "
             "or by example id with --join-key ATTR for traces; see docs/formats.md)")
 
