@@ -143,3 +143,15 @@ def test_entries_each_under_the_limit_but_over_it_together_are_refused(monkeypat
     with pytest.raises(LoadError) as info:
         loads_runs(buf.getvalue(), "bomb.eval")
     assert str(info.value).startswith("bomb.eval: contents are ") and "over the" in str(info.value)
+
+
+def test_runs_keep_the_datasets_order_not_the_logs_text_order(tmp_path):
+    # a newcomer trial: the booking log read E1, E10, E2, ... (an .eval log stores its samples
+    # sorted as text); the task's dataset lists them E1 ... E10, as the case set does
+    booking = load_case_set(BUNDLED_CASES)
+    path = inspect_log_of(booking, tmp_path)
+    assert [r.id for r in load_runs(path).runs] == [f"E{k}" for k in range(1, 11)]
+
+
+def test_each_samples_epochs_follow_it_in_the_datasets_order(logs):
+    assert [r.id for r in load_runs(logs["epochs"]).runs] == ["s1#1", "s1#2", "s2#1", "s2#2"]

@@ -205,13 +205,24 @@ def _run(sample: Any, run_id: str, options: ReadOptions, name: str) -> Run:
     )
 
 
+def in_dataset_order(log: Any, samples: list[Any]) -> list[Any]:
+    """``samples`` in the order of the task's dataset (``log.eval.dataset.sample_ids``, the order
+    Inspect read them in), each sample's epochs in turn; samples the header does not list keep
+    their place after the others. An ``.eval`` log stores its samples sorted as text (E1, E10,
+    E2, ...), which is not the order anyone wrote them in."""
+    dataset = getattr(getattr(log, "eval", None), "dataset", None)
+    rank = {str(i): k for k, i in enumerate(getattr(dataset, "sample_ids", None) or [])}
+    order = [(rank[str(s.id)], s.epoch or 0, k) if str(s.id) in rank else (len(rank), 0, k) for k, s in enumerate(samples)]
+    return [samples[k] for *_, k in sorted(order)]
+
+
 def inspect_from_bytes(data: bytes, name: str, fmt: str, options: ReadOptions = DEFAULT_OPTIONS) -> CaseSet:
     """Runs from an Inspect log's bytes; ``fmt`` is ``"eval"`` (zip) or ``"json"``. Raises
     LoadError (Inspect not installed, not a log, a log without samples, a bad verdict score)."""
     if fmt == "eval":
         _check_zip(data, name)
     log = _read_log(data, name, fmt)
-    samples = list(log.samples or [])
+    samples = in_dataset_order(log, list(log.samples or []))
     if not samples:
         raise LoadError(name, "samples", f"no samples in the log (status {log.status})")
     epochs: dict[str, int] = {}
