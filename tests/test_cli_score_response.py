@@ -92,6 +92,11 @@ def test_a_settings_file_chooses_the_scorer_and_flags_override_it(capsys, tmp_pa
     ({"response_scorer": "cosine"}, ["--response-scorer", "rouge1", "--f1-threshold", "0.6"], "ROUGE-1 >= 0.6, combine"),
     ({"response_scorer": "cascade", "pass_above": 0.9}, [], "trajectory exact, cascade (pass >= 0.9, fail < 0.6), combine all"),
     ({}, [], "trajectory exact, F1 >= 0.8, combine all"),
+    # the mean rule reads neither the F1 nor the trajectory threshold: its own 0.75 is named
+    ({"combine": "mean", "f1_threshold": 0.5}, [], "settings: trajectory exact, combine mean (trajectory and F1 >= 0.75), deny"),
+    ({"combine": "mean", "trajectory": "recall", "trajectory_threshold": 0.5, "response_scorer": "rouge1"}, [],
+     "settings: trajectory recall, combine mean (trajectory and ROUGE-1 >= 0.75), deny"),
+    ({"combine": "mean", "trajectory": "none"}, [], "settings: trajectory none, combine mean (F1 >= 0.75), deny"),
 ])
 def test_settings_line_names_the_response_scorer_used_and_its_threshold(tmp_path, capsys, settings, flags, words):
     if settings.get("response_scorer") == "cascade":

@@ -115,11 +115,18 @@ def response_words(st: Settings) -> str:
     """The response check of ``st`` in a few words, for a settings line: the scorer it uses and
     its threshold (``F1 >= 0.8``, ``ROUGE-1 >= 0.5``, ``cosine >= 0.8``, ``exact at rung 3 >=
     0.8``; the cascade reads no ``f1_threshold``: ``cascade (pass >= 0.85, fail < 0.6)``)."""
+    if st.response_scorer == "cascade":
+        return f"cascade (pass >= {show_threshold(st.pass_above)}, fail < {show_threshold(st.fail_below)})"
+    return f"{scorer_name(st)} >= {show_threshold(st.f1_threshold)}"
+
+
+def scorer_name(st: Settings) -> str:
+    """The response scorer of ``st`` by name: ``F1``, ``ROUGE-1``, ``cosine``, ``exact at rung 3``,
+    ``cascade``."""
     name = st.response_scorer
     if name == "cascade":
-        return f"cascade (pass >= {show_threshold(st.pass_above)}, fail < {show_threshold(st.fail_below)})"
-    scorer = f"exact at rung {st.rung}" if name == "exact" else _SHORT[name]
-    return f"{scorer} >= {show_threshold(st.f1_threshold)}"
+        return "cascade"
+    return f"exact at rung {st.rung}" if name == "exact" else _SHORT[name]
 
 
 def response_line(summary: dict[str, Any]) -> str:

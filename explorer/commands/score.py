@@ -18,7 +18,7 @@ from ..core.io.exports import dumps_csv_frame, extra_columns, scored_table_parqu
 from .annotator_options import add_annotator_options, annotators_lines, annotators_section, truth_from_args
 from .response_options import (
     RESPONSE_COLUMNS, add_response_options, response_features, response_line, response_settings, response_summary, response_words,
-    shows_response,
+    scorer_name, shows_response,
 )
 from ..core.scoring.passmark import show_threshold
 from .trace_options import print_expectations_hint
@@ -129,15 +129,28 @@ def score_report(case_set, settings, response_args=None) -> dict:
 
 def trajectory_words(st) -> str:
     """The trajectory setting in a few words: ``exact``, ``any_order (ignore args)``,
-    ``recall >= 0.67 (args subset)``, ``single_tool_use of book_flight >= 1.00``."""
+    ``recall >= 0.67 (args subset)``, ``single_tool_use of book_flight >= 1.00``; under the mean
+    rule, which reads no trajectory threshold, without one."""
     text = st.trajectory
     if st.trajectory == "single_tool_use":
         text += f" of {st.single_tool}"
-    if st.trajectory != "none" and (st.trajectory_threshold < 1.0 or DEFINITIONS[canonical(st.trajectory)].kind == "partial"):
+    partial = DEFINITIONS[canonical(st.trajectory)].kind == "partial" if st.trajectory != "none" else False
+    if st.trajectory != "none" and st.combine == "all" and (st.trajectory_threshold < 1.0 or partial):
         text += f" >= {show_threshold(st.trajectory_threshold)}"
     if st.trajectory not in ("none", "single_tool_use") and st.args != "exact":
         text += " (ignore args)" if st.args == "ignore" else f" (args {st.args})"
     return text
+
+
+def combine_words(st) -> str:
+    """How the checks combine, with the thresholds that rule reads: ``F1 >= 0.8, combine all``
+    (:func:`response_words`), or ``combine mean (trajectory and F1 >= 0.75)``: the mean rule
+    reads neither the response threshold nor the trajectory one (as the page's settings words)."""
+    if st.combine == "all":
+        return f"{response_words(st)}, combine all"
+    scorer = scorer_name(st)
+    what = scorer if st.trajectory == "none" else f"trajectory and {scorer}"
+    return f"combine mean ({what} >= {show_threshold(st.mean_threshold)})"
 
 
 _VERDICT = {1: "acceptable", 0: "unacceptable"}
@@ -204,7 +217,7 @@ def run(args: argparse.Namespace) -> int:
     n_rules = len(report.get("arg_rules", []))
     print(
         f"settings: trajectory {trajectory_words(st)}, "
-        f"{response_words(st)}, combine {st.combine}, deny-list {deny}, key fields {'on' if st.key_fields else 'off'}"
+        f"{combine_words(st)}, deny-list {deny}, key fields {'on' if st.key_fields else 'off'}"
         + (f", {n_rules} argument rule{'s' if n_rules != 1 else ''}" if n_rules else "")
     )
     if "response" in report:
