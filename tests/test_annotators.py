@@ -115,6 +115,27 @@ def test_bootstrap_table_is_seeded_and_brackets_the_value():
     assert a.low < 0.20993 < a.high and a.n == 10
 
 
+def test_bootstrap_table_with_no_spread_has_no_interval():
+    # every run's two labels agree (2,0) or (0,2): percent agreement and alpha are 1 in every
+    # resample (or undefined), so the percentiles are [1, 1]: no interval, and why
+    table = np.array([[2, 0], [0, 2], [2, 0]])
+    a = bootstrap_table(table, alpha_nominal_weighted, 1.0, name="Krippendorff's alpha")
+    assert (a.value, a.low, a.high) == (1.0, None, None)
+    assert a.reason == "the annotators agree on every run, so Krippendorff's alpha is 1 in every resample"
+    assert bootstrap_table(table[:0], alpha_nominal_weighted, None).reason == "no run with two or more labels"
+
+
+def test_cohen_kappa_of_two_annotators_when_one_gives_one_verdict():
+    # ana says acceptable on all 4 runs, ben on 2: Cohen's kappa is 0 in every resample
+    labels = {f"E{i}": (AnnotatorLabel("ana", "acceptable"), AnnotatorLabel("ben", "acceptable" if i < 3 else "unacceptable"))
+              for i in range(1, 5)}
+    inter = inter_annotator(annotations_from_labels([f"E{i}" for i in range(1, 5)], labels))
+    k = inter.cohen_kappa
+    assert (k.value, k.low, k.high) == (0.0, None, None)
+    assert k.reason == "every run has the same verdict from ana, so kappa is 0 in every resample"
+    assert inter.to_dict()["cohen_kappa"]["reason"] == k.reason
+
+
 # --- two annotators, by hand -------------------------------------------------------------------
 
 

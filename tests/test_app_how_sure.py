@@ -31,8 +31,10 @@ from explorer.app.views.chart import ChartView  # noqa: E402
 from explorer.app.views.downloads import session_labels_csv  # noqa: E402
 from explorer.app.views.filters import filter_mask  # noqa: E402
 from explorer.app.views.labelling import unlabelled_text  # noqa: E402
-from explorer.app.views.metrics import summary_html  # noqa: E402
+from explorer.app.views.how_sure import unlabelled_html  # noqa: E402
+from explorer.app.views.metrics import summary_html, unlabelled_tip  # noqa: E402
 from explorer.app.workspace import ProcessSets, labels_from_upload  # noqa: E402
+from explorer.core.evaluation.prevalence import rogan_gladen  # noqa: E402
 from explorer.core.evaluation.verdicts import evaluate  # noqa: E402
 from explorer.core.io.loaders.labels import label_file_from_text  # noqa: E402
 from html_text import shown  # noqa: E402
@@ -250,8 +252,24 @@ def test_how_sure_figures_unlabelled_correction_and_labels_needed(page):
     assert "passes 1 of 2 unlabelled runs" in text and "about 50 % of them are acceptable (95 % CI 0–100 %" in text
     figures = shown(hs.figures.object)
     assert "Agreement 8/8 (100 %) 95 % CI 68–100 % 8 Wilson" in figures  # Wilson 8/8: 8/(8 + z²) = 0.676
+    # 8/8 agree: kappa is 1 in every resample, a percentile "interval" of [1, 1] is no interval
+    reason = "the evaluator and the person agree on every run, so kappa is 1 in every resample"
+    assert f"Cohen's kappa 1.00 no interval ({reason}) 8 bootstrap" in figures
+    bar = summary_html(s.features, s.ev)
+    assert "Cohen's kappa 1.00 (no interval)" in shown(bar) and f'title="No 95 % interval: {reason}."' in bar
     # ±5 points at 100 %: h²n² + 2h²z²n + h²z⁴ - z⁴/4 = 0 -> n = 34.6 -> 35; at 50 %: 381
     assert "Agreement labelled runs 8 35 381 27" in shown(hs.needed.object)
+
+
+def test_a_rogan_gladen_range_with_no_spread_reads_no_interval_with_why():
+    # true-pass 2/2, true-fail 2/2, passes 0 of 3 unlabelled: the delta-method variance is 0, and
+    # the page said "0–0 %"
+    passed = np.array([True, True, False, False, False, False, False])
+    human = np.array([1, 1, 0, 0, -1, -1, -1], dtype=np.int8)
+    rate = rogan_gladen(passed, human)
+    why = "no interval: too few runs to show a spread"
+    assert why in shown(unlabelled_html(rate)) and "0–0 %" not in shown(unlabelled_html(rate))
+    assert why in unlabelled_tip(rate) and "0–0 %" not in unlabelled_tip(rate)
 
 
 def test_calibration_labels_needed_as_the_cli_reads_them():

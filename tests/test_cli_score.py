@@ -135,3 +135,44 @@ def test_table_shows_adks_own_verdict_beside_ours(tmp_path, capsys):
 def test_table_without_adk_results_has_no_adk_column(capsys):
     assert main(["score"]) == 0
     assert "adk_verdict" not in capsys.readouterr().out
+
+
+def _flat_runs(tmp_path, rows):
+    """A flat JSONL file of runs (docs/formats.md): (id, passes at the opening settings, verdict)."""
+    ref = "Your flight TP1351 is booked."
+    lines = [json.dumps({"id": rid, "expected_calls": "search_flights", "actual_calls": "search_flights",
+                         "answer": ref if passes else "Sorry, something else entirely happened here.",
+                         "reference": ref, **({"human_verdict": verdict} if verdict else {})})
+             for rid, passes, verdict in rows]
+    path = tmp_path / "runs.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    return str(path)
+
+
+def test_a_kappa_bootstrap_with_no_spread_prints_no_interval_and_why(tmp_path, capsys):
+    # the evaluator passes all 8 runs, the person finds 4 acceptable: p_o = 1/2 = p_e, kappa 0 in
+    # every resample (the trial read "kappa 0.00 · 95 % CI 0.00–0.00" as certain)
+    path = _flat_runs(tmp_path, [(f"R{i}", True, "acceptable" if i < 4 else "unacceptable") for i in range(8)])
+    reason = "every run has the same verdict from the evaluator, so kappa is 0 in every resample"
+    out = run_json(capsys, "--cases", path)
+    assert out["summary"]["intervals"]["kappa"] == {"value": 0.0, "low": None, "high": None, "n": 8, "reason": reason}
+    assert main(["score", "--cases", path]) == 0
+    text = capsys.readouterr().out
+    assert f"kappa 0.00 · no interval ({reason})" in text and "0.00–0.00" not in text
+
+
+def test_a_perfect_table_and_a_rogan_gladen_range_with_no_spread(tmp_path, capsys):
+    # 4 labelled runs all right (kappa 1 in every resample); 3 unlabelled, all failed: true-pass and
+    # true-fail rates 1, pass rate 0 -> corrected 0 with a delta-method variance of 0 ("0–0 %" before)
+    path = _flat_runs(tmp_path, [("R0", True, "acceptable"), ("R1", False, "unacceptable"), ("R2", True, "acceptable"),
+                                 ("R3", False, "unacceptable"), ("R4", False, None), ("R5", False, None), ("R6", False, None)])
+    out = run_json(capsys, "--cases", path)
+    assert out["summary"]["intervals"]["kappa"]["reason"] == (
+        "the evaluator and the person agree on every run, so kappa is 1 in every resample")
+    corrected = out["unlabelled_runs"]["corrected"]
+    assert (corrected["value"], corrected["low"], corrected["high"]) == (0.0, None, None)
+    assert corrected["reason"].startswith("too few runs to show a spread")
+    assert main(["score", "--cases", path]) == 0
+    text = capsys.readouterr().out
+    assert "kappa 1.00 · no interval (the evaluator and the person agree on every run" in text
+    assert "0 % acceptable · no interval (too few runs to show a spread" in text and "0–0 %" not in text

@@ -77,11 +77,41 @@ def test_kappa_from_counts_matches_agreement_and_statsmodels():
     assert np.isnan(kappa_from_counts(5, 0, 0, 0))
 
 
-def test_bootstrap_of_a_perfect_table_is_one_to_one():
+def test_bootstrap_of_a_perfect_table_has_no_interval():
     # TP 5, TN 5: every resample that has both classes agrees perfectly (kappa 1); the ~0.2 % with
-    # one class only are undefined and left out -> [1, 1]
+    # one class only are undefined: the percentiles are [1, 1], no spread, so no interval and why
     iv = bootstrap_kappa(5, 0, 0, 5)
-    assert (iv.value, iv.low, iv.high, iv.n) == (1.0, 1.0, 1.0, 10)
+    assert (iv.value, iv.low, iv.high, iv.n) == (1.0, None, None, 10)
+    assert iv.reason == "the evaluator and the person agree on every run, so kappa is 1 in every resample"
+    assert iv.to_dict() == {"value": 1.0, "low": None, "high": None, "n": 10, "reason": iv.reason}
+    assert iv.text() == f"1.00 · no interval ({iv.reason})"
+
+
+def test_bootstrap_when_one_side_gives_one_verdict_has_no_interval():
+    # the evaluator passes all 8 runs (TP 4, FP 4): p_o = 4/8 = p_e = (8·4 + 0)/64, kappa 0 in every
+    # resample (the newcomer trial read "0.00 · 95 % CI 0.00 to 0.00" as certain)
+    iv = bootstrap_kappa(4, 4, 0, 0)
+    assert (iv.value, iv.low, iv.high) == (0.0, None, None)
+    assert iv.reason == "every run has the same verdict from the evaluator, so kappa is 0 in every resample"
+    # the person finds every run acceptable (TP 2, FN 1): kappa 0 again, the person named
+    iv = bootstrap_kappa(2, 0, 1, 0)
+    assert (iv.value, iv.low, iv.high) == (0.0, None, None)
+    assert iv.reason == "every run has the same verdict from the person, so kappa is 0 in every resample"
+    # two annotators: their names are the sides
+    iv = bootstrap_kappa(3, 2, 0, 0, sides=("ana", "ben"))
+    assert iv.reason == "every run has the same verdict from ana, so kappa is 0 in every resample"
+
+
+def test_bootstrap_reasons_for_undefined_kappa():
+    assert bootstrap_kappa(0, 0, 0, 0).reason == "no run to compare"
+    assert bootstrap_kappa(5, 0, 0, 0).to_dict()["reason"] == (
+        "kappa is undefined: the evaluator and the person give every run the same verdict")
+
+
+def test_a_bootstrap_with_spread_keeps_its_interval_and_no_reason():
+    iv = bootstrap_kappa(40, 10, 8, 42)
+    assert iv.low < iv.value < iv.high and iv.reason == ""
+    assert set(iv.to_dict()) == {"value", "low", "high", "n"}
 
 
 def test_bootstrap_is_seeded_and_equals_resampling_runs():

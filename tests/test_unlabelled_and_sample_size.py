@@ -54,6 +54,17 @@ def test_rogan_gladen_clipped_and_undefined():
     assert rogan_gladen(passed, human, mask).pass_rate.n == 19
 
 
+def test_rogan_gladen_with_no_spread_has_no_interval():
+    # Se = 2/2, Sp = 2/2, pass rate 0/3: every rate is 0 or 1, so the delta-method variance is
+    # 0 + 0·0 + 1·0 = 0 and the Wald "interval" is 0–0 %: not an interval (the trial read it as certain)
+    r = rogan_gladen(*_runs(2, 0, 0, 2, 0, 3))
+    assert r.corrected.value == 0.0 and (r.corrected.low, r.corrected.high) == (None, None)
+    assert r.corrected.reason == ("too few runs to show a spread: the pass rate on the unlabelled runs (0/3), the "
+                                  "true-pass rate (2/2) and the true-fail rate (2/2) are each 0 % or 100 %, so the "
+                                  "delta-method variance is 0")
+    assert r.to_dict()["corrected"] == {"value": 0.0, "low": None, "high": None, "n": 3, "reason": r.corrected.reason}
+
+
 def test_runs_needed_closed_forms():
     # p = 0.5: w(n) = z / (2 sqrt(n + z²)) <= h  <=>  n >= z²/(4h²) - z² = 384.146 - 3.841 = 380.3 -> 381
     assert runs_needed(0.5, 0.05) == math.ceil(Z * Z / (4 * 0.05**2) - Z * Z) == 381

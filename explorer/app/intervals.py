@@ -29,9 +29,10 @@ def pct(x: float) -> str:
 
 
 def pct_ci(iv: Interval) -> str:
-    """``"95 % CI 17–69 %"`` for a proportion's interval; ``"no interval"`` when undefined."""
+    """``"95 % CI 17–69 %"`` for a proportion's interval; ``"no interval (<reason>)"`` when
+    undefined (``Interval.reason``, e.g. a Rogan–Gladen variance of 0)."""
     if iv.low is None or iv.high is None:
-        return "no interval"
+        return iv.no_interval_text()
     return f"95 % CI {pct(iv.low)}–{pct(iv.high)} %"
 
 
@@ -44,12 +45,13 @@ def num_ci(iv: Interval | None) -> str:
 
 
 def kappa_text(iv: Interval | None) -> str:
-    """``"0.50 · 95 % CI −0.10 to 1.00"``, ``"0.50 · no interval"``, or ``"n/a"`` (undefined:
-    every label in one class, or no run to compare)."""
+    """``"0.50 · 95 % CI −0.10 to 1.00"``, ``"0.00 · no interval (every run has the same verdict
+    from the evaluator, so kappa is 0 in every resample)"`` (a bootstrap with no spread, or too
+    few defined resamples), or ``"n/a"`` (undefined: every label in one class, or no run to compare)."""
     if iv is None or iv.value is None:
         return "n/a"
     if iv.low is None or iv.high is None:
-        return f"{signed(iv.value)} · no interval"
+        return f"{signed(iv.value)} · {iv.no_interval_text()}"
     return f"{signed(iv.value)} · 95 % CI {signed(iv.low)} to {signed(iv.high)}"
 
 

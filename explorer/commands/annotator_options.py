@@ -12,7 +12,7 @@ import numpy as np
 from ..core.evaluation.annotators import Annotations, GroundTruth, annotations_of, ground_truth, human_ceiling, inter_annotator
 from ..core.evaluation.features import Features
 from ..core.io.model import CaseSet
-from .common import CliError, positive_int
+from .common import CliError, no_interval, positive_int
 
 
 def add_annotator_options(p: argparse.ArgumentParser) -> None:
@@ -69,11 +69,12 @@ def annotators_section(t: Truth, passed: np.ndarray) -> dict | None:
 
 
 def _fig(d: dict | None) -> str:
-    """A kappa or alpha ``{"value", "low", "high", "n"}`` -> ``"0.60 · 95 % CI 0.10–1.00"``."""
+    """A kappa or alpha ``{"value", "low", "high", "n"}`` -> ``"0.60 · 95 % CI 0.10–1.00"``;
+    ``"1.00 · no interval (<reason>)"`` when its bootstrap has no spread."""
     if d is None or d["value"] is None:
         return "n/a"
     if d["low"] is None:
-        return f"{d['value']:.2f} · no interval"
+        return f"{d['value']:.2f} · {no_interval(d)}"
     return f"{d['value']:.2f} · 95 % CI {d['low']:.2f}–{d['high']:.2f}"
 
 
@@ -97,7 +98,7 @@ def annotators_lines(section: dict) -> list[str]:
         out.append("disputed: none")
     pa = ia["percent_agreement"]
     pa_text = "n/a" if pa is None or pa["value"] is None else (
-        f"{100 * pa['value']:.0f} % of {pa['n']} runs · " + ("no interval" if pa["low"] is None else f"95 % CI {100 * pa['low']:.0f}–{100 * pa['high']:.0f} %"))
+        f"{100 * pa['value']:.0f} % of {pa['n']} runs · " + (no_interval(pa) if pa["low"] is None else f"95 % CI {100 * pa['low']:.0f}–{100 * pa['high']:.0f} %"))
     figs = [f"percent agreement {pa_text}"]
     if ia["cohen_kappa"] is not None:
         figs.append(f"Cohen's kappa {_fig(ia['cohen_kappa'])}")

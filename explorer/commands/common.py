@@ -363,6 +363,12 @@ def base_settings_from_args(args: argparse.Namespace) -> Settings:
     return load_settings(path) if path else Settings()
 
 
+def no_interval(d: dict) -> str:
+    """``"no interval (<reason>)"`` for an interval dict whose limits are null (``"no interval"``
+    when it gives no ``reason``)."""
+    return f"no interval ({d['reason']})" if d.get("reason") else "no interval"
+
+
 def clean_json(value: Any) -> Any:
     """NaN and infinities -> None, numpy scalars -> Python, recursively, so ``json.dumps`` writes
     valid JSON (a run file's ``adk_*`` score may be ``Infinity`` or ``1e400``)."""

@@ -23,7 +23,7 @@ from .response_options import (
 from ..core.scoring.passmark import show_threshold
 from .trace_options import print_expectations_hint
 from .common import (
-    NONE_YET, CliError, add_run_input_options, cases_heading, half_width_arg, add_settings_options, base_settings_from_args, clean_json,
+    NONE_YET, CliError, add_run_input_options, cases_heading, half_width_arg, no_interval, add_settings_options, base_settings_from_args, clean_json,
     load_cases_from_args,
     settings_from_args, warn_on_load, warn_unused_tools,
 )
@@ -274,9 +274,10 @@ def _label_counts(labels: dict) -> str:
 
 
 def percent_ci(d: dict) -> str:
-    """``{"value", "low", "high", "n"}`` -> ``"95 % CI 17–69 %"`` (``"no interval"`` when undefined)."""
+    """``{"value", "low", "high", "n"}`` -> ``"95 % CI 17–69 %"`` (``"no interval (<reason>)"`` when
+    undefined)."""
     if d["low"] is None or d["high"] is None:
-        return "no interval"
+        return no_interval(d)
     return f"95 % CI {100 * d['low']:.0f}–{100 * d['high']:.0f} %"
 
 
@@ -289,11 +290,12 @@ def count_ci(count: int, d: dict, none: str) -> str:
 
 
 def kappa_ci(d: dict) -> str:
-    """A kappa dict -> ``"-0.20 · 95 % CI -0.52–0.00"``."""
+    """A kappa dict -> ``"-0.20 · 95 % CI -0.52–0.00"``; ``"1.00 · no interval (<reason>)"``
+    when the bootstrap has no spread."""
     if d["value"] is None:
         return "n/a"
     if d["low"] is None:
-        return f"{d['value']:.2f} · no interval"
+        return f"{d['value']:.2f} · {no_interval(d)}"
     return f"{d['value']:.2f} · 95 % CI {d['low']:.2f}–{d['high']:.2f}"
 
 

@@ -73,9 +73,13 @@ def unlabelled_html(rate: UnlabelledPassRate | None) -> str:
     se = "n/a" if rate.sensitivity is None else f"{rate.sensitivity:.2f}"
     sp = "n/a" if rate.specificity is None else f"{rate.specificity:.2f}"
     note = f" {html.escape(rate.note[:1].upper() + rate.note[1:])}." if rate.note else ""
+    if c.low is None:  # a delta-method variance of 0: no spread, not an interval
+        ci = f'Rogan &amp; Gladen 1978; <span class="me-no-interval">no interval: {html.escape(c.reason)}</span>'
+    else:
+        ci = f"{pct_ci(c)}; Rogan &amp; Gladen 1978, delta-method interval"
     return head + (
         f"<div>If the evaluator behaves on them as on the labelled runs (true-pass rate {se}, true-fail rate {sp}), about "
-        f"<b>{pct(c.value)} %</b> of them are acceptable ({pct_ci(c)}; Rogan &amp; Gladen 1978, delta-method interval).{note}</div>"
+        f"<b>{pct(c.value)} %</b> of them are acceptable ({ci}).{note}</div>"
     )
 
 

@@ -72,9 +72,15 @@ def confusion_html(s: Agreement) -> str:
 
 def stats_html(s: Agreement, si: SummaryIntervals | None = None) -> str:
     """``Precision 0.00 [0.00, 0.79] · Recall 0.00 [0.00, 0.43] · Cohen's kappa −0.20 [−0.52, 0.00]``
-    (n/a when undefined; the 95 % intervals of ``si`` in ``me-ci``, the method in the tooltip)."""
+    (n/a when undefined; the 95 % intervals of ``si`` in ``me-ci``, the method in the tooltip;
+    ``Cohen's kappa 0.00 (no interval)`` with the reason in the tooltip when its bootstrap has no
+    spread, class ``me-no-interval``)."""
     def ci(name: str, tip: str) -> str:
-        text = "" if si is None else num_ci(getattr(si, name))
+        iv = None if si is None else getattr(si, name)
+        if iv is not None and iv.value is not None and (iv.low is None or iv.high is None):  # e.g. no spread
+            why = html.escape(f"No 95 % interval: {iv.reason or 'too few runs'}.")
+            return f' <small class="me-ci me-no-interval" title="{why}">(no interval)</small>'
+        text = "" if iv is None else num_ci(iv)
         return f' <small class="me-ci" title="{tip}">{text}</small>' if text else ""
 
     return (
@@ -110,8 +116,9 @@ def unlabelled_tip(rate: UnlabelledPassRate | None) -> str:
         return f"{head} Corrected share acceptable: {rate.note}."
     c = rate.corrected
     tail = f" ({rate.note})" if rate.note else ""
+    ci = f"no interval: {c.reason}" if c.low is None else pct_ci(c)
     return (f"{head} Corrected for its true-pass and true-fail rates on the labelled runs (Rogan–Gladen 1978): "
-            f"about {pct(c.value)} % of them are acceptable ({pct_ci(c)}){tail}.")
+            f"about {pct(c.value)} % of them are acceptable ({ci}){tail}.")
 
 
 def figure_html(s: Agreement, extra: str = "", disputed: int = 0, unlabelled_title: str = "") -> str:

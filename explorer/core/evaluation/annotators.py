@@ -36,7 +36,7 @@ from statsmodels.stats.inter_rater import cohens_kappa, fleiss_kappa
 
 from ..io.model import AnnotatorLabel, Run
 from .textcolumn import TextColumn
-from .confidence import LEVEL, RESAMPLES, SEED, Interval, bootstrap_kappa, wilson
+from .confidence import LEVEL, NO_SPREAD, RESAMPLES, SEED, Interval, bootstrap_kappa, wilson
 
 CODES = {"acceptable": 1, "unacceptable": 0}
 """Verdict -> int8 code, as ``Features.human``."""
@@ -252,24 +252,40 @@ def _row_patterns(table: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def bootstrap_table(table: np.ndarray, statistic: Callable[[np.ndarray, np.ndarray], np.ndarray], value: float | None,
-                    resamples: int = RESAMPLES, seed: int = SEED, level: float = LEVEL) -> Interval:
+                    resamples: int = RESAMPLES, seed: int = SEED, level: float = LEVEL, name: str = "the statistic") -> Interval:
     """``value`` (the statistic on the observed units) with a percentile bootstrap interval over
     units: each resample draws the U units with replacement, done as one multinomial draw over the
     distinct rows of ``table`` (equal in distribution), and ``statistic(patterns, weights)`` scores
-    every resample at once. None limits when ``value`` is None or fewer than half the resamples
-    give a defined statistic."""
+    every resample at once. None limits, with ``reason`` in words naming the statistic ``name``,
+    when ``value`` is None, fewer than half the resamples give a defined statistic, or the two
+    percentiles coincide (no spread: not an interval)."""
     table = np.asarray(table)
     n_units = table.shape[0]
-    if value is None or n_units == 0:
-        return Interval(value, None, None, n_units, None, "bootstrap")
+    if n_units == 0:
+        return Interval(value, None, None, n_units, None, "bootstrap", "no run with two or more labels")
+    if value is None:
+        return Interval(value, None, None, n_units, None, "bootstrap",
+                        f"{name} is undefined: every label gives the same verdict")
     patterns, mult = _row_patterns(table)
     weights = np.random.default_rng(seed).multinomial(n_units, mult / n_units, size=resamples)
     stats = statistic(patterns, weights)
     ok = stats[~np.isnan(stats)]
     if ok.size < max(1, resamples // 2):
-        return Interval(value, None, None, n_units, None, "bootstrap")
+        return Interval(value, None, None, n_units, None, "bootstrap",
+                        f"too few runs: {name} is undefined in most resamples")
     low, high = np.quantile(ok, [(1 - level) / 2, (1 + level) / 2])
+    if high - low <= NO_SPREAD:
+        return Interval(value, None, None, n_units, None, "bootstrap", table_no_spread_reason(table, name))
     return Interval(value, float(low), float(high), n_units, None, "bootstrap")
+
+
+def table_no_spread_reason(table: np.ndarray, name: str) -> str:
+    """Why a bootstrap over the (U, C) count table has no spread, in words: every run's labels
+    agree (the statistic is 1 in every resample), or else too few runs."""
+    table = np.asarray(table)
+    if np.all(np.count_nonzero(table, axis=1) <= 1):
+        return f"the annotators agree on every run, so {name} is 1 in every resample"
+    return f"too few runs: {name} takes the same value in nearly every resample"
 
 
 # --- inter-annotator agreement -----------------------------------------------------------------
@@ -344,10 +360,10 @@ def pair_agreement(codes_a: np.ndarray, codes_b: np.ndarray, a: str = "a", b: st
     cells = [int(np.count_nonzero(x & y)), int(np.count_nonzero(x & ~y)), int(np.count_nonzero(~x & y)), int(np.count_nonzero(~x & ~y))]
     n = sum(cells)
     agree = cells[0] + cells[3]
-    kappa = bootstrap_kappa(*cells, resamples=resamples, seed=seed, level=level)
+    kappa = bootstrap_kappa(*cells, resamples=resamples, seed=seed, level=level, sides=(a, b))
     if kappa.value is not None:  # the library's value (same formula; the tests check)
         value = float(cohens_kappa(np.array([[cells[0], cells[1]], [cells[2], cells[3]]]), return_results=False))
-        kappa = Interval(value, kappa.low, kappa.high, n, None, "bootstrap")
+        kappa = Interval(value, kappa.low, kappa.high, n, None, "bootstrap", kappa.reason)
     return PairAgreement(a, b, n, agree, wilson(agree, n, level), kappa)
 
 
@@ -372,7 +388,7 @@ def inter_annotator(annotations: Annotations, resamples: int = RESAMPLES, seed: 
         percent = wilson(agree, pairable.shape[0], level)
     else:
         value = None if not pairable.shape[0] else float(percent_agreement_weighted(pairable, np.ones(pairable.shape[0])))
-        percent = bootstrap_table(pairable, percent_agreement_weighted, value, resamples, seed, level)
+        percent = bootstrap_table(pairable, percent_agreement_weighted, value, resamples, seed, level, "percent agreement")
     pairwise = tuple(
         pair_agreement(codes[:, i], codes[:, j], names[i], names[j], resamples, seed, level)
         for i, j in combinations(range(len(names)), 2)
@@ -382,10 +398,12 @@ def inter_annotator(annotations: Annotations, resamples: int = RESAMPLES, seed: 
     complete = counts[m == len(names)] if len(names) >= 3 else counts[:0]
     if len(names) >= 3 and complete.shape[0]:
         value = float(fleiss_kappa(complete, method="fleiss"))
-        fleiss = bootstrap_table(complete, fleiss_kappa_weighted, None if np.isnan(value) else value, resamples, seed, level)
+        fleiss = bootstrap_table(complete, fleiss_kappa_weighted, None if np.isnan(value) else value, resamples, seed, level,
+                                 "Fleiss' kappa")
     alpha = None
     if len(names) >= 2 and pairable.shape[0]:
-        alpha = bootstrap_table(pairable, alpha_nominal_weighted, _alpha_value(pairable), resamples, seed, level)
+        alpha = bootstrap_table(pairable, alpha_nominal_weighted, _alpha_value(pairable), resamples, seed, level,
+                                "Krippendorff's alpha")
     return InterAnnotator(names, int(pairable.shape[0]), percent, cohen, fleiss, int(complete.shape[0]), alpha, pairwise)
 
 

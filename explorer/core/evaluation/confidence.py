@@ -16,6 +16,11 @@ Methods (stated in every report as :data:`METHODS`):
   cell of the 2×2 table, so resampling N runs is drawing the four cell counts from a multinomial
   with the observed cell shares: the same distribution, drawn in one vectorised call whatever N is.
 
+A percentile bootstrap with no spread is not an interval: when the limits coincide (e.g. the
+evaluator gives every run the same verdict, so kappa is 0 in every resample; or it agrees with the
+person on every run, so kappa is 1 in every resample) the limits are None and ``Interval.reason``
+says why in plain words (:func:`kappa_no_spread_reason`), as when too few resamples are defined.
+
 Words (the person's verdict is ground truth, *acceptable* the positive class):
 agreement = (TP + TN) / labelled; precision = TP / (TP + FP); recall = TP / (TP + FN);
 false-pass rate = FP / (FP + TN), the share of unacceptable runs the evaluator passed;
@@ -52,7 +57,9 @@ class Interval:
     """A figure with its interval: ``value`` in [0, 1] for a proportion ([-1, 1] for kappa),
     ``low`` <= ``value`` <= ``high`` (None when the figure is undefined, e.g. precision with no
     pass), ``n`` the number it is out of (runs, or pairs of labels), ``count`` the numerator of a
-    proportion (None for kappa), ``method`` a short name (``"wilson"``, ``"bootstrap"``...)."""
+    proportion (None for kappa), ``method`` a short name (``"wilson"``, ``"bootstrap"``...),
+    ``reason`` a plain sentence saying why there is no interval when ``low``/``high`` are None
+    (``""`` when there is one)."""
 
     value: float | None
     low: float | None
@@ -60,16 +67,25 @@ class Interval:
     n: int
     count: int | None = None
     method: str = "wilson"
+    reason: str = ""
 
     def to_dict(self) -> dict:
-        """``{"value", "low", "high", "n"}`` rounded to 6 decimals (the JSON shape of issue 11)."""
+        """``{"value", "low", "high", "n"}`` rounded to 6 decimals (the JSON shape of issue 11),
+        plus ``"reason"`` when the limits are None and a reason is known."""
         r = lambda x: None if x is None else round(float(x), 6)  # noqa: E731
-        return {"value": r(self.value), "low": r(self.low), "high": r(self.high), "n": int(self.n)}
+        d = {"value": r(self.value), "low": r(self.low), "high": r(self.high), "n": int(self.n)}
+        if (self.low is None or self.high is None) and self.reason:
+            d["reason"] = self.reason
+        return d
+
+    def no_interval_text(self) -> str:
+        """``"no interval (too few runs: ...)"``, or ``"no interval"`` without a reason."""
+        return f"no interval ({self.reason})" if self.reason else "no interval"
 
     def percent_text(self) -> str:
-        """``"95 % CI 17–69 %"`` (whole percents), or ``"no interval"`` when undefined."""
+        """``"95 % CI 17–69 %"`` (whole percents), or ``"no interval (reason)"`` when undefined."""
         if self.low is None or self.high is None:
-            return "no interval"
+            return self.no_interval_text()
         return f"95 % CI {100 * self.low:.0f}–{100 * self.high:.0f} %"
 
     def text(self) -> str:
@@ -80,7 +96,7 @@ class Interval:
         if self.count is not None:
             return f"{self.count}/{self.n} · {self.percent_text()}"
         if self.low is None or self.high is None:
-            return f"{self.value:.2f} · no interval"
+            return f"{self.value:.2f} · {self.no_interval_text()}"
         return f"{self.value:.2f} · 95 % CI {self.low:.2f}–{self.high:.2f}"
 
 
@@ -92,7 +108,7 @@ def wilson(count: int, n: int, level: float = LEVEL) -> Interval:
     if n < 0 or not 0 <= count <= max(n, 0):
         raise ValueError(f"count must be in [0, n], got {count}/{n}")
     if n == 0:
-        return Interval(None, None, None, 0, 0, "wilson")
+        return Interval(None, None, None, 0, 0, "wilson", "no run to count")
     low, high = proportion_confint(count, n, alpha=1 - level, method="wilson")
     # exactly 0 at count = 0 and 1 at count = n (the library leaves 0.9999999999999999)
     low, high = (0.0 if count == 0 else float(low)), (1.0 if count == n else float(high))
@@ -140,23 +156,52 @@ def kappa_from_counts(tp, fp, fn, tn) -> np.ndarray:
 
 
 def bootstrap_kappa(tp: int, fp: int, fn: int, tn: int, resamples: int = RESAMPLES, seed: int = SEED,
-                    level: float = LEVEL) -> Interval:
+                    level: float = LEVEL, sides: tuple[str, str] = ("the evaluator", "the person")) -> Interval:
     """Cohen's kappa of the 2×2 table (TP, FP, FN, TN) with a percentile bootstrap interval over
     runs: ``resamples`` draws of the four cells from Multinomial(n, observed shares) (equal in
     distribution to resampling the n runs with replacement), the ``(1-level)/2`` and
     ``(1+level)/2`` percentiles of the defined resampled kappas. Value None when kappa is
-    undefined (p_e = 1 or n = 0); low/high None when fewer than half the resamples are defined.
-    Raises ValueError for a negative count or ``resamples < 1``."""
+    undefined (p_e = 1 or n = 0); low/high None when fewer than half the resamples are defined or
+    the two percentiles coincide (no spread), with ``reason`` in words naming ``sides`` (the rows'
+    rater, TP + FP its passes, then the columns', TP + FN). Raises ValueError for a negative count
+    or ``resamples < 1``."""
     cells = np.array([tp, fp, fn, tn], dtype=np.int64)
     if np.any(cells < 0) or resamples < 1:
         raise ValueError("counts must be >= 0 and resamples >= 1")
     n = int(cells.sum())
     value = float(kappa_from_counts(*cells))
-    if n == 0 or np.isnan(value):
-        return Interval(None, None, None, n, None, "bootstrap")
+    if n == 0:
+        return Interval(None, None, None, n, None, "bootstrap", "no run to compare")
+    if np.isnan(value):
+        return Interval(None, None, None, n, None, "bootstrap",
+                        f"kappa is undefined: {sides[0]} and {sides[1]} give every run the same verdict")
     draws = np.random.default_rng(seed).multinomial(n, cells / n, size=resamples)
     kappas = kappa_from_counts(draws[:, 0], draws[:, 1], draws[:, 2], draws[:, 3])
-    return _percentile_interval(value, kappas, n, level)
+    iv = _percentile_interval(value, kappas, n, level)
+    if iv.low is None:
+        return Interval(value, None, None, n, None, "bootstrap",
+                        "too few runs: kappa is undefined in most resamples (they hold one verdict only)")
+    if iv.high - iv.low <= NO_SPREAD:
+        return Interval(value, None, None, n, None, "bootstrap", kappa_no_spread_reason(tp, fp, fn, tn, sides))
+    return iv
+
+
+NO_SPREAD = 1e-12
+"""Limits closer than this are one value: a bootstrap with no spread, not an interval."""
+
+
+def kappa_no_spread_reason(tp: int, fp: int, fn: int, tn: int, sides: tuple[str, str] = ("the evaluator", "the person")) -> str:
+    """Why the bootstrap of kappa over the 2×2 table (TP, FP, FN, TN) has no spread, in words:
+    one side gives every run the same verdict (kappa is 0 in every resample, as p_o = p_e),
+    the two sides agree on every run (1 in every resample), or else too few runs."""
+    first, second = sides
+    if tp + fp == 0 or fn + tn == 0:
+        return f"every run has the same verdict from {first}, so kappa is 0 in every resample"
+    if tp + fn == 0 or fp + tn == 0:
+        return f"every run has the same verdict from {second}, so kappa is 0 in every resample"
+    if fp + fn == 0:
+        return f"{first} and {second} agree on every run, so kappa is 1 in every resample"
+    return "too few runs: kappa takes the same value in nearly every resample"
 
 
 def _percentile_interval(value: float, stats: np.ndarray, n: int, level: float, count: int | None = None) -> Interval:

@@ -16,7 +16,9 @@ rate, the partial derivatives of c are 1/J (p), -c/J (Se) and (1-c)/J (Sp), so
 
     Var = [p(1-p)/n_u + c² Se(1-Se)/n_acc + (1-c)² Sp(1-Sp)/n_unacc] / J²,
 
-clipped to [0, 1]. The correction is **undefined** when Se + Sp - 1 <= 0 (the evaluator does no
+clipped to [0, 1]. When that variance is 0 (the pass rate, Se and Sp each 0 or 1, as on a few
+runs the evaluator gets all right) the Wald interval has no width and is not an interval: the
+limits are None and ``Interval.reason`` says why. The correction is **undefined** when Se + Sp - 1 <= 0 (the evaluator does no
 better than chance on the labelled runs); an estimate outside [0, 1] is clipped and the report says so.
 """
 
@@ -26,7 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .confidence import LEVEL, Interval, two_sided_z, wilson
+from .confidence import LEVEL, NO_SPREAD, Interval, two_sided_z, wilson
 
 
 @dataclass(frozen=True)
@@ -96,5 +98,17 @@ def rogan_gladen(passed: np.ndarray, human: np.ndarray, unlabelled: np.ndarray |
     note = ""
     if raw < 0 or raw > 1:
         note = f"the corrected rate {raw:.2f} falls outside [0, 1] and is clipped to {c:.0f}"
-    corrected = Interval(c, max(0.0, c - half), min(1.0, c + half), n_u, None, "rogan-gladen")
+    if half <= NO_SPREAD:
+        corrected = Interval(c, None, None, n_u, None, "rogan-gladen", no_spread_reason(k, n_u, se, n_acc, sp, n_unacc))
+    else:
+        corrected = Interval(c, max(0.0, c - half), min(1.0, c + half), n_u, None, "rogan-gladen")
     return UnlabelledPassRate(rate, corrected, se, sp, raw, note)
+
+
+def no_spread_reason(passed: int, n_u: int, se: float, n_acc: int, sp: float, n_unacc: int) -> str:
+    """Why the delta-method variance of the correction is 0, in words: the evaluator passes
+    ``passed`` of the ``n_u`` unlabelled runs, and its true-pass rate ``se`` (of ``n_acc``) and
+    true-fail rate ``sp`` (of ``n_unacc``) are each 0 or 1, so the formula sees no spread."""
+    return (f"too few runs to show a spread: the pass rate on the unlabelled runs ({passed}/{n_u}), the true-pass rate "
+            f"({round(se * n_acc)}/{n_acc}) and the true-fail rate ({round(sp * n_unacc)}/{n_unacc}) are each 0 % or 100 %, "
+            "so the delta-method variance is 0")
