@@ -7,6 +7,7 @@ agrees with ana except E5 (cy: acceptable).
 """
 
 import json
+import math
 from pathlib import Path
 
 import krippendorff
@@ -20,8 +21,10 @@ from explorer.cli import main
 from explorer.commands.common import BUNDLED_CASES
 from explorer.core.evaluation.annotators import (
     alpha_nominal_weighted, annotations_from_labels, annotations_of, bootstrap_table, fleiss_kappa_weighted,
-    ground_truth, human_ceiling, inter_annotator, percent_agreement_weighted,
+    ceiling_difference, ceiling_reading, ceiling_verdict, ground_truth, human_ceiling, inter_annotator,
+    percent_agreement_weighted,
 )
+from explorer.core.evaluation.confidence import Interval, wilson
 from explorer.core.evaluation.features import build_features
 from explorer.core.evaluation.settings import Settings
 from explorer.core.evaluation.verdicts import evaluate
@@ -213,7 +216,72 @@ def test_human_ceiling_with_two_annotators():
     # vs ana (the bundled verdicts) 4/10; vs ben the evaluator (fails all but E5) is right where ben
     # says unacceptable and it fails: E3, E4, E9, E10 -> 4/10 (E5 passed but unacceptable, E6 failed but acceptable)
     assert (ceiling.evaluator_vs_annotator["ana"].count, ceiling.evaluator_vs_annotator["ben"].count) == (4, 4)
-    assert "room to improve" in ceiling.reading
+    # 3/8 against 8/10: Newcombe's interval of the difference is about -70 to +2 points, 0 inside:
+    # the runs cannot tell (the point values alone read "room to improve")
+    assert ceiling.verdict == "cannot tell" and "room to improve" not in ceiling.reading
+    assert ceiling.reading.endswith(": not enough runs to tell whether the scorer is as good as the people "
+                                    "(difference -43 points, Newcombe 95 % CI -70 to +2)")  # 0.375 - 0.8 = -0.425
+
+
+def _newcombe(k1, n1, k2, n2):
+    """Newcombe 1998 method 10 from the two Wilson intervals, by its definition."""
+    a, b = wilson(k1, n1), wilson(k2, n2)
+    d = a.value - b.value
+    return d - math.hypot(a.value - a.low, b.high - b.value), d + math.hypot(a.high - a.value, b.value - b.low)
+
+
+def test_human_ceiling_of_the_trial_says_there_are_not_enough_runs():
+    # two annotators agree on 2 of the 4 runs both labelled (R0, R1; R2, R3 tie, disputed); the
+    # evaluator matches the consensus on 4 of the 8 runs with one: 4/8 against 2/4 read "as good as"
+    rows = [("acceptable", "acceptable", True), ("unacceptable", "unacceptable", True),
+            ("acceptable", "unacceptable", True), ("unacceptable", "acceptable", False),
+            ("acceptable", None, True), ("acceptable", None, False), ("unacceptable", None, True),
+            ("unacceptable", None, False), ("acceptable", None, True), ("unacceptable", None, True)]
+    ids = [f"R{i}" for i in range(len(rows))]
+    labels = {rid: tuple(AnnotatorLabel(name, v) for name, v in (("ana", a), ("ben", b)) if v) for rid, (a, b, _) in zip(ids, rows)}
+    ann = annotations_from_labels(ids, labels)
+    truth = ground_truth(ann)
+    passed = np.array([p for _, _, p in rows])
+    ceiling = human_ceiling(passed, ann, truth, inter_annotator(ann))
+    assert (ceiling.evaluator_vs_truth.count, ceiling.evaluator_vs_truth.n) == (4, 8)
+    assert (ceiling.annotators_vs_each_other.count, ceiling.annotators_vs_each_other.n) == (2, 4)
+    # Wilson 4/8 = [0.215, 0.785], 2/4 = [0.150, 0.850]: ±sqrt(0.285² + 0.35²) = ±0.451
+    low, high = _newcombe(4, 8, 2, 4)
+    assert (ceiling.difference.low, ceiling.difference.high) == (pytest.approx(low), pytest.approx(high))
+    assert low == pytest.approx(-0.4512, abs=1e-4)
+    assert ceiling.verdict == "cannot tell" and "as good as the people are" not in ceiling.reading
+    assert "not enough runs to tell" in ceiling.reading
+    d = ceiling.to_dict()
+    assert d["verdict"] == "cannot tell" and d["difference"]["low"] == pytest.approx(low, abs=1e-6) and "Newcombe" in d["method"]
+
+
+@pytest.mark.parametrize("k1, n1, k2, n2, verdict", [
+    (50, 100, 90, 100, "worse"),          # about -52 to -28 points: 0 left out
+    (100, 100, 95, 100, "better"),        # about +0.3 to +11 points
+    (990, 1000, 985, 1000, "as good as"),  # about -0.5 to +1.6 points: within ±5
+    (80, 100, 80, 100, "cannot tell"),    # about ±11 points: 0 inside, wider than ±5
+])
+def test_ceiling_verdict_only_when_the_interval_of_the_difference_supports_it(k1, n1, k2, n2, verdict):
+    diff = ceiling_difference(wilson(k1, n1), wilson(k2, n2))
+    assert (diff.low, diff.high) == (pytest.approx(_newcombe(k1, n1, k2, n2)[0]), pytest.approx(_newcombe(k1, n1, k2, n2)[1]))
+    assert ceiling_verdict(diff) == verdict
+    words = {"worse": "worse than the people", "better": "agrees more often than the people", "as good as": "as good as the people are",
+             "cannot tell": "not enough runs to tell"}
+    assert words[verdict] in ceiling_reading("consensus", wilson(k1, n1), wilson(k2, n2), diff, verdict)
+
+
+def test_ceiling_difference_from_a_bootstrap_figure_and_without_an_interval():
+    # three or more labels per run: the people's figure is a bootstrap mean, [0.70, 0.90] around 0.80;
+    # evaluator 3/10 (Wilson [0.108, 0.603]): -0.5 - sqrt(0.192² + 0.1²), -0.5 + sqrt(0.303² + 0.1²)
+    ev = wilson(3, 10)
+    people = Interval(0.8, 0.7, 0.9, 10, None, "bootstrap")
+    diff = ceiling_difference(ev, people)
+    assert diff.low == pytest.approx(-0.5 - math.hypot(0.3 - ev.low, 0.1))
+    assert diff.high == pytest.approx(-0.5 + math.hypot(ev.high - 0.3, 0.1))
+    assert ceiling_verdict(diff) == "worse"
+    flat = ceiling_difference(ev, Interval(1.0, None, None, 3, None, "bootstrap", "the annotators agree on every run"))
+    assert (flat.low, flat.high, ceiling_verdict(flat)) == (None, None, "cannot tell")
+    assert ceiling_difference(wilson(0, 0), people) is None and ceiling_verdict(None) is None
 
 
 # --- three annotators, by hand -----------------------------------------------------------------

@@ -149,7 +149,7 @@ def test_labelling_as_a_second_annotator_changes_the_inter_annotator_figures(gla
     app.expect_text("me-pairwise", re.compile(r"person × B\s*4\s*3\s*3/4"))
     app.expect_text("me-ground-truth", "Disputed: 1 (tie: E5)")
     app.expect_text("me-human-ceiling", "Evaluator vs the ground truth: 4/9 (44 %, 95 % CI 19–73 %)")
-    app.expect_text("me-human-ceiling", "there is room to improve the scorer")
+    app.expect_text("me-human-ceiling", "not enough runs to tell whether the scorer is as good as the people")
     expect_summary_in_view(app, "4/9")
     shoot(app, output_path, "how-sure")
 

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 import panel as pn
 
-from ...core.evaluation.annotators import DISPUTES, HumanCeiling, InterAnnotator, human_ceiling, inter_annotator
+from ...core.evaluation.annotators import CEILING_MARGIN, CEILING_METHOD, DISPUTES, HumanCeiling, InterAnnotator, human_ceiling, inter_annotator
 from ...core.evaluation.features import Features
 from ...core.evaluation.verdicts import Evaluation
 from ..intervals import BOOTSTRAP_TIP, WILSON_TIP, kappa_text, share_text
@@ -125,7 +125,8 @@ def pairwise_html(inter: InterAnnotator | None) -> str:
 
 
 def ceiling_html(ceiling: HumanCeiling | None) -> str:
-    """The evaluator beside the people (class ``me-human-ceiling``)."""
+    """The evaluator beside the people (class ``me-human-ceiling``), the reading, and how it is
+    decided (:data:`~explorer.core.evaluation.annotators.CEILING_METHOD`)."""
     if ceiling is None:
         return ""
     per = ", ".join(f"{_esc(name)} {_esc(share_text(iv))}" for name, iv in ceiling.evaluator_vs_annotator.items())
@@ -135,6 +136,9 @@ def ceiling_html(ceiling: HumanCeiling | None) -> str:
         f"other: <b>{_esc(share_text(ceiling.annotators_vs_each_other))}</b></div>"
         f'<div class="me-sub">Evaluator vs each annotator: {per}</div>'
         f'<div class="me-ceiling-reading">{_esc(ceiling.reading[:1].upper() + ceiling.reading[1:])}.</div>'
+        f'<div class="me-hint" title="{_esc(CEILING_METHOD)}">"Better", "worse" or "as good as" only when Newcombe\'s 95 % '
+        f"interval of the difference supports it: better or worse when it leaves out 0, as good as when it lies within "
+        f"±{100 * CEILING_MARGIN:g} points (the two figures taken as independent samples).</div>"
     )
 
 

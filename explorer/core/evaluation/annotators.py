@@ -9,7 +9,8 @@
 * :func:`inter_annotator`: percent agreement, Cohen's kappa (two annotators), Fleiss' kappa (three
   or more), Krippendorff's alpha (nominal), each with a 95 % interval, and the pairwise table;
 * :func:`human_ceiling`: the evaluator's agreement with the consensus beside the annotators'
-  agreement with each other.
+  agreement with each other, and whether the runs can tell them apart (Newcombe's interval of the
+  difference, :data:`CEILING_METHOD`).
 
 Sources: Cohen, J. (1960) "A coefficient of agreement for nominal scales"; Fleiss, J. L. (1971)
 "Measuring nominal scale agreement among many raters", Psychological Bulletin 76:378-382;
@@ -33,6 +34,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 from statsmodels.stats.inter_rater import cohens_kappa, fleiss_kappa
+from statsmodels.stats.proportion import confint_proportions_2indep
 
 from ..io.model import AnnotatorLabel, Run
 from .textcolumn import TextColumn
@@ -410,17 +412,33 @@ def inter_annotator(annotations: Annotations, resamples: int = RESAMPLES, seed: 
 # --- the human ceiling -------------------------------------------------------------------------
 
 
+CEILING_MARGIN = 0.05
+"""How close (±5 points, the half-width the labels-needed figures aim at) the evaluator's agreement
+must be shown to be to the people's before the human ceiling calls it "as good as" them."""
+CEILING_METHOD = ("95 % interval of the difference, Newcombe's hybrid score interval (Newcombe 1998, method 10; "
+                  "statsmodels confint_proportions_2indep(method='newcomb')), the two figures taken as independent "
+                  "samples; better or worse when it excludes 0, as good as when it lies within ±5 points "
+                  "(equivalence by interval inclusion, Schuirmann 1987), else not enough runs to tell")
+"""How :func:`human_ceiling` decides, as reports state it."""
+CEILING_VERDICTS = ("better", "worse", "as good as", "cannot tell")
+"""``HumanCeiling.verdict`` values (``None`` when either figure is undefined)."""
+
+
 @dataclass(frozen=True)
 class HumanCeiling:
     """The evaluator beside the people: ``evaluator_vs_truth`` its agreement with the ground truth
     (consensus) over the runs that have one; ``annotators_vs_each_other`` the annotators' percent
     agreement; ``evaluator_vs_annotator`` its agreement with each annotator over the runs they
-    labelled; ``reading`` one plain sentence."""
+    labelled; ``difference`` evaluator minus people with its 95 % interval (``method``
+    ``"newcombe"``; None when either figure is undefined); ``verdict`` one of
+    :data:`CEILING_VERDICTS` or None; ``reading`` one plain sentence."""
 
     evaluator_vs_truth: Interval
     annotators_vs_each_other: Interval
     evaluator_vs_annotator: Mapping[str, Interval]
     reading: str
+    difference: Interval | None = None
+    verdict: str | None = None
 
     def to_dict(self) -> dict:
         """JSON-ready."""
@@ -428,16 +446,90 @@ class HumanCeiling:
             "evaluator_vs_consensus": self.evaluator_vs_truth.to_dict(),
             "annotators_vs_each_other": self.annotators_vs_each_other.to_dict(),
             "evaluator_vs_annotator": {k: v.to_dict() for k, v in self.evaluator_vs_annotator.items()},
+            "difference": None if self.difference is None else self.difference.to_dict(),
+            "verdict": self.verdict,
             "reading": self.reading,
+            "method": CEILING_METHOD,
         }
+
+
+def ceiling_difference(evaluator: Interval, people: Interval, level: float = LEVEL) -> Interval | None:
+    """``evaluator.value - people.value`` with a 95 % interval, None when either value is None.
+
+    Both figures counts (Wilson intervals): Newcombe's hybrid score interval for the difference of
+    two independent proportions (Newcombe, R. G. 1998, "Interval estimation for the difference
+    between independent proportions: comparison of eleven methods", Statistics in Medicine
+    17:873-890, method 10), by statsmodels' ``confint_proportions_2indep(method="newcomb")``.
+    The people's figure a bootstrap mean (three or more labels per run): the same construction
+    from its bootstrap limits (MOVER, Zou & Donner 2008), d - sqrt((p1 - l1)² + (u2 - p2)²) to
+    d + sqrt((u1 - p1)² + (p2 - l2)²). Limits None (reason given) when the people's figure has
+    no interval. The two figures come from overlapping runs; the interval treats them as
+    independent samples, as the page and report say."""
+    if evaluator.value is None or people.value is None:
+        return None
+    d = evaluator.value - people.value
+    if people.low is None or people.high is None:
+        return Interval(d, None, None, evaluator.n, None, "newcombe",
+                        f"the annotators' agreement has no interval ({people.reason or 'too few runs'})")
+    if people.count is not None:
+        low, high = confint_proportions_2indep(evaluator.count, evaluator.n, people.count, people.n,
+                                               method="newcomb", compare="diff", alpha=1 - level)
+    else:
+        low = d - float(np.hypot(evaluator.value - evaluator.low, people.high - people.value))
+        high = d + float(np.hypot(evaluator.high - evaluator.value, people.value - people.low))
+    return Interval(d, max(float(low), -1.0), min(float(high), 1.0), evaluator.n, None, "newcombe")
+
+
+def ceiling_verdict(diff: Interval | None, margin: float = CEILING_MARGIN) -> str | None:
+    """``"better"`` / ``"worse"`` when the interval of the difference excludes 0, ``"as good as"``
+    when it lies within ±``margin``, else ``"cannot tell"``; None without a difference."""
+    if diff is None:
+        return None
+    if diff.low is None or diff.high is None:
+        return "cannot tell"
+    if diff.low > 0:
+        return "better"
+    if diff.high < 0:
+        return "worse"
+    if -margin <= diff.low and diff.high <= margin:
+        return "as good as"
+    return "cannot tell"
+
+
+def _points(x: float) -> str:
+    """``-0.4211`` -> ``"-42"``, ``0.02`` -> ``"+2"``, ``0.001`` -> ``"0"`` (percentage points)."""
+    v = round(100 * x)
+    return f"{v:+d}" if v else "0"
+
+
+def ceiling_reading(source: str, evaluator: Interval, people: Interval, diff: Interval | None, verdict: str | None,
+                    margin: float = CEILING_MARGIN) -> str:
+    """The human ceiling in one sentence (lower case, no full stop), claiming "as good as",
+    "worse than" or "better than" only when :func:`ceiling_verdict` does."""
+    if diff is None or verdict is None:
+        return "not enough labels to compare the evaluator with the people"
+    head = (f"the evaluator agrees with the {source} on {100 * evaluator.value:.0f} % of runs "
+            f"({evaluator.count}/{evaluator.n}), the annotators with each other on {100 * people.value:.0f} %"
+            + (f" ({people.count}/{people.n})" if people.count is not None else f" (of {people.n} runs)"))
+    if diff.low is None or diff.high is None:
+        return f"{head}: not enough runs to tell whether the scorer is as good as the people: {diff.reason}"
+    ci = f"difference {_points(diff.value)} points, Newcombe 95 % CI {_points(diff.low)} to {_points(diff.high)}"
+    if verdict == "worse":
+        return f"{head}: the scorer is worse than the people ({ci}): there is room to improve the scorer"
+    if verdict == "better":
+        return f"{head}: the scorer agrees more often than the people agree with each other ({ci})"
+    if verdict == "as good as":
+        return f"{head}: the scorer is as good as the people are ({ci}, within ±{100 * margin:g} points)"
+    return f"{head}: not enough runs to tell whether the scorer is as good as the people ({ci})"
 
 
 def human_ceiling(passed: np.ndarray, annotations: Annotations, truth: GroundTruth, inter: InterAnnotator,
                   level: float = LEVEL) -> HumanCeiling:
     """The evaluator's agreement (bool (N,) ``passed``) with ``truth`` and with each annotator,
-    beside ``inter.percent_agreement``. The reading says whether the evaluator already agrees with
-    the ground truth as often as the annotators agree with each other (point values compared; the
-    intervals show how sure)."""
+    beside ``inter.percent_agreement``. The reading says the evaluator is better than, worse
+    than or as good as the people only when the 95 % interval of the difference supports it
+    (:data:`CEILING_METHOD`: :func:`ceiling_difference`, :func:`ceiling_verdict`), and that
+    there are not enough runs to tell otherwise."""
     passed = np.asarray(passed, dtype=bool)
     has = truth.human >= 0
     vs_truth = wilson(int(np.count_nonzero(passed[has] == (truth.human[has] == 1))), int(np.count_nonzero(has)), level)
@@ -447,15 +539,10 @@ def human_ceiling(passed: np.ndarray, annotations: Annotations, truth: GroundTru
         lab = col >= 0
         per[name] = wilson(int(np.count_nonzero(passed[lab] == (col[lab] == 1))), int(np.count_nonzero(lab)), level)
     people = inter.percent_agreement
-    if vs_truth.value is None or people.value is None:
-        reading = "not enough labels to compare the evaluator with the people"
-    elif vs_truth.value >= people.value:
-        reading = (f"the evaluator agrees with the {truth.source} on {100 * vs_truth.value:.0f} % of runs, the annotators with "
-                   f"each other on {100 * people.value:.0f} %: the scorer is already as good as the people are")
-    else:
-        reading = (f"the evaluator agrees with the {truth.source} on {100 * vs_truth.value:.0f} % of runs, the annotators with "
-                   f"each other on {100 * people.value:.0f} %: there is room to improve the scorer")
-    return HumanCeiling(vs_truth, people, per, reading)
+    diff = ceiling_difference(vs_truth, people, level)
+    verdict = ceiling_verdict(diff)
+    reading = ceiling_reading(truth.source, vs_truth, people, diff, verdict)
+    return HumanCeiling(vs_truth, people, per, reading, diff, verdict)
 
 
 def annotations_of(case_set) -> Annotations:
