@@ -181,7 +181,11 @@ def test_min_labels_and_one_annotator():
     ann = annotations_from_labels(["E1", "E2", "E3"], labels)
     t = ground_truth(ann, min_labels=2)
     assert list(t.human) == [-1, 0, -1] and list(t.dispute) == [2, 0, 0]  # E1 too few; E3 nobody
+    # E1 has one label and nobody disagrees: too few labels, not disputed
+    assert list(t.too_few) == [True, False, False] and not t.disputed.any()
     assert list(t.unlabelled) == [False, False, True]
+    d = t.to_dict(["E1", "E2", "E3"])
+    assert d["disputed"]["n"] == 0 and d["disputed"]["ids"] == [] and d["too_few_labels"] == {"n": 1, "ids": ["E1"]}
     assert list(ground_truth(ann, min_labels=1).human) == [1, 0, -1]
     assert list(ground_truth(ann, fallback=np.array([0, 0, 1], dtype=np.int8)).human) == [1, 0, 1]
     ben = ground_truth(ann, annotator="ben")
@@ -400,6 +404,15 @@ def test_score_against_one_annotator_and_min_labels(capsys):
     assert main(["score", "--labels", str(THREE), "--min-labels", "4", "--format", "json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["summary"]["labelled"] == 0 and out["annotators"]["ground_truth"]["disputed"]["too_few_labels"] == IDS
+    # three labels per run, four needed: every run has too few labels, none is disputed
+    assert (out["summary"]["disputed"], out["summary"]["too_few_labels"], out["summary"]["unlabelled"]) == (0, 10, 0)
+    assert out["annotators"]["ground_truth"]["too_few_labels"] == {"n": 10, "ids": IDS}
+    assert not any(r["disputed"] for r in out["runs"]) and all(r["too_few_labels"] for r in out["runs"])
+    assert main(["score", "--labels", str(THREE), "--min-labels", "4"]) == 0
+    text = capsys.readouterr().out
+    assert "agreement: no labelled run (10 with too few labels)" in text and "disputed: none" in text
+    assert "too few labels (fewer than 4; left out of agreement, counted apart): 10 (E1, E2," in text
+    assert "disputed (left out" not in text
 
 
 def test_score_table_marks_disputed_runs(capsys):

@@ -31,6 +31,7 @@ from explorer.app.views.chart import ChartView  # noqa: E402
 from explorer.app.views.downloads import session_labels_csv  # noqa: E402
 from explorer.app.views.filters import filter_mask  # noqa: E402
 from explorer.app.views.labelling import unlabelled_text  # noqa: E402
+from explorer.app.views.annotators import PersonMarks, ground_truth_html  # noqa: E402
 from explorer.app.views.how_sure import unlabelled_html  # noqa: E402
 from explorer.app.views.metrics import summary_html, unlabelled_tip  # noqa: E402
 from explorer.app.workspace import ProcessSets, labels_from_upload  # noqa: E402
@@ -95,9 +96,24 @@ def test_ground_truth_of_one_annotator_and_a_minimum_of_labels(shared):
     # two labels needed: E1, E2 (both acceptable), E4 (both unacceptable) keep a verdict; E5 ties;
     # the six runs only the person labelled have too few
     assert [IDS[i] for i in np.flatnonzero(labels.human >= 0)] == ["E1", "E2", "E4"]
-    assert labels.disputed.sum() == 7 and labels.ground.dispute[4] == 1 and labels.ground.dispute[2] == 2
-    ev = evaluate(labels.apply_to(shared.features), shared.defaults)
+    # E5 is disputed (a tie); the six with one label are not disputed, they have too few labels
+    assert [IDS[i] for i in np.flatnonzero(labels.disputed)] == ["E5"]
+    assert [IDS[i] for i in np.flatnonzero(labels.too_few)] == ["E3", "E6", "E7", "E8", "E9", "E10"]
+    assert labels.ground.dispute[4] == 1 and labels.ground.dispute[2] == 2
+    features = labels.apply_to(shared.features)
+    ev = evaluate(features, shared.defaults)
     assert (ev.summary.agree, ev.summary.labelled) == (1, 3)
+    text = shown(summary_html(features, ev, labels.disputed, labels.too_few)).replace("( ", "(").replace(" )", ")").replace(" ,", ",")
+    assert "All runs: 1/3 agree (1 disputed, 6 with too few labels)" in text
+    assert unlabelled_text(labels.human, labels.disputed, labels.too_few) == (
+        "Unlabelled: 0 of 10 runs (counted as neither verdict) · 1 disputed · 6 with too few labels · "
+        "2 acceptable · 1 unacceptable")
+    ground = shown(ground_truth_html(labels, shared.features.run_ids))
+    assert "Disputed: 1 (tie: E5)" in ground
+    assert "Too few labels: 6 (fewer than 2: E3, E6, E7, E8, E9, E10)" in ground
+    marks = PersonMarks(labels)
+    assert "too few labels" in marks.cell(IDS.index("E3"), "acceptable") and "disputed" not in marks.cell(IDS.index("E3"), "acceptable")
+    assert marks.detail(IDS.index("E3"))[0] == "too few labels" and marks.detail(IDS.index("E5"))[0] == "disputed"
     with pytest.raises(ValueError, match="no annotator named 'C'"):
         labels.choose_truth("C")
 

@@ -83,8 +83,10 @@ class SessionLabels(param.Parameterized):
     ``codes`` int8 (N, A) each annotator's verdicts (-1 no label); ``fallback`` int8 (N,) the file's
     single verdict of runs no annotator labelled (-1 elsewhere; all -1 when the annotators hold
     every label); ``labeller`` the annotator the label buttons and keys label as; ``truth``
-    :data:`CONSENSUS` or an annotator's name; ``min_labels`` (>= 1) below which a labelled run is
-    disputed; ``disputed`` bool (N,) and ``ground`` the :class:`GroundTruth` behind ``human``.
+    :data:`CONSENSUS` or an annotator's name; ``min_labels`` (>= 1) below which a labelled run has
+    too few labels; ``disputed`` bool (N,) runs whose labels tie, ``too_few`` bool (N,) runs with
+    fewer labels than the minimum (both without a verdict, counted apart), and ``ground`` the
+    :class:`GroundTruth` behind ``human``.
     """
 
     human = param.Array(default=np.zeros(0, dtype=np.int8), doc="int8 (N,) ground-truth verdict codes")
@@ -96,8 +98,9 @@ class SessionLabels(param.Parameterized):
     annotator_notes = param.Dict(default={}, doc="(run index, annotator) -> note")
     labeller = param.String(default=DEFAULT_ANNOTATOR, doc="the annotator new labels are made as")
     truth = param.String(default=CONSENSUS, doc="consensus, or the annotator whose verdicts are the ground truth")
-    min_labels = param.Integer(default=1, bounds=(1, None), doc="labels a run needs, else it is disputed")
-    disputed = param.Array(default=np.zeros(0, dtype=bool), doc="bool (N,) runs whose labels tie or are too few")
+    min_labels = param.Integer(default=1, bounds=(1, None), doc="labels a run needs, else it has too few labels")
+    disputed = param.Array(default=np.zeros(0, dtype=bool), doc="bool (N,) runs whose labels tie")
+    too_few = param.Array(default=np.zeros(0, dtype=bool), doc="bool (N,) runs with fewer labels than min_labels")
 
     def __init__(self, **params) -> None:
         super().__init__(**params)
@@ -157,12 +160,12 @@ class SessionLabels(param.Parameterized):
         return Annotations(self.run_ids, tuple(self.annotators[j] for j in keep), self.codes[:, keep], {})
 
     def _derive(self) -> None:
-        """Recompute ``ground``, ``human`` and ``disputed`` from the table and the choices."""
+        """Recompute ``ground``, ``human``, ``disputed`` and ``too_few`` from the table and the choices."""
         who = None if self.truth == CONSENSUS or self.truth not in self.annotators else self.truth
         fallback = self.fallback if np.any(self.fallback >= 0) else None
         ground = ground_truth(self.annotations(), annotator=who, min_labels=self.min_labels, fallback=fallback)
         self.ground = ground
-        self.param.update(human=ground.human, disputed=ground.disputed)
+        self.param.update(human=ground.human, disputed=ground.disputed, too_few=ground.too_few)
 
     def choose_truth(self, truth: str | None = None, min_labels: int | None = None) -> None:
         """Score against ``truth`` (:data:`CONSENSUS` or an annotator's name) with at least
@@ -288,7 +291,8 @@ class SessionLabels(param.Parameterized):
 
     def counts(self) -> dict[str, int]:
         """``{"acceptable": a, "unacceptable": u, "unlabelled": n}`` of the ground truth
-        (``unlabelled`` counts disputed runs too; :attr:`disputed` tells them apart)."""
+        (``unlabelled`` counts disputed and too-few-labels runs too; :attr:`disputed` and
+        :attr:`too_few` tell them apart)."""
         return {
             "acceptable": int(np.count_nonzero(self.human == 1)),
             "unacceptable": int(np.count_nonzero(self.human == 0)),

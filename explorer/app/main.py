@@ -372,7 +372,7 @@ class ExplorerSession:
 
     def _refresh_all(self) -> None:
         settings = self.ev.settings
-        self.metrics.show_whole(self.features, self.ev, self.labels.disputed)
+        self.metrics.show_whole(self.features, self.ev, self.labels.disputed, self.labels.too_few)
         self._show_compare()
         if self.tabs is not None and self.tabs.active == HOW_SURE_AT:  # only while shown
             self.how_sure.show(self.features, self.ev)

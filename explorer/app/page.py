@@ -132,7 +132,8 @@ class Attached:
         if i is not None and self.key_hint.visible:
             self.key_hint.visible = False
         labels = self.session.labels
-        self.label_bar.show(None if i is None else str(self.session.features.run_ids[i]), labels.human, labels.disputed)
+        self.label_bar.show(None if i is None else str(self.session.features.run_ids[i]), labels.human, labels.disputed,
+                            labels.too_few)
 
     # --- filters -----------------------------------------------------------------------------
     def _mask(self) -> np.ndarray | None:

@@ -23,7 +23,7 @@ def add_annotator_options(p: argparse.ArgumentParser) -> None:
     who.add_argument("--consensus", action="store_true",
                      help="score against the majority verdict of the annotators (the default when runs have several labels)")
     g.add_argument("--min-labels", type=positive_int, default=1, metavar="K",
-                   help="a run with fewer than K labels is disputed, left out of agreement and counted apart (default 1)")
+                   help="a run with fewer than K labels has too few labels: left out of agreement and counted apart (default 1)")
 
 
 @dataclass(frozen=True)
@@ -88,14 +88,13 @@ def annotators_lines(section: dict) -> list[str]:
     minimum = f", at least {gt['min_labels']} label(s) per run" if gt["source"] == "consensus" else ""
     out = [f"ground truth: {source}{minimum}; {gt['labelled']} runs with a verdict"]
     if d["n"]:
-        parts = []
-        if d["ties"]:
-            parts.append("tie: " + ", ".join(d["ties"]))
-        if d["too_few_labels"]:
-            parts.append(f"fewer than {gt['min_labels']} labels: " + ", ".join(d["too_few_labels"]))
-        out.append(f"disputed (left out of agreement, counted apart): {d['n']} ({'; '.join(parts)})")
+        out.append(f"disputed (left out of agreement, counted apart): {d['n']} (tie: {', '.join(d['ties'])})")
     else:
         out.append("disputed: none")
+    few = gt.get("too_few_labels", {"n": 0})
+    if few["n"]:
+        out.append(f"too few labels (fewer than {gt['min_labels']}; left out of agreement, counted apart): "
+                   f"{few['n']} ({', '.join(few['ids'])})")
     pa = ia["percent_agreement"]
     pa_text = "n/a" if pa is None or pa["value"] is None else (
         f"{100 * pa['value']:.0f} % of {pa['n']} runs · " + (no_interval(pa) if pa["low"] is None else f"95 % CI {100 * pa['low']:.0f}–{100 * pa['high']:.0f} %"))

@@ -55,7 +55,7 @@ def compare_report(args: argparse.Namespace) -> dict:
         "settings_a": {"file": args.settings[0], **settings_a.to_dict()},
         "settings_b": {"file": args.settings[1], **settings_b.to_dict()},
         "ground_truth": "the person's verdicts" if truth.truth is None else truth.truth.source,
-        **({"disputed": truth.truth.to_dict(features.run_ids)["disputed"]} if truth.truth is not None else {}),
+        **({k: truth.truth.to_dict(features.run_ids)[k] for k in ("disputed", "too_few_labels")} if truth.truth is not None else {}),
         "comparison": result.to_dict(),
     }
 

@@ -66,6 +66,7 @@ def score_report(case_set, settings, response_args=None) -> dict:
         table["response_score"] = ev.response_score
     summary = ev.summary
     disputed = truth.truth.disputed if truth.truth is not None else np.zeros(features.n, dtype=bool)
+    too_few = truth.truth.too_few if truth.truth is not None else np.zeros(features.n, dtype=bool)
     section = annotators_section(truth, ev.passed)
     per_run_labels = None
     if truth.annotations is not None:
@@ -89,9 +90,10 @@ def score_report(case_set, settings, response_args=None) -> dict:
         if per_run_labels is not None:
             item["labels"] = per_run_labels.get(row["id"], {})
         runs.append(item)
-    for item, is_disputed in zip(runs, disputed):
+    for item, is_disputed, is_few in zip(runs, disputed, too_few):
         if per_run_labels is not None:
             item["disputed"] = bool(is_disputed)
+            item["too_few_labels"] = bool(is_few)
     half_width = getattr(response_args, "half_width", None) or DEFAULT_HALF_WIDTH
     unlabelled_mask = truth.truth.unlabelled if truth.truth is not None else None
     unlabelled = rogan_gladen(ev.passed, features.human, unlabelled_mask)
@@ -103,8 +105,9 @@ def score_report(case_set, settings, response_args=None) -> dict:
         "summary": {
             "agree": summary.agree,
             "labelled": summary.labelled,
-            "unlabelled": summary.unlabelled - int(np.count_nonzero(disputed)),
-            **({"disputed": int(np.count_nonzero(disputed))} if truth.truth is not None else {}),
+            "unlabelled": summary.unlabelled - int(np.count_nonzero(disputed)) - int(np.count_nonzero(too_few)),
+            **({"disputed": int(np.count_nonzero(disputed)), "too_few_labels": int(np.count_nonzero(too_few))}
+               if truth.truth is not None else {}),
             "false_pass": ev.ids_with(features, "false pass"),
             "false_fail": ev.ids_with(features, "false fail"),
             "confusion": {
@@ -210,7 +213,8 @@ def run(args: argparse.Namespace) -> int:
     if "annotators" in report:  # several annotators: their verdicts per run, disputed runs named
         per_run = {r["id"]: r for r in report["runs"]}
         out.insert(6, "labels", [_label_counts(per_run[i]["labels"]) for i in out["id"]])
-        out["outcome"] = [("disputed" if per_run[i]["disputed"] else o) for i, o in zip(out["id"], out["outcome"])]
+        out["outcome"] = [("disputed" if per_run[i]["disputed"] else "too few labels" if per_run[i]["too_few_labels"] else o)
+                          for i, o in zip(out["id"], out["outcome"])]
     print(f"cases: {cases_heading(case_set.name, case_set.source)}")
     st = settings
     deny = ", ".join(st.deny_tools) if st.deny_check else "off"
@@ -226,9 +230,8 @@ def run(args: argparse.Namespace) -> int:
     print(out.to_string(index=False))
     print()
     iv = s["intervals"]
-    disputed = f", {s['disputed']} disputed" if s.get("disputed") else ""
     head = f"agreement {s['agree']}/{s['labelled']} · {percent_ci(iv['agreement'])}" if s["labelled"] else "agreement: no labelled run"
-    print(head + (f" ({s['unlabelled']} unlabelled{disputed})" if s["unlabelled"] else (f" ({s['disputed']} disputed)" if disputed else "")))
+    print(head + apart_text(s))
     none = "none" if s["labelled"] else NONE_YET
     print(f"false passes: {', '.join(s['false_pass']) or none}")
     print(f"false fails: {', '.join(s['false_fail']) or none}")
@@ -263,6 +266,18 @@ def adk_verdicts(table):
     if "adk_final_eval_status" not in table or table["adk_final_eval_status"].isna().all():
         return None
     return table["adk_final_eval_status"].map(lambda v: ADK_VERDICT.get(v, "-") if isinstance(v, str) else "-")
+
+
+def apart_text(s: dict) -> str:
+    """The runs without a verdict after the agreement, from a report's ``summary``:
+    ``" (2 unlabelled, 1 disputed, 1 with too few labels)"`` (each part only when non-zero), ``""``
+    when every run has a verdict."""
+    parts = [f"{s['unlabelled']} unlabelled"] if s["unlabelled"] else []
+    if s.get("disputed"):
+        parts.append(f"{s['disputed']} disputed")
+    if s.get("too_few_labels"):
+        parts.append(f"{s['too_few_labels']} with too few labels")
+    return f" ({', '.join(parts)})" if parts else ""
 
 
 def _label_counts(labels: dict) -> str:

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 import panel as pn
 
-from ...core.evaluation.annotators import CEILING_MARGIN, CEILING_METHOD, DISPUTES, HumanCeiling, InterAnnotator, human_ceiling, inter_annotator
+from ...core.evaluation.annotators import CEILING_MARGIN, CEILING_METHOD, HumanCeiling, InterAnnotator, human_ceiling, inter_annotator
 from ...core.evaluation.features import Features
 from ...core.evaluation.verdicts import Evaluation
 from ..intervals import BOOTSTRAP_TIP, WILSON_TIP, kappa_text, share_text
@@ -52,8 +52,8 @@ def annotators_html(labels: SessionLabels) -> str:
 
 
 def ground_truth_html(labels: SessionLabels, run_ids: np.ndarray) -> str:
-    """What the evaluator is scored against, the runs with a verdict, and the disputed runs
-    (ties and too few labels, with their ids)."""
+    """What the evaluator is scored against, the runs with a verdict, the disputed runs (ties) and
+    the runs with too few labels, with their ids."""
     g = labels.ground
     if labels.truth == CONSENSUS and len(labels.annotators) > 1:
         source = f"the consensus (majority) of {len(labels.annotators)} annotators, at least {labels.min_labels} label(s) per run"
@@ -66,18 +66,14 @@ def ground_truth_html(labels: SessionLabels, run_ids: np.ndarray) -> str:
     parts = [f'<div class="me-ground-source">Ground truth: {source}. {with_verdict:,} of {g.human.size:,} runs have a verdict.</div>']
     n_disputed = int(np.count_nonzero(g.disputed))
     if n_disputed:
-        lines = []
-        for code, name in enumerate(DISPUTES):
-            if code == 0:
-                continue
-            ids = run_ids[g.dispute == code]
-            if ids.size:
-                what = "tie" if name == "tie" else f"fewer than {labels.min_labels} labels"
-                lines.append(f"{what}: {_ids(ids)}")
-        parts.append(f'<div class="me-disputed-runs"><b>Disputed: {n_disputed:,}</b> ({"; ".join(lines)}), left out of '
-                     "agreement and counted apart</div>")
+        parts.append(f'<div class="me-disputed-runs"><b>Disputed: {n_disputed:,}</b> (tie: {_ids(run_ids[g.disputed])}), '
+                     "left out of agreement and counted apart</div>")
     else:
         parts.append('<div class="me-disputed-runs">Disputed: none</div>')
+    n_few = int(np.count_nonzero(g.too_few))
+    if n_few:
+        parts.append(f'<div class="me-too-few-runs"><b>Too few labels: {n_few:,}</b> (fewer than {labels.min_labels}: '
+                     f"{_ids(run_ids[g.too_few])}), left out of agreement and counted apart</div>")
     return "".join(parts)
 
 
@@ -288,14 +284,14 @@ class AnnotatorsView:
 class PersonMarks:
     """How the table and the selected run's panel mark what the annotators said, from a snapshot
     of the labels (made on each label change): a disputed run reads ``disputed`` (its verdicts in
-    the tooltip), a run where people disagree but a majority decided gets ``split 2–1``.
+    the tooltip), a run with fewer labels than the minimum ``too few labels``, a run where people disagree but a majority decided gets ``split 2–1``.
     :meth:`of` gives None while one annotator holds every label (nothing to mark)."""
 
     def __init__(self, labels: SessionLabels) -> None:
         self.names = tuple(labels.annotators)
         self.codes = labels.codes
         self.disputed = labels.disputed
-        self.dispute = labels.ground.dispute
+        self.too_few = labels.too_few
         self.min_labels = labels.min_labels
         counts = np.stack([np.count_nonzero(self.codes == 1, axis=1), np.count_nonzero(self.codes == 0, axis=1)], axis=1)
         self.counts = counts
@@ -304,7 +300,7 @@ class PersonMarks:
     @classmethod
     def of(cls, labels: SessionLabels) -> "PersonMarks | None":
         """Marks for ``labels``, or None with a single annotator (the table stays as it was)."""
-        return cls(labels) if labels.several or np.any(labels.disputed) else None
+        return cls(labels) if labels.several or np.any(labels.disputed) or np.any(labels.too_few) else None
 
     def verdicts(self, i: int) -> str:
         """``person: acceptable, B: unacceptable`` (each annotator who labelled run ``i``), escaped."""
@@ -316,18 +312,21 @@ class PersonMarks:
         """The Person column of run ``i`` whose ground-truth verdict reads ``word`` (HTML)."""
         acc, unacc = int(self.counts[i, 0]), int(self.counts[i, 1])
         if self.disputed[i]:
-            why = "tie" if self.dispute[i] == 1 else f"fewer than {self.min_labels} labels"
-            return (f'<span class="me-person-disputed" title="Disputed ({why}): {self.verdicts(i)}">disputed</span>'
+            return (f'<span class="me-person-disputed" title="Disputed (tie): {self.verdicts(i)}">disputed</span>'
                     f' <small class="me-tag">{acc}–{unacc}</small>')
+        if self.too_few[i]:
+            return (f'<span class="me-person-too-few" title="Fewer than {self.min_labels} labels: {self.verdicts(i)}">'
+                    f'too few labels</span> <small class="me-tag">{acc}–{unacc}</small>')
         if self.split[i]:
             return (f'{_esc(word)} <small class="me-person-split" title="People disagree: {self.verdicts(i)}">'
                     f"split {max(acc, unacc)}–{min(acc, unacc)}</small>")
         return _esc(word)
 
     def detail(self, i: int) -> tuple[str | None, str]:
-        """For the selected run's panel: the Person word (``"disputed"``, or None: the verdict)
+        """For the selected run's panel: the Person word (``"disputed"``, ``"too few labels"``, or None: the verdict)
         and the annotators' labels of run ``i`` (HTML, escaped)."""
-        state = " — disputed" if self.disputed[i] else (" — people disagree" if self.split[i] else "")
-        return ("disputed" if self.disputed[i] else None,
+        state = (" — disputed" if self.disputed[i] else f" — fewer than {self.min_labels} labels" if self.too_few[i]
+                 else (" — people disagree" if self.split[i] else ""))
+        return ("disputed" if self.disputed[i] else "too few labels" if self.too_few[i] else None,
                 f'<div class="me-detail-row me-detail-annotators"><span class="me-k">Annotators</span>'
                 f'<span class="me-v">{self.verdicts(i)}{state}</span></div>')

@@ -63,7 +63,7 @@ def unlabelled_html(rate: UnlabelledPassRate | None) -> str:
     """The evaluator on the unlabelled runs: its pass rate and the Rogan–Gladen corrected share
     acceptable with its interval, or why the correction is undefined (class ``me-unlabelled-rate``)."""
     if rate is None:
-        return '<div>Every run has a verdict (or is disputed): no unlabelled run to estimate.</div>'
+        return '<div>Every run has a verdict (or is disputed, or has too few labels): no unlabelled run to estimate.</div>'
     pr = rate.pass_rate
     head = (f"<div>The evaluator passes <b>{pr.count:,} of {pr.n:,}</b> unlabelled runs ({pct(pr.value)} %, "
             f"{pct_ci(pr)}).</div>")
@@ -116,7 +116,7 @@ class HowSureView:
         self.open = True
         s = ev.summary
         self.figures.object = figures_html(summary_intervals(s))
-        unlabelled = (features.human < 0) & ~self.labels.disputed  # disputed runs are counted apart
+        unlabelled = (features.human < 0) & ~self.labels.disputed & ~self.labels.too_few  # counted apart
         self.unlabelled.object = unlabelled_html(rogan_gladen(ev.passed, features.human, unlabelled))
         self.needed.object = labels_needed_html(labels_needed(s, DEFAULT_HALF_WIDTH))
         self.annotators.show(features, ev)

@@ -30,17 +30,19 @@ def verdict_for_key(key: str) -> tuple[bool, str | None]:
     return (k in KEY_VERDICTS, KEY_VERDICTS.get(k))
 
 
-def unlabelled_text(human: np.ndarray, disputed: np.ndarray | None = None) -> str:
+def unlabelled_text(human: np.ndarray, disputed: np.ndarray | None = None, too_few: np.ndarray | None = None) -> str:
     """``"Unlabelled: 3 of 10 runs (counted as neither verdict) · 4 acceptable · 3 unacceptable"``
     from int8 verdict codes (1 / 0 / -1); runs marked in ``disputed`` (bool (N,), their annotators
-    tie) are counted apart: ``... · 1 disputed · 4 acceptable ...``. Counts with thousands
+    tie) and ``too_few`` (bool (N,), fewer labels than the minimum) are counted apart:
+    ``... · 1 disputed · 2 with too few labels · 4 acceptable ...``. Counts with thousands
     separators (``1,000 of 1,000 runs``), as the summary bar writes them."""
     n = int(human.size)
     n_disputed = 0 if disputed is None else int(np.count_nonzero(disputed))
-    unl = int(np.count_nonzero(human < 0)) - n_disputed
+    n_few = 0 if too_few is None else int(np.count_nonzero(too_few))
+    unl = int(np.count_nonzero(human < 0)) - n_disputed - n_few
     acc = int(np.count_nonzero(human == 1))
     unacc = int(np.count_nonzero(human == 0))
-    apart = f"{n_disputed:,} disputed · " if n_disputed else ""
+    apart = (f"{n_disputed:,} disputed · " if n_disputed else "") + (f"{n_few:,} with too few labels · " if n_few else "")
     return (f"Unlabelled: {unl:,} of {n:,} run{'s' if n != 1 else ''} (counted as neither verdict) · {apart}"
             f"{acc:,} acceptable · {unacc:,} unacceptable")
 
@@ -91,15 +93,16 @@ class LabelBar:
         self.unlabelled = LiveHTML("", css_classes=["me-unlabelled"],
                                        **styled(margin=(6, 10), sizing_mode="stretch_width", styles=flex_item(260)))
 
-    def show(self, selected: str | None, human: np.ndarray, disputed: np.ndarray | None = None) -> None:
+    def show(self, selected: str | None, human: np.ndarray, disputed: np.ndarray | None = None,
+             too_few: np.ndarray | None = None) -> None:
         """Name the selected run (``selected`` id, escaped) and count the labels (``disputed``
-        runs apart)."""
+        and ``too_few`` runs apart)."""
         if selected is None:
             self.selected.object = '<div class="me-hint">Select a row in the table, then press a / u / c.</div>'
         else:
             self.selected.object = f'<div>Selected run: <b>{html.escape(selected)}</b></div>'
         self.unlabelled.object = (f'<div class="me-sub">Select a run to read and label it. '
-                                  f"{html.escape(unlabelled_text(human, disputed))}</div>")
+                                  f"{html.escape(unlabelled_text(human, disputed, too_few))}</div>")
 
     def panel(self, *extra: pn.viewable.Viewable) -> pn.Column:
         """The label buttons for the selected run (in the run's side panel), ``extra`` under them

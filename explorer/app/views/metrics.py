@@ -121,19 +121,23 @@ def unlabelled_tip(rate: UnlabelledPassRate | None) -> str:
             f"about {pct(c.value)} % of them are acceptable ({ci}){tail}.")
 
 
-def figure_html(s: Agreement, extra: str = "", disputed: int = 0, unlabelled_title: str = "") -> str:
+def figure_html(s: Agreement, extra: str = "", disputed: int = 0, unlabelled_title: str = "", too_few: int = 0) -> str:
     """The all-runs figure: ``All runs: 4/10 agree`` with the figure large (class
     ``me-whole-agreement``), ``All runs: no labelled run (3 unlabelled)`` when no run has a
     verdict (never ``0/0``); ``extra`` (HTML) goes right after the figure (the interval, issue 11).
-    ``disputed`` runs (no verdict because their annotators tie) are counted apart from the
-    unlabelled ones: ``(2 unlabelled, 1 disputed)``; ``unlabelled_title`` is the tooltip there."""
-    unlabelled = s.unlabelled - disputed
+    ``disputed`` runs (no verdict because their annotators tie) and ``too_few`` runs (fewer labels
+    than the minimum) are counted apart from the unlabelled ones: ``(2 unlabelled, 1 disputed, 1
+    with too few labels)``; ``unlabelled_title`` is the tooltip there."""
+    unlabelled = s.unlabelled - disputed - too_few
     parts = []
     if unlabelled:
         parts.append(f'<span title="{html.escape(unlabelled_title)}">{unlabelled:,} unlabelled</span>')
     if disputed:
-        parts.append(f'<span class="me-figure-disputed" title="Runs whose annotators tie, or with fewer labels than the '
-                     f'minimum: left out of agreement and counted here">{disputed:,} disputed</span>')
+        parts.append(f'<span class="me-figure-disputed" title="Runs whose annotators tie: left out of agreement and '
+                     f'counted here">{disputed:,} disputed</span>')
+    if too_few:
+        parts.append(f'<span class="me-figure-too-few" title="Runs with fewer labels than the minimum per run: left out '
+                     f'of agreement and counted here">{too_few:,} with too few labels</span>')
     unl = f' <span class="me-figure-unlabelled">({", ".join(parts)})</span>' if parts else ""
     if s.labelled:
         tip = f"The evaluator agrees with the person on {s.agree} of {s.labelled} labelled runs"
@@ -149,19 +153,25 @@ def figure_html(s: Agreement, extra: str = "", disputed: int = 0, unlabelled_tit
     )
 
 
-def summary_html(features: Features, ev: Evaluation, disputed: np.ndarray | None = None) -> str:
+def summary_html(features: Features, ev: Evaluation, disputed: np.ndarray | None = None,
+                 too_few: np.ndarray | None = None) -> str:
     """The whole summary bar for evaluation ``ev`` of ``features`` (every run text escaped), with
-    95 % intervals; ``disputed`` bool (N,) marks runs counted apart (issue 11)."""
+    95 % intervals; ``disputed`` (ties) and ``too_few`` (fewer labels than the minimum) bool (N,)
+    mark runs counted apart (issue 11)."""
     s = ev.summary
     fp, n_fp = outcome_ids(features, ev, "false pass")
     ff, n_ff = outcome_ids(features, ev, "false fail")
     si = summary_intervals(s)  # O(resamples), a few ms whatever the number of runs
     n_disputed = 0 if disputed is None else int(np.count_nonzero(disputed))
+    n_few = 0 if too_few is None else int(np.count_nonzero(too_few))
     unl_title = ""
-    if s.unlabelled - n_disputed > 0:
-        unlabelled = (features.human < 0) if disputed is None else (features.human < 0) & ~disputed
+    if s.unlabelled - n_disputed - n_few > 0:
+        unlabelled = features.human < 0
+        for apart in (disputed, too_few):
+            if apart is not None:
+                unlabelled = unlabelled & ~apart
         unl_title = unlabelled_tip(rogan_gladen(ev.passed, features.human, unlabelled))
-    figure = figure_html(s, "", n_disputed, unl_title)
+    figure = figure_html(s, "", n_disputed, unl_title, n_few)
     unknown = "none yet (no labelled run)"  # nothing to be wrong about yet: "none" alone read as "all good"
     return (
         '<div class="me-summary-bar">'
@@ -213,10 +223,11 @@ class MetricsView:
         self.summary = LiveHTML("", css_classes=["me-summary-pane"], **styled(sizing_mode="stretch_width", margin=0))
         self.replay = LiveHTML("", css_classes=["me-replay-state"], **styled(sizing_mode="stretch_width", margin=(0, 10)))
 
-    def show_whole(self, features: Features, ev: Evaluation, disputed: np.ndarray | None = None) -> None:
+    def show_whole(self, features: Features, ev: Evaluation, disputed: np.ndarray | None = None,
+                   too_few: np.ndarray | None = None) -> None:
         """The whole set's figures for the current settings (independent of the replay);
-        ``disputed`` bool (N,) runs counted apart."""
-        self.summary.show(summary_html(features, ev, disputed))
+        ``disputed`` and ``too_few`` bool (N,) runs counted apart."""
+        self.summary.show(summary_html(features, ev, disputed, too_few))
 
     def show(self, state: ReplayState) -> None:
         """The revealed-so-far line at the inspection time."""

@@ -2,9 +2,10 @@
 
 * :class:`Annotations`: every annotator's verdict on every run as int8 (N, A) (1 acceptable,
   0 unacceptable, -1 no label), built once when labels load;
-* :func:`ground_truth`: the **consensus** verdict per run (majority of its labels; a tie, or fewer
-  labels than ``min_labels``, makes the run *disputed*: left out of the agreement figures like an
-  unlabelled run but counted apart), or one chosen annotator's verdicts. Its ``human`` array is
+* :func:`ground_truth`: the **consensus** verdict per run (majority of its labels; a tie makes the
+  run *disputed*, fewer labels than ``min_labels`` makes it *too few labels*: both left out of the
+  agreement figures like an unlabelled run but counted apart, each under its own name), or one
+  chosen annotator's verdicts. Its ``human`` array is
   the int8 1/0/-1 contract of ``Features.human`` (``features.with_human(truth.human)``);
 * :func:`inter_annotator`: percent agreement, Cohen's kappa (two annotators), Fleiss' kappa (three
   or more), Krippendorff's alpha (nominal), each with a 95 % interval, and the pairwise table;
@@ -43,7 +44,8 @@ from .confidence import LEVEL, NO_SPREAD, RESAMPLES, SEED, Interval, bootstrap_k
 CODES = {"acceptable": 1, "unacceptable": 0}
 """Verdict -> int8 code, as ``Features.human``."""
 DISPUTES = ("", "tie", "too few labels")
-"""Names of ``GroundTruth.dispute`` codes: 0 not disputed, 1 the labels tie, 2 fewer than the minimum."""
+"""Names of ``GroundTruth.dispute`` codes: 0 a verdict (or nobody labelled), 1 the labels tie
+(disputed), 2 fewer labels than the minimum (too few labels, not disputed)."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -118,9 +120,11 @@ def annotations_from_runs(runs: Sequence[Run]) -> Annotations:
 class GroundTruth:
     """The verdicts the evaluator is scored against, made from several annotators' labels.
 
-    ``human`` int8 (N,): 1 acceptable, 0 unacceptable, -1 no verdict (unlabelled *or* disputed), the
-    ``Features.human`` contract; ``disputed`` bool (N,); ``dispute`` int8 (N,) codes into
-    ``DISPUTES``; ``source`` ``"consensus"`` or ``"annotator NAME"``; ``min_labels`` the minimum used.
+    ``human`` int8 (N,): 1 acceptable, 0 unacceptable, -1 no verdict (unlabelled, disputed or too
+    few labels), the ``Features.human`` contract; ``disputed`` bool (N,) runs whose labels tie;
+    ``dispute`` int8 (N,) codes into ``DISPUTES``; ``source`` ``"consensus"`` or ``"annotator
+    NAME"``; ``min_labels`` the minimum used. A run with fewer labels than the minimum is not
+    disputed (nobody disagrees): :attr:`too_few` marks it.
     """
 
     human: np.ndarray
@@ -130,13 +134,27 @@ class GroundTruth:
     min_labels: int
 
     @property
+    def too_few(self) -> np.ndarray:
+        """bool (N,): labelled, but by fewer annotators than ``min_labels`` (no verdict)."""
+        return self.dispute == 2
+
+    @property
+    def apart(self) -> np.ndarray:
+        """bool (N,): labelled but without a verdict (disputed or too few labels), counted apart."""
+        return self.dispute > 0
+
+    @property
     def unlabelled(self) -> np.ndarray:
-        """bool (N,): no verdict and not disputed (nobody labelled the run)."""
-        return (self.human < 0) & ~self.disputed
+        """bool (N,): no verdict, not disputed and no label short of the minimum (nobody labelled the run)."""
+        return (self.human < 0) & ~self.apart
 
     def to_dict(self, run_ids: Sequence[str]) -> dict:
-        """``{"source", "min_labels", "labelled", "disputed": {"n", "ties", "too_few", "ids"}, "unlabelled"}``."""
+        """``{"source", "min_labels", "labelled", "unlabelled", "disputed": {"n", "ties",
+        "too_few_labels", "ids"}, "too_few_labels": {"n", "ids"}}``: ``disputed`` counts and lists
+        the ties only; its ``too_few_labels`` list is kept for earlier readers (those runs are not
+        disputed: the top-level ``too_few_labels`` counts them)."""
         ids = np.asarray(run_ids, dtype=object)
+        few = [str(x) for x in ids[self.too_few]]
         return {
             "source": self.source,
             "min_labels": self.min_labels,
@@ -145,9 +163,10 @@ class GroundTruth:
             "disputed": {
                 "n": int(np.count_nonzero(self.disputed)),
                 "ties": [str(x) for x in ids[self.dispute == 1]],
-                "too_few_labels": [str(x) for x in ids[self.dispute == 2]],
+                "too_few_labels": few,
                 "ids": [str(x) for x in ids[self.disputed]],
             },
+            "too_few_labels": {"n": len(few), "ids": few},
         }
 
 
@@ -157,7 +176,8 @@ def ground_truth(annotations: Annotations, annotator: str | None = None, min_lab
 
     Consensus (``annotator`` None): a run with more acceptable than unacceptable labels is
     acceptable, the reverse unacceptable; equal non-zero counts are disputed (``"tie"``), and a
-    run with at least one but fewer than ``min_labels`` labels is disputed (``"too few labels"``).
+    run with at least one but fewer than ``min_labels`` labels has no verdict either
+    (``"too few labels"``, :attr:`GroundTruth.too_few`, not disputed).
     A run nobody labelled takes ``fallback[i]`` (int8 (N,), e.g. ``Features.human`` from a single
     ``human_verdict``) when given, else -1. With ``annotator``: that annotator's verdicts, -1 where
     they gave none; nothing is disputed.
@@ -186,7 +206,7 @@ def ground_truth(annotations: Annotations, annotator: str | None = None, min_lab
     if fallback is not None:
         nobody = total == 0
         human[nobody] = np.asarray(fallback, dtype=np.int8)[nobody]
-    return GroundTruth(human, dispute > 0, dispute, "consensus", min_labels)
+    return GroundTruth(human, dispute == 1, dispute, "consensus", min_labels)
 
 
 # --- statistics over count tables (units × categories), for a batch of bootstrap weights --------
