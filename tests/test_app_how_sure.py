@@ -169,7 +169,7 @@ def test_summary_counts_disputed_runs_apart_and_says_what_the_unlabelled_mean(sh
     assert "All runs: 3/8 agree (1 unlabelled, 1 disputed)" in text
     # the unlabelled run E9 fails at the opening: the evaluator passes 0 of 1; on the labelled runs
     # it passes 0 of 4 acceptable (true-pass rate 0) and fails 3 of 4 unacceptable: 0 + 0.75 - 1 < 0
-    assert "passes 0 of the 1 unlabelled runs" in markup and "does no better than chance" in markup
+    assert "passes 0 of the 1 unlabelled run (" in markup and "does no better than chance" in markup
     assert unlabelled_text(labels.human, labels.disputed) == (
         "Unlabelled: 1 of 10 runs (counted as neither verdict) · 1 disputed · 5 acceptable · 3 unacceptable")
 

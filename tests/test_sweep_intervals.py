@@ -48,7 +48,7 @@ def test_reading_works_on_any_grid():
     r = sweep_reading(t)
     assert r.best.low == pytest.approx(0.924036, abs=1e-5)
     assert (r.n_tied, r.n_within) == (2, 3)  # 372/400 = 0.93 is inside, 360/400 = 0.90 is not
-    assert r.warning == "2 settings reach 380/400 on 400 runs: the runs cannot tell them apart; 1 more fall within the best's 95 % CI 92–97 %"
+    assert r.warning == "2 settings reach 380/400 on 400 runs: the runs cannot tell them apart; 1 more falls within the best's 95 % CI 92–97 %"
     single = sweep_reading(t.iloc[[0, 2]])
     assert (single.n_tied, single.n_within, single.warning) == (1, 1, "")
 

@@ -9,6 +9,7 @@ off · exact check on dates and booking ids off"``.
 from __future__ import annotations
 
 from ..core.evaluation.settings import Settings
+from ..core.plural import counted, noun  # noqa: F401  (re-exported: counts in words for the views)
 from ..core.scoring.trajectory_metrics import DEFINITIONS, canonical
 
 TRAJECTORY_WORDS = {**{f: d.label for f, d in DEFINITIONS.items()}, "none": "not scored"}

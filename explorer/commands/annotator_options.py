@@ -11,6 +11,7 @@ import numpy as np
 
 from ..core.evaluation.annotators import Annotations, GroundTruth, annotations_of, ground_truth, human_ceiling, inter_annotator
 from ..core.evaluation.features import Features
+from ..core.plural import counted
 from ..core.io.model import CaseSet
 from .common import CliError, no_interval, positive_int
 
@@ -85,8 +86,8 @@ def annotators_lines(section: dict) -> list[str]:
     d = gt["disputed"]
     names = ia["annotators"]
     source = gt["source"] if gt["source"] != "consensus" else f"consensus of {len(names)} annotators ({', '.join(names)})"
-    minimum = f", at least {gt['min_labels']} label(s) per run" if gt["source"] == "consensus" else ""
-    out = [f"ground truth: {source}{minimum}; {gt['labelled']} runs with a verdict"]
+    minimum = f", at least {counted(gt['min_labels'], 'label')} per run" if gt["source"] == "consensus" else ""
+    out = [f"ground truth: {source}{minimum}; {counted(gt['labelled'], 'run with a verdict', 'runs with a verdict')}"]
     if d["n"]:
         out.append(f"disputed (left out of agreement, counted apart): {d['n']} (tie: {', '.join(d['ties'])})")
     else:
@@ -97,15 +98,16 @@ def annotators_lines(section: dict) -> list[str]:
                    f"{few['n']} ({', '.join(few['ids'])})")
     pa = ia["percent_agreement"]
     pa_text = "n/a" if pa is None or pa["value"] is None else (
-        f"{100 * pa['value']:.0f} % of {pa['n']} runs · " + (no_interval(pa) if pa["low"] is None else f"95 % CI {100 * pa['low']:.0f}–{100 * pa['high']:.0f} %"))
+        f"{100 * pa['value']:.0f} % of {counted(pa['n'], 'run')} · " + (no_interval(pa) if pa["low"] is None else f"95 % CI {100 * pa['low']:.0f}–{100 * pa['high']:.0f} %"))
     figs = [f"percent agreement {pa_text}"]
     if ia["cohen_kappa"] is not None:
         figs.append(f"Cohen's kappa {_fig(ia['cohen_kappa'])}")
     if ia["fleiss_kappa"] is not None:
-        figs.append(f"Fleiss' kappa {_fig(ia['fleiss_kappa'])} (over {ia['fleiss_kappa']['n']} runs every annotator labelled)")
+        figs.append(f"Fleiss' kappa {_fig(ia['fleiss_kappa'])} (over {counted(ia['fleiss_kappa']['n'], 'run')} every annotator labelled)")
     if ia["krippendorff_alpha"] is not None:
         figs.append(f"Krippendorff's alpha {_fig(ia['krippendorff_alpha'])}")
-    out.append(f"inter-annotator ({ia['runs_with_two_or_more_labels']} runs with 2+ labels): " + "; ".join(figs))
+    two_plus = counted(ia["runs_with_two_or_more_labels"], "run with 2+ labels", "runs with 2+ labels")
+    out.append(f"inter-annotator ({two_plus}): " + "; ".join(figs))
     if ia["pairwise"]:
         out.append("pairwise Cohen's kappa:")
     for p in ia["pairwise"]:

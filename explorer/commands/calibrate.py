@@ -19,6 +19,7 @@ from ..core.io.pairs import Pair, PairSet, load_pairs, pairs_from_case_set
 from ..core.scoring.response_scorers import SCORER_NAMES, make_scorer
 from ..core.evaluation.sample_size import DEFAULT_HALF_WIDTH, class_need
 from ..core.io.exports import dumps_csv_frame
+from ..core.plural import counted
 from .common import (
     LIST_OPTION, CliError, add_date_reading_options, cases_heading, add_run_reading_options, half_width_arg, load_cases_from_args, print_json,
     reading_flags_given,
@@ -195,7 +196,7 @@ def calibrate_report(args: argparse.Namespace) -> dict:
         "reading": reading,
         "labels_needed": _labels_needed(bands.to_dict(), int(lab.sum()), int((~lab).sum()), args.half_width),
         "scores": {ps.pairs[i].id: float(s) for i, s in zip(np.flatnonzero(keep), scores)},
-        "warnings": [f"{len(blank)} pair(s) have an empty reference (nothing left after normalisation; no answer can match it): {', '.join(blank[:5])}"] if blank else [],
+        "warnings": [f"{counted(len(blank), 'pair')} {'has' if len(blank) == 1 else 'have'} an empty reference (nothing left after normalisation; no answer can match it): {', '.join(blank[:5])}"] if blank else [],
     }
 
 
@@ -245,7 +246,7 @@ def run(args: argparse.Namespace) -> int:
     if report["decided_before_similarity"]:
         d = report["decided_before_similarity"]
         print(f"decided before similarity (not calibrated): {len(d)}: " + ", ".join(f"{x['id']} {x['stage']}" for x in d))
-    print(f"{report['pairs']} pairs: {report['acceptable']} acceptable, {report['unacceptable']} not")
+    print(f"{counted(report['pairs'], 'pair')}: {report['acceptable']} acceptable, {report['unacceptable']} not")
     print()
     shown = table.copy()
     shown["threshold"] = shown["threshold"].map(show_threshold)  # in full: a threshold read back reproduces its row

@@ -14,6 +14,7 @@ from ..core.evaluation.compare import compare_verdicts
 from ..core.evaluation.features import build_features
 from ..core.evaluation.verdicts import evaluate
 from ..core.io.exports import load_settings
+from ..core.plural import counted, noun
 from .annotator_options import add_annotator_options, truth_from_args
 from .trace_options import print_expectations_hint
 from .common import LIST_OPTION, NONE_YET, CliError, add_run_input_options, load_cases_from_args, print_json, warn_unused_tools
@@ -82,12 +83,13 @@ def run(args: argparse.Namespace) -> int:
         return 0
     c = report["comparison"]
     a, b = c["agreement_a"], c["agreement_b"]
-    print(f"cases: {report['cases']}; ground truth: {report['ground_truth']}; {c['labelled']} runs with a verdict")
+    print(f"cases: {report['cases']}; ground truth: {report['ground_truth']}; {counted(c['labelled'], 'run with a verdict', 'runs with a verdict')}")
     print(f"A: {report['settings_a']['file']}  agreement {_agreement(a)}")
     print(f"B: {report['settings_b']['file']}  agreement {_agreement(b)}")
     ch = c["change"]
     if ch["value"] is not None:
-        print(f"change B - A: {100 * ch['value']:+.0f} points (paired 95 % CI {100 * ch['low']:+.0f} to {100 * ch['high']:+.0f})")
+        points = noun(round(100 * ch["value"]), "point")
+        print(f"change B - A: {100 * ch['value']:+.0f} {points} (paired 95 % CI {100 * ch['low']:+.0f} to {100 * ch['high']:+.0f})")
     none = "none" if c["labelled"] else NONE_YET
     print(f"fixed (wrong under A, right under B): {', '.join(c['fixed']) or none}")
     print(f"broken (right under A, wrong under B): {', '.join(c['broken']) or none}")

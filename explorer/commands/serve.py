@@ -19,6 +19,7 @@ import argparse
 import os
 
 from ..core.io.bigload import looks_like_flat_jsonl
+from ..core.plural import counted
 from .common import BUNDLED_CASES, CliError, add_date_reading_options, add_run_input_options, base_settings_from_args, load_cases_from_args
 
 HELP = "serve the explorer web app"
@@ -243,7 +244,7 @@ def run(args: argparse.Namespace) -> int:
     procs = args.num_procs
     if process is not None:
         served = process.served
-        print(f"metric-explorer: serving {served.case_set.name!r} ({served.features.n} runs) at "
+        print(f"metric-explorer: serving {served.case_set.name!r} ({counted(served.features.n, 'run')}) at "
               f"http://{args.address}:{args.port}/" + (f" with {procs} worker processes" if procs > 1 else ""), flush=True)
         make_page = page_builder(lambda: create_workspace_app(process))
     else:

@@ -20,6 +20,7 @@ from ..core.evaluation.features import build_features
 from ..core.evaluation.sweep import ADK_GRID, FULL_GRID, best, sweep, threshold_ranges
 from ..core.evaluation.sweep_intervals import sweep_reading, with_intervals
 from ..core.io.exports import dumps_csv_frame
+from ..core.plural import counted
 from ..core.scoring.passmark import show_threshold
 from .trace_options import print_expectations_hint
 from .common import (
@@ -98,7 +99,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     first = table.iloc[0]
     print(f"cases: {cases_heading(case_set.name, case_set.source)}")
-    print(f"{len(table):,} settings scored; {deny_words(base)}; mean threshold {show_threshold(base.mean_threshold)}")
+    print(f"{counted(len(table), 'setting')} scored; {deny_words(base)}; mean threshold {show_threshold(base.mean_threshold)}")
     if base.response_scorer != "f1":  # the grid's thresholds are F1 thresholds (core sweep._f1_base)
         print(f"answers scored with unigram F1, the grid's threshold; the settings' response scorer ({base.response_scorer}) is not swept")
     if int(first["labelled"]) == 0:
@@ -107,13 +108,13 @@ def run(args: argparse.Namespace) -> int:
         print("give the person's verdicts (--labels labels.csv, or human_verdict in the runs) to rank them")
         return 0
     print(
-        f"best: agreement {first['agree']}/{first['labelled']}, {first['false_pass']} false passes, "
-        f"{first['false_fail']} false fails, reached by {len(top):,} settings:"
+        f"best: agreement {first['agree']}/{first['labelled']}, {counted(int(first['false_pass']), 'false pass')}, "
+        f"{counted(int(first['false_fail']), 'false fail')}, reached by {counted(len(top), 'setting')}:"
     )
     for group in threshold_ranges(top):
         print(f"  {group_text(group)}")
-    print(f"best agreement {reading.best.text()} (Wilson); {reading.n_within:,} of {reading.n_settings:,} settings "
-          "have an agreement within that interval")
+    print(f"best agreement {reading.best.text()} (Wilson); {reading.n_within:,} of {counted(reading.n_settings, 'setting')} "
+          f"{'has' if reading.n_within == 1 else 'have'} an agreement within that interval")
     if reading.warning:
         print(f"warning: {reading.warning}")
     print()

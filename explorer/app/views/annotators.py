@@ -28,6 +28,7 @@ from ...core.evaluation.features import Features
 from ...core.evaluation.verdicts import Evaluation
 from ..intervals import BOOTSTRAP_TIP, WILSON_TIP, kappa_text, share_text
 from ..labels import CONSENSUS, SessionLabels
+from ..words import counted
 from .metrics import MAX_IDS, _ids as ids_text
 from .style import WRAP, LiveHTML, styled
 
@@ -56,14 +57,15 @@ def ground_truth_html(labels: SessionLabels, run_ids: np.ndarray) -> str:
     the runs with too few labels, with their ids."""
     g = labels.ground
     if labels.truth == CONSENSUS and len(labels.annotators) > 1:
-        source = f"the consensus (majority) of {len(labels.annotators)} annotators, at least {labels.min_labels} label(s) per run"
+        source = (f"the consensus (majority) of {len(labels.annotators)} annotators, at least "
+                  f"{counted(labels.min_labels, 'label')} per run")
     elif labels.truth == CONSENSUS:
         source = f"the labels of <b>{_esc(labels.annotators[0])}</b>" + (
-            f", at least {labels.min_labels} label(s) per run" if labels.min_labels > 1 else "")
+            f", at least {counted(labels.min_labels, 'label')} per run" if labels.min_labels > 1 else "")
     else:
         source = f"the labels of <b>{_esc(labels.truth)}</b> only"
     with_verdict = int(np.count_nonzero(g.human >= 0))
-    parts = [f'<div class="me-ground-source">Ground truth: {source}. {with_verdict:,} of {g.human.size:,} runs have a verdict.</div>']
+    parts = [f'<div class="me-ground-source">Ground truth: {source}. {with_verdict:,} of {counted(g.human.size, "run")} {"has" if with_verdict == 1 else "have"} a verdict.</div>']
     n_disputed = int(np.count_nonzero(g.disputed))
     if n_disputed:
         parts.append(f'<div class="me-disputed-runs"><b>Disputed: {n_disputed:,}</b> (tie: {_ids(run_ids[g.disputed])}), '
@@ -96,13 +98,13 @@ def inter_html(inter: InterAnnotator | None, labelled_annotators: int) -> str:
         rows.append(f'<tr><th title="Cohen 1960, over the runs both annotators labelled. {_esc(BOOTSTRAP_TIP)}">'
                     f"Cohen's kappa</th><td>{_esc(kappa_text(inter.cohen_kappa))}</td></tr>")
     if inter.fleiss_kappa is not None or len(inter.annotators) >= 3:
-        over = f" over {inter.fleiss_runs:,} runs every annotator labelled" if inter.fleiss_kappa is not None else \
+        over = f" over {counted(inter.fleiss_runs, 'run')} every annotator labelled" if inter.fleiss_kappa is not None else \
             " (no run that every annotator labelled)"
         rows.append(f'<tr><th title="Fleiss 1971, three or more annotators. {_esc(BOOTSTRAP_TIP)}">Fleiss\' kappa</th>'
                     f"<td>{_esc(kappa_text(inter.fleiss_kappa))}{_esc(over)}</td></tr>")
     rows.append(f'<tr><th title="Krippendorff\'s alpha for nominal data; missing labels allowed. {_esc(BOOTSTRAP_TIP)}">'
                 f"Krippendorff's alpha</th><td>{_esc(kappa_text(inter.krippendorff_alpha))}</td></tr>")
-    return (f'<div class="me-ia-head">{inter.runs:,} run(s) labelled by two or more of '
+    return (f'<div class="me-ia-head">{counted(inter.runs, "run")} labelled by two or more of '
             f'{_esc(", ".join(inter.annotators))}</div><table class="me-ia-table">{"".join(rows)}</table>')
 
 
@@ -315,7 +317,7 @@ class PersonMarks:
             return (f'<span class="me-person-disputed" title="Disputed (tie): {self.verdicts(i)}">disputed</span>'
                     f' <small class="me-tag">{acc}–{unacc}</small>')
         if self.too_few[i]:
-            return (f'<span class="me-person-too-few" title="Fewer than {self.min_labels} labels: {self.verdicts(i)}">'
+            return (f'<span class="me-person-too-few" title="Fewer than {counted(self.min_labels, "label")}: {self.verdicts(i)}">'
                     f'too few labels</span> <small class="me-tag">{acc}–{unacc}</small>')
         if self.split[i]:
             return (f'{_esc(word)} <small class="me-person-split" title="People disagree: {self.verdicts(i)}">'
@@ -325,7 +327,7 @@ class PersonMarks:
     def detail(self, i: int) -> tuple[str | None, str]:
         """For the selected run's panel: the Person word (``"disputed"``, ``"too few labels"``, or None: the verdict)
         and the annotators' labels of run ``i`` (HTML, escaped)."""
-        state = (" — disputed" if self.disputed[i] else f" — fewer than {self.min_labels} labels" if self.too_few[i]
+        state = (" — disputed" if self.disputed[i] else f" — fewer than {counted(self.min_labels, 'label')}" if self.too_few[i]
                  else (" — people disagree" if self.split[i] else ""))
         return ("disputed" if self.disputed[i] else "too few labels" if self.too_few[i] else None,
                 f'<div class="me-detail-row me-detail-annotators"><span class="me-k">Annotators</span>'

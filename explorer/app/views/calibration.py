@@ -31,6 +31,7 @@ from ...core.io.pairs import PairSet, load_pairs
 from ...core.evaluation.response_features import ResponseFeatures
 from ...core.scoring.passmark import show_threshold
 from ...core.scoring.response_scorers import CosineScorer, make_scorer
+from ...core.plural import counted
 from .response_inputs import model_html
 from .style import LiveHTML, styled
 
@@ -227,7 +228,7 @@ class CalibrationView:
         scores = self.features.f1 if column is None else column()
         identity = self.response.embedding_identity() if s.score == "cosine" else None
         left_out = int(((human >= 0) & self.features.empty_answer).sum())
-        what = f"{int(labelled.sum())} labelled runs of this case set (this session's labels)" + (
+        what = f"{counted(int(labelled.sum()), 'labelled run')} of this case set (this session's labels)" + (
             f"; {left_out} with an empty answer left out (they fail at any threshold)" if left_out else "")
         return scores[labelled], human[labelled] == 1, what, identity
 

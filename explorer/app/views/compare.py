@@ -20,7 +20,7 @@ from panel.reactive import ReactiveHTML
 from ...core.evaluation.compare import Comparison
 from ...core.evaluation.settings import Settings
 from ..intervals import pct, points_text
-from ..words import settings_words
+from ..words import counted, settings_words
 from .style import WRAP, Deferred, LiveHTML, styled, write_through
 
 MAX_FLIP_BUTTONS = 20
@@ -90,13 +90,13 @@ def compare_html(c: Comparison, a: Settings, b: Settings) -> str:
     tooltip; changed verdicts of runs without ground truth counted apart."""
     a_words, b_words = html.escape(settings_words(a)), html.escape(settings_words(b))
     same = " (the same settings)" if a == b else ""
-    unl = (f' <span class="me-hint">{len(c.changed_unlabelled):,} run(s) without a verdict (unlabelled or disputed) '
-           f"changed too; not counted.</span>") if c.changed_unlabelled else ""
+    unl = (f' <span class="me-hint">{counted(len(c.changed_unlabelled), "run")} without a verdict (unlabelled, disputed '
+           f"or with too few labels) changed too; not counted.</span>") if c.changed_unlabelled else ""
     return (
         '<div class="me-compare-line">'
         f'<span class="me-compare-a" title="A: {a_words}"><b>A</b> (pinned) {_agreement(c.agreement_a)}</span> → '
         f'<span class="me-compare-b" title="B: {b_words}"><b>B</b> (now){same} {_agreement(c.agreement_b)}</span> · '
-        f'<span class="me-compare-change" title="B minus A over the same {c.labelled:,} labelled runs; 95 % interval for '
+        f'<span class="me-compare-change" title="B minus A over the same {counted(c.labelled, "labelled run")}; 95 % interval for '
         f'paired proportions, Newcombe (1998) hybrid score method">change in agreement <b>{points_text(c.change)}</b>, paired</span>'
         "</div>"
         f'<div class="me-compare-reading" title="McNemar\'s exact test: two-sided binomial test on the runs that flipped">'

@@ -21,6 +21,7 @@ from ...core.evaluation.sample_size import DEFAULT_HALF_WIDTH, LabelsNeeded, lab
 from ...core.evaluation.verdicts import Evaluation
 from ..intervals import kappa_text, pct, pct_ci, signed
 from ..labels import SessionLabels
+from ..words import noun
 from .annotators import AnnotatorsView
 from .style import WRAP, LiveHTML, styled
 
@@ -65,7 +66,7 @@ def unlabelled_html(rate: UnlabelledPassRate | None) -> str:
     if rate is None:
         return '<div>Every run has a verdict (or is disputed, or has too few labels): no unlabelled run to estimate.</div>'
     pr = rate.pass_rate
-    head = (f"<div>The evaluator passes <b>{pr.count:,} of {pr.n:,}</b> unlabelled runs ({pct(pr.value)} %, "
+    head = (f"<div>The evaluator passes <b>{pr.count:,} of {pr.n:,}</b> unlabelled {noun(pr.n, 'run')} ({pct(pr.value)} %, "
             f"{pct_ci(pr)}).</div>")
     if rate.corrected is None:
         return head + f"<div>Corrected share acceptable: <b>undefined</b>: {html.escape(rate.note)}.</div>"

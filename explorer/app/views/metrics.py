@@ -30,7 +30,7 @@ from ...core.evaluation.replay import ReplayState
 from ...core.evaluation.sample_size import DEFAULT_HALF_WIDTH, labels_needed
 from ...core.evaluation.verdicts import OUTCOMES, Evaluation
 from ..intervals import BOOTSTRAP_TIP, WILSON_TIP, num_ci, pct, pct_ci
-from ..words import settings_words
+from ..words import counted, settings_words
 from .style import LiveHTML, styled
 
 MAX_IDS = 30
@@ -99,7 +99,8 @@ def interval_html(si: SummaryIntervals, s: Agreement) -> str:
     if s.labelled == 0:
         return ""
     need = labels_needed(s, DEFAULT_HALF_WIDTH).labelled
-    tip = (f"Agreement over the {s.labelled:,} labelled runs. {WILSON_TIP} For ±{100 * DEFAULT_HALF_WIDTH:g} points about {need.needed:,} labelled runs "
+    tip = (f"Agreement over the {counted(s.labelled, 'labelled run')}. {WILSON_TIP} For ±{100 * DEFAULT_HALF_WIDTH:g} points about "
+           f"{counted(need.needed, 'labelled run')} "
            f"are needed at today's agreement.")
     return f'<div class="me-whole-interval" title="{html.escape(tip)}">{pct_ci(si.agreement)}</div>'
 
@@ -111,7 +112,7 @@ def unlabelled_tip(rate: UnlabelledPassRate | None) -> str:
     if rate is None:
         return ""
     pr = rate.pass_rate
-    head = f"The evaluator passes {pr.count:,} of the {pr.n:,} unlabelled runs ({pct(pr.value)} %, {pct_ci(pr)})."
+    head = f"The evaluator passes {pr.count:,} of the {counted(pr.n, 'unlabelled run')} ({pct(pr.value)} %, {pct_ci(pr)})."
     if rate.corrected is None:
         return f"{head} Corrected share acceptable: {rate.note}."
     c = rate.corrected
@@ -140,7 +141,7 @@ def figure_html(s: Agreement, extra: str = "", disputed: int = 0, unlabelled_tit
                      f'of agreement and counted here">{too_few:,} with too few labels</span>')
     unl = f' <span class="me-figure-unlabelled">({", ".join(parts)})</span>' if parts else ""
     if s.labelled:
-        tip = f"The evaluator agrees with the person on {s.agree} of {s.labelled} labelled runs"
+        tip = f"The evaluator agrees with the person on {s.agree:,} of {counted(s.labelled, 'labelled run')}"
         shown = f'<span class="me-figure">{s.agree}/{s.labelled}</span> <span class="me-figure-unit">agree</span>'
         note = ""
     else:  # never a 0/0 figure (a trial read it as the page's answer)
@@ -208,7 +209,7 @@ def replay_html(state: ReplayState, t: float) -> str:
     return (
         '<div class="me-replay-line">'
         f'<span class="me-agreement">{figure}</span> · '
-        f'<span class="me-revealed">{state.revealed:,} of {state.total:,} runs revealed</span> · '
+        f'<span class="me-revealed">{state.revealed:,} of {counted(state.total, "run")} revealed</span> · '
         f'<span class="me-replay-t">t = {t:.1f} s</span> · '
         f'<span class="me-false-pass">False passes: {_ids(state.false_pass) if s.labelled else unknown}</span> · '
         f'<span class="me-false-fail">False fails: {_ids(state.false_fail) if s.labelled else unknown}</span>'

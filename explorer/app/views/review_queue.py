@@ -158,7 +158,7 @@ class ReviewQueueView:
                 f"{_esc(features.run_ids[i])} {'acceptable' if decisions[i] == 1 else 'unacceptable'}" for i in done[-MAX_SHOWN:]
             )
             if done.size > MAX_SHOWN:
-                parts = f"{done.size} runs; the last {MAX_SHOWN}: {parts}"
+                parts = f"{done.size:,} runs; the last {MAX_SHOWN}: {parts}"
             self.decided.show(f'<div class="me-review-done">Decided: {parts}</div>')
         else:
             self.decided.show('<div class="me-review-done">Decided: none</div>')

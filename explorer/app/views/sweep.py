@@ -34,6 +34,7 @@ from ...core.evaluation.sweep import (
 )
 from ...core.evaluation.sweep_intervals import SweepReading, sweep_reading, with_intervals
 from ...core.scoring.trajectory_metrics import DEFINITIONS, PARTIAL_SCORES
+from ..words import counted, noun
 from .style import WRAP, LiveHTML, flex_item, styled
 
 SHOWN_GROUPS = 8
@@ -172,13 +173,13 @@ def headline_html(d: SweepData) -> str:
     items = "".join(f"<li>{html.escape(best_text(g))}</li>" for g in d.groups[:SHOWN_GROUPS])
     more = len(d.groups) - SHOWN_GROUPS
     if more > 0:
-        items += f'<li class="me-hint">and {more:,} more groups of settings, in the list below</li>'
+        items += f'<li class="me-hint">and {more:,} more {noun(more, "group")} of settings, in the list below</li>'
     warning = (f'<div class="me-sweep-warning" role="note">{html.escape(r.warning[0].upper() + r.warning[1:])}.</div>'
                if r.warning else "")
     return (
         f'<div class="me-sweep-headline">Best agreement {d.agree}/{d.labelled} '
         f"(false passes {d.false_pass}, false fails {d.false_fail}), reached by {d.n_best:,} of "
-        f"{len(d.table):,} settings · {html.escape(r.best.percent_text())}</div>{warning}<ul>{items}</ul>"
+        f"{counted(len(d.table), 'setting')} · {html.escape(r.best.percent_text())}</div>{warning}<ul>{items}</ul>"
     )
 
 

@@ -252,7 +252,7 @@ class UploadView:
         if len(messages) == 1:
             head, body = "<b>Could not load this file.</b> ", html.escape(messages[0])
         else:
-            head = f"<b>Could not load {len(messages)} files.</b>"
+            head = f"<b>Could not load {len(messages):,} files.</b>"
             body = "<ul>" + "".join(f"<li>{html.escape(m)}</li>" for m in messages) + "</ul>"
         hint = ("Nothing changed from this file; the drop's other files were applied (the line at the top says how)."
                 if others_loaded and len(messages) == 1 else

@@ -39,6 +39,7 @@ from statsmodels.stats.proportion import confint_proportions_2indep
 
 from ..io.model import AnnotatorLabel, Run
 from .textcolumn import TextColumn
+from ..plural import counted
 from .confidence import LEVEL, NO_SPREAD, RESAMPLES, SEED, Interval, bootstrap_kappa, wilson
 
 CODES = {"acceptable": 1, "unacceptable": 0}
@@ -530,7 +531,7 @@ def ceiling_reading(source: str, evaluator: Interval, people: Interval, diff: In
         return "not enough labels to compare the evaluator with the people"
     head = (f"the evaluator agrees with the {source} on {100 * evaluator.value:.0f} % of runs "
             f"({evaluator.count}/{evaluator.n}), the annotators with each other on {100 * people.value:.0f} %"
-            + (f" ({people.count}/{people.n})" if people.count is not None else f" (of {people.n} runs)"))
+            + (f" ({people.count}/{people.n})" if people.count is not None else f" (of {counted(people.n, 'run')})"))
     if diff.low is None or diff.high is None:
         return f"{head}: not enough runs to tell whether the scorer is as good as the people: {diff.reason}"
     ci = f"difference {_points(diff.value)} points, Newcombe 95 % CI {_points(diff.low)} to {_points(diff.high)}"

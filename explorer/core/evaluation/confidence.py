@@ -37,6 +37,7 @@ from scipy.stats import norm
 from statsmodels.stats.proportion import proportion_confint
 
 from .metrics import Agreement
+from ..plural import counted
 
 LEVEL = 0.95
 """Confidence level of every interval in the product."""
@@ -92,7 +93,7 @@ class Interval:
         """Compact form: ``"4/10 · 95 % CI 17–69 %"`` for a proportion, ``"-0.20 · 95 % CI -0.60–0.40"``
         for kappa, ``"n/a (0 runs)"`` when undefined."""
         if self.value is None:
-            return f"n/a ({self.n} runs)"
+            return f"n/a ({counted(self.n, 'run')})"
         if self.count is not None:
             return f"{self.count}/{self.n} · {self.percent_text()}"
         if self.low is None or self.high is None:

@@ -22,6 +22,7 @@ from ..scoring.passmark import show_pair
 from .verdicts import OUTCOMES, Evaluation, matcher_for, reason
 from .features import Features
 from .metrics import Agreement, agreement
+from ..plural import counted
 from ..scoring.trajectory import explain_trajectory, family_label
 
 DURATION = 60.0
@@ -264,7 +265,7 @@ def trace_events(
     first = max(0, k - max_runs)
     events: list[TraceEvent] = []
     if first:
-        events.append(TraceEvent(float(times[first - 1]), "omitted", "", f"{first} earlier runs not shown"))
+        events.append(TraceEvent(float(times[first - 1]), "omitted", "", f"{counted(first, 'earlier run')} not shown"))
     for i in range(first, k):
         events.extend(_run_events(features, ev, i, float(times[i])))
         last_of_step = i == k - 1 or times[i + 1] != times[i]

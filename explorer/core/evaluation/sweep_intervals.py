@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from .confidence import LEVEL, Interval, wilson, wilson_arrays
+from ..plural import counted
 
 INTERVAL_COLUMNS = ("agreement", "agreement_low", "agreement_high")
 """Columns :func:`with_intervals` adds: agree / labelled and its Wilson limits (float64)."""
@@ -74,15 +75,17 @@ def sweep_reading(table: pd.DataFrame, level: float = LEVEL) -> SweepReading:
         return SweepReading(best, len(table), n_tied, n_tied, "no labelled runs: the sweep cannot rank the settings")
     # agree/labelled >= low, in counts (no division per row)
     n_within = int(np.count_nonzero(agree >= best.low * labelled - 1e-9))
-    runs = f"{labelled:,} run" + ("" if labelled == 1 else "s")
+    runs = counted(labelled, "run")
     interval = best.percent_text()
     if n_tied > 1:
         warning = f"{n_tied:,} settings reach {top}/{labelled} on {runs}: the runs cannot tell them apart"
         if n_within > n_tied:
-            warning += f"; {n_within - n_tied:,} more fall within the best's {interval}"
+            more = n_within - n_tied
+            warning += f"; {more:,} more {'falls' if more == 1 else 'fall'} within the best's {interval}"
     elif n_within > 1:
-        warning = (f"the best setting reaches {top}/{labelled} ({interval}), but {n_within - 1:,} other settings "
-                   f"fall within its interval: the runs cannot tell them apart")
+        others = n_within - 1
+        warning = (f"the best setting reaches {top}/{labelled} ({interval}), but {counted(others, 'other setting')} "
+                   f"{'falls' if others == 1 else 'fall'} within its interval: the runs cannot tell them apart")
     else:
         warning = ""
     return SweepReading(best, len(table), n_tied, n_within, warning)

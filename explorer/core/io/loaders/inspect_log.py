@@ -38,6 +38,7 @@ from ..casefile import json_path
 from ..errors import LoadError
 from ..model import EXAMPLE_ID, CaseSet, Invocation, Run, ToolCall
 from ..reading import check_size, max_bytes
+from ...plural import counted
 from ._common import make_case_set, show
 from .options import DEFAULT_OPTIONS, ReadOptions
 
@@ -240,7 +241,7 @@ def inspect_from_bytes(data: bytes, name: str, fmt: str, options: ReadOptions = 
     if no_answer:
         notes.append(f"{no_answer} of {len(runs)} samples have no answer: read as runs with an empty answer")
     if log.status != "success":
-        notes.append(f"the log's status is {log.status}: {len(runs)} samples read")
+        notes.append(f"the log's status is {log.status}: {counted(len(runs), 'sample')} read")
     task = getattr(log.eval, "task", "") or "Inspect log"
     base = name.replace("\\", "/").rsplit("/", 1)[-1] or name
     cs = make_case_set(runs, name, f"{task} ({base})", f"Inspect AI log {base}: task {task}, model {getattr(log.eval, 'model', '')}")

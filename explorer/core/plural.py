@@ -1,0 +1,28 @@
+"""Counts in words with the right singular or plural (pure, no Panel): ``1 run``, ``2 runs``,
+``1 false pass``, ``3 false passes``, for the page and the CLI alike (a trial read ``1 labelled
+runs`` and ``run(s)`` as careless).
+
+English plural of the last word: ``-s``, or ``-es`` after s, x, z, ch, sh (``false pass`` ->
+``false passes``); give ``plural`` for anything else (``run with a verdict`` -> ``runs with a
+verdict``).
+"""
+
+from __future__ import annotations
+
+
+def plural_of(noun: str) -> str:
+    """``"run"`` -> ``"runs"``, ``"false pass"`` -> ``"false passes"``, ``"box"`` -> ``"boxes"``."""
+    return noun + ("es" if noun.endswith(("s", "x", "z", "ch", "sh")) else "s")
+
+
+def noun(n: int, singular: str, plural: str | None = None) -> str:
+    """``singular`` when ``n`` is 1 (or -1), else ``plural`` (default :func:`plural_of`):
+    ``noun(1, "run")`` -> ``"run"``, ``noun(0, "run")`` -> ``"runs"``."""
+    return singular if abs(n) == 1 else (plural if plural is not None else plural_of(singular))
+
+
+def counted(n: int, singular: str, plural: str | None = None) -> str:
+    """``n`` with thousands separators and the noun agreeing with it: ``counted(1, "run")`` ->
+    ``"1 run"``, ``counted(1000, "labelled run")`` -> ``"1,000 labelled runs"``,
+    ``counted(2, "run with a verdict", "runs with a verdict")`` -> ``"2 runs with a verdict"``."""
+    return f"{n:,} {noun(n, singular, plural)}"
