@@ -18,6 +18,7 @@ Annotator names and run ids come from files or the person typing: escaped wherev
 from __future__ import annotations
 
 import html
+import re
 from typing import Any
 
 import numpy as np
@@ -26,13 +27,15 @@ import panel as pn
 from ...core.evaluation.annotators import CEILING_MARGIN, CEILING_METHOD, HumanCeiling, InterAnnotator, human_ceiling, inter_annotator
 from ...core.evaluation.features import Features
 from ...core.evaluation.verdicts import Evaluation
-from ..intervals import BOOTSTRAP_TIP, WILSON_TIP, kappa_text, share_text
+from ..intervals import BOOTSTRAP_TIP, MINUS, WILSON_TIP, kappa_text, share_text
 from ..labels import CONSENSUS, SessionLabels
 from ..words import counted
 from .metrics import MAX_IDS, _ids as ids_text
 from .style import WRAP, LiveHTML, styled
 
 CONSENSUS_LABEL = "Consensus (majority of the annotators)"
+NEGATIVE = re.compile(r"-(?=\d)")
+"""A hyphen before a digit: a negative number in a sentence from the core (written with a true minus here)."""
 
 
 def _esc(x: object) -> str:
@@ -128,12 +131,13 @@ def ceiling_html(ceiling: HumanCeiling | None) -> str:
     if ceiling is None:
         return ""
     per = ", ".join(f"{_esc(name)} {_esc(share_text(iv))}" for name, iv in ceiling.evaluator_vs_annotator.items())
+    reading = NEGATIVE.sub(MINUS, ceiling.reading[:1].upper() + ceiling.reading[1:])  # true minus signs, as the figures
     return (
         '<div class="me-ia-sub">Human ceiling</div>'
         f'<div>Evaluator vs the ground truth: <b>{_esc(share_text(ceiling.evaluator_vs_truth))}</b> · annotators vs each '
         f"other: <b>{_esc(share_text(ceiling.annotators_vs_each_other))}</b></div>"
         f'<div class="me-sub">Evaluator vs each annotator: {per}</div>'
-        f'<div class="me-ceiling-reading">{_esc(ceiling.reading[:1].upper() + ceiling.reading[1:])}.</div>'
+        f'<div class="me-ceiling-reading">{_esc(reading)}.</div>'
         f'<div class="me-hint" title="{_esc(CEILING_METHOD)}">"Better", "worse" or "as good as" only when Newcombe\'s 95 % '
         f"interval of the difference supports it: better or worse when it leaves out 0, as good as when it lies within "
         f"±{100 * CEILING_MARGIN:g} points (the two figures taken as independent samples).</div>"

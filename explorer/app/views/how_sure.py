@@ -37,14 +37,18 @@ FIGURE_NAMES = {
 
 
 def figures_html(si: SummaryIntervals) -> str:
-    """A table: figure, value, 95 % interval, out of how many, method (class ``me-how-sure-table``)."""
-    rows = []
+    """A table: figure, value, 95 % interval, out of how many, method (class ``me-how-sure-table``);
+    a figure with no interval reads ``no interval`` there and why under the table (``me-no-interval``)."""
+    rows, why = [], []
     for key in SummaryIntervals.FIGURES:
         iv = getattr(si, key)
         name, what = FIGURE_NAMES[key]
         if key == "kappa":
             value = "n/a" if iv.value is None else signed(iv.value)
             ci = kappa_text(iv).split(" · ", 1)[-1] if iv.value is not None else "—"
+            if iv.value is not None and iv.low is None:  # the reason under the table (the cells do not wrap)
+                ci = "no interval"
+                why.append(f'<div class="me-hint me-no-interval">{name} has no interval: {html.escape(iv.reason or "too few runs")}.</div>')
             method = "bootstrap"
         else:
             value = "n/a" if iv.value is None else f"{iv.count}/{iv.n} ({pct(iv.value)} %)"
@@ -54,7 +58,7 @@ def figures_html(si: SummaryIntervals) -> str:
                     f"<td>{html.escape(ci)}</td><td>{iv.n:,}</td><td>{method}</td></tr>")
     return (
         '<table class="me-how-sure-table"><tr><th>Figure</th><th>Value</th><th>95 % interval</th><th>Out of</th>'
-        f'<th>Method</th></tr>{"".join(rows)}</table>'
+        f'<th>Method</th></tr>{"".join(rows)}</table>{"".join(why)}'
         f'<div class="me-hint">Proportions: {html.escape(METHODS["proportions"])}. Kappa: {html.escape(METHODS["kappa"])}. '
         "The same figures as <code>metric-explorer score --format json</code>.</div>"
     )
