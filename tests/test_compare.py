@@ -25,6 +25,16 @@ def test_mcnemar_exact_by_hand():
     assert mcnemar_exact_p(0, 0) == 1.0
     assert mcnemar_words(3, 0, 0.25) == "with 3 runs flipped one way and 0 the other, p = 0.25: not enough runs to tell"
     assert mcnemar_words(0, 10, 2 / 1024).endswith("unlikely to be chance (p < 0.05)")
+    assert mcnemar_words(0, 0, 1.0, labelled=5) == "no labelled run flipped: the two settings agree with people on the same runs"
+
+
+def test_with_no_labelled_run_the_test_says_there_is_nothing_to_test():
+    # a newcomer trial: on an unlabelled set the reading said the two settings "agree with people
+    # on the same runs", of which there are none
+    ids = np.array(["r1", "r2"])
+    c = compare_verdicts(ids, np.array([True, False]), np.array([False, False]), np.array([-1, -1], dtype=np.int8))
+    assert c.labelled == 0
+    assert c.reading == "no labelled run: nothing to test (label runs to compare the two settings against people)"
 
 
 def test_newcombe_paired_interval_matches_the_published_example():

@@ -74,9 +74,12 @@ def mcnemar_exact_p(one_way: int, other_way: int) -> float:
     return float(binomtest(one_way, total, 0.5, alternative="two-sided").pvalue)
 
 
-def mcnemar_words(one_way: int, other_way: int, p: float) -> str:
+def mcnemar_words(one_way: int, other_way: int, p: float, labelled: int | None = None) -> str:
     """The test in words, e.g. ``"with 3 runs flipped one way and 1 the other, p = 0.625: not
-    enough runs to tell"``."""
+    enough runs to tell"``; with ``labelled`` 0 (no run has a verdict from people) there is
+    nothing to test, and it says so rather than that the settings agree with people."""
+    if labelled == 0:
+        return "no labelled run: nothing to test (label runs to compare the two settings against people)"
     if one_way + other_way == 0:
         return "no labelled run flipped: the two settings agree with people on the same runs"
     runs = "run" if one_way == 1 else "runs"
@@ -156,7 +159,7 @@ def compare_verdicts(run_ids, passed_a: np.ndarray, passed_b: np.ndarray, human:
         broken=tuple(str(x) for x in ids[broken]),
         changed_unlabelled=tuple(str(x) for x in ids[~has & (a != b)]),
         p_value=p,
-        reading=mcnemar_words(n_fixed, n_broken, p),
+        reading=mcnemar_words(n_fixed, n_broken, p, n),
     )
 
 
