@@ -29,19 +29,21 @@ from explorer.app.main import ExplorerSession  # noqa: E402
 from explorer.app.page import WorkspacePage, carried_settings, load_report  # noqa: E402
 from explorer.app.shared import load_shared  # noqa: E402
 from explorer.app.state import Inputs  # noqa: E402
-from explorer.app.url import query_from_settings, settings_from_query  # noqa: E402
-from explorer.app.views.arg_rules import ArgRulesView, rules_from_text  # noqa: E402
+from explorer.app.url import (  # noqa: E402
+    LINK_RULES_LIMIT, page_query, query_from_settings, rules_from_query, rules_query_value, settings_from_query,
+)
+from explorer.app.views.arg_rules import ArgRulesView, link_note, rules_from_text  # noqa: E402
 from explorer.app.views.inputs import InputsView  # noqa: E402
 from explorer.app.views.table import calls_html  # noqa: E402
 from explorer.app.views.upload import note_sentence  # noqa: E402
-from explorer.app.words import trajectory_words  # noqa: E402
+from explorer.app.words import settings_words, trajectory_words  # noqa: E402
 from explorer.app.workspace import ProcessSets, settings_file_kind, shared_from_case_set  # noqa: E402
 from explorer.core.evaluation.settings import Settings  # noqa: E402
 from explorer.core.evaluation.verdicts import evaluate  # noqa: E402
 from explorer.core.io.casefile import load_case_set  # noqa: E402
 from explorer.core.io.errors import LoadError  # noqa: E402
 from explorer.core.io.exports import dumps_settings  # noqa: E402
-from explorer.core.scoring.arg_rules import NO_RULES, arg_rules_from_data, dumps_arg_rules  # noqa: E402
+from explorer.core.scoring.arg_rules import NO_RULES, ArgRule, ArgRules, arg_rules_from_data, dumps_arg_rules  # noqa: E402
 from html_text import shown  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -219,6 +221,69 @@ def test_rules_from_the_box_or_a_file_and_bad_rules_change_nothing(refund):
     assert summary(session) == (4, 8, [], ["R2", "R3", "R5", "R8"])
     session.rules_view.file.param.update(filename="rules.json", value=dumps_arg_rules(refund.features.arg_rules).encode())
     assert summary(session) == (5, 8, [], ["R2", "R3", "R8"])
+
+
+def test_an_empty_rules_box_clears_the_rules_and_says_so(refund):
+    # the trial: an emptied box and Apply said "invalid JSON: Expecting value"
+    session = ExplorerSession(refund)
+    assert summary(session)[0] == 5  # the set's sent_at rule in use
+    session.rules_view.text.value = "  \n"
+    session.rules_view._from_box()
+    status = shown(session.rules_view.status.object)
+    assert status == "Removed the argument rules: the trajectory scores of 8 runs were computed again."
+    assert session.features.arg_rules == NO_RULES and summary(session) == (4, 8, [], ["R2", "R3", "R5", "R8"])
+    session.rules_view.text.value = ""
+    session.rules_view._from_box()  # nothing left to clear
+    assert shown(session.rules_view.status.object) == "No argument rules are in use: nothing to clear."
+
+
+def test_settings_words_name_the_rules_in_use(booking):
+    # the trial: the summary bar's settings words did not say a rule was in use
+    rules = arg_rules_from_data([
+        {"tool": "confirm_booking", "key": "booking_id", "rule": "ignore"}, {"key": "*.name", "rule": "text"},
+        {"key": "city", "rule": "rung", "rung": 4}, {"key": "n", "rule": "number", "tolerance": 0.5},
+        {"key": "date", "rule": "date"}], "x")
+    base = settings_words(OPENING)
+    assert "rule" not in base
+    assert settings_words(OPENING, IGNORE_BOOKING_ID) == base + " · 1 argument rule: booking_id of confirm_booking ignored"
+    assert settings_words(OPENING, rules) == (base + " · 5 argument rules: booking_id of confirm_booking ignored; "
+                                              "*.name as text; city as rung 4; +2 more")
+    session = ExplorerSession(booking)
+    session.apply_arg_rules(IGNORE_BOOKING_ID, "the rules box")
+    assert "Settings: " + base + " · 1 argument rule: booking_id of confirm_booking ignored" in shown(session.metrics.summary.object)
+
+
+def test_a_link_carries_short_rules_and_says_when_they_are_too_long(booking, refund):
+    query = page_query(OPENING, rules=IGNORE_BOOKING_ID)
+    # the rules' compact JSON, URL-encoded by hand
+    assert query.endswith("&arg_rules=%5B%7B%22tool%22%3A%22confirm_booking%22%2C%22key%22%3A%22booking_id%22%2C"
+                          "%22rule%22%3A%22ignore%22%7D%5D")
+    assert "arg_rules" not in page_query(OPENING)
+    from urllib.parse import parse_qs
+    read = parse_qs(query[1:])
+    assert rules_from_query(read) == (IGNORE_BOOKING_ID, [])
+    assert settings_from_query(read, OPENING, TOOLS) == (OPENING, [])  # not an unknown setting
+    assert rules_from_query({"arg_rules": "[]"}) == (NO_RULES, [])
+    assert rules_from_query({}) == (None, [])
+    assert rules_from_query({"arg_rules": "[{"}) == (None, [
+        "Ignored arg_rules=[{ from the link: not JSON (Expecting property name enclosed in double quotes)."])
+    assert rules_from_query({"arg_rules": '[{"key": "x", "rule": "fuzzy"}]'})[1] == [
+        'Ignored arg_rules=[{"key": "x", "rule": "fuzzy"}] from the link: arg_rules[0].rule: expected one of '
+        "ignore, text, rung, number, date."]
+    # a link opened with the rules applies them (E10's booking id ignored, as in the rules box)
+    session = ExplorerSession(booking, read)
+    assert session.features.arg_rules == IGNORE_BOOKING_ID
+    assert shown(session.rules_view.status.object) == done_text(IGNORE_BOOKING_ID, "the link", 10)
+    assert link_note(IGNORE_BOOKING_ID) == "The page’s link holds these rules: a shared link applies them."
+    # arg_rules=[] on the refund set clears its own sent_at rule: 4/8, R5 a false fail again
+    cleared = ExplorerSession(refund, {"arg_rules": "[]"})
+    assert cleared.features.arg_rules == NO_RULES and summary(cleared) == (4, 8, [], ["R2", "R3", "R5", "R8"])
+    # each rule below is 65 characters of JSON, 107 once URL-encoded: 15 of them (about 1,600) pass the 1,500 limit
+    many = ArgRules(tuple(ArgRule(key=f"key_number_{k:02d}", kind="ignore", tool="some_tool_name") for k in range(15)))
+    assert rules_query_value(many) is None and "arg_rules" not in page_query(OPENING, rules=many)
+    assert link_note(many) == (f"These 15 rules are too long for the page’s link (over {LINK_RULES_LIMIT:,} characters): "
+                               "a shared link opens without them. Share the Settings JSON (Your data tab), which holds them.")
+    assert link_note(NO_RULES) == ""
 
 
 def test_a_big_set_applies_rules_in_the_background(booking):

@@ -49,7 +49,9 @@ class RulesChange:
         self.stop()
         if rules == features.arg_rules:
             self.view.show_rules(rules)
-            self.view.show_done(f"These are the rules in use ({rules_count(rules)}): nothing to compute again.", changed=False)
+            same = ("No argument rules are in use: nothing to clear." if not rules.rules
+                    else f"These are the rules in use ({rules_count(rules)}): nothing to compute again.")
+            self.view.show_done(same, changed=False)
             return
         if background is None:
             background = features.n > BACKGROUND_ABOVE

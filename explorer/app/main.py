@@ -47,7 +47,7 @@ from .lessons import lesson_for
 from .shared import SharedData
 from .state import INPUT_NAMES, Clock, Inputs, PageState, is_partial
 from .tradeoff import sweep
-from .url import page_query, settings_from_query
+from .url import page_query, rules_from_query, settings_from_query
 from .views.annotators import AnnotatorPicker, PersonMarks
 from .views.chart import ChartView
 from .views.compare import CompareView, PinnedSettings
@@ -95,6 +95,8 @@ class ExplorerSession:
         self.response = response_features_for(shared.case_set)  # response-scorer columns, shared, lazy
         self.review = ReviewDecisions.from_labels(self.labels)  # decisions made before a set switch
         settings, self.notices = settings_from_query(query or {}, shared.defaults, shared.tools)
+        link_rules, rule_notices = rules_from_query(query or {})  # the argument rules a shared link holds
+        self.notices += rule_notices
         self.notices += load_warnings(shared.features)  # e.g. runs with an empty reference
         # issue 14: say where the features came from (read from the feature cache, or computed into it)
         self.notices += [f"{n[0].upper()}{n[1:]}." for n in shared.case_set.notes if n.startswith("features ")]
@@ -147,6 +149,8 @@ class ExplorerSession:
         self._labels_watcher = self.labels.param.watch(self._on_labels, ["version"])
         self.pinned.param.watch(self._on_pinned, ["settings"])
         self._refresh_all()
+        if link_rules is not None and link_rules != shared.features.arg_rules:
+            self.apply_arg_rules(link_rules, "the link")
 
     @property
     def review_view(self) -> ReviewQueueView:
@@ -341,6 +345,7 @@ class ExplorerSession:
             self._refresh_all()
         if self._calibration is not None and self._calibration.features is not None:
             self._calibration.show(self.features)
+        self.write_url()  # the link holds the rules in use
         for callback in self.on_shared:
             callback(self.shared)
 
@@ -429,13 +434,17 @@ class ExplorerSession:
             self.detail.show(self.features, self.ev, None)
 
     def write_url(self) -> None:
-        """Put the settings (and presenter mode) into the page's URL query."""
+        """Put the settings (and presenter mode) into the page's URL query, and the argument rules
+        in use when there are any or they differ from the case set's own (``arg_rules=[]``: none)."""
         loc = pn.state.location
         if loc is not None:
             settings = self.ev.settings
             # the date reading in effect, always: a link keeps it even when it is the case set's own
             reading = settings.day_first if settings.day_first is not None else self.features.day_first
-            write_through(loc, search=page_query(settings, self.page.present, bool(reading)))
+            rules = self.features.arg_rules
+            own = self.shared.case_set.arg_rules or ArgRules()
+            shown = rules if rules.rules or rules != own else None
+            write_through(loc, search=page_query(settings, self.page.present, bool(reading), shown))
 
     # --- layout ------------------------------------------------------------------------------
 

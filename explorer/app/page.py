@@ -253,6 +253,7 @@ class WorkspacePage:
         self.attached = Attached(session)
         key = self.workspace.active
         session.on_shared.append(lambda shared: self.workspace.keep(key, shared))  # its rules stay with the set
+        self.workspace.keep(key, session.shared)  # rules a link applied as the session opened stay too
         if self._downloads is not None:
             self._downloads.name_files(session.shared.case_set.name)
         self.header.show_set(session.shared.case_set.name)

@@ -14,16 +14,25 @@ dates read for every check; absent means the case set's own reading. Thresholds 
 full (:func:`explorer.core.scoring.passmark.show_threshold`), so a link reproduces the verdicts.
 Reading is lenient per value: a bad value (or an unknown name) is ignored, the rest still
 applies, and a notice names what was ignored and why.
+
+The argument rules in use are not a setting (they change the features), but a link carries them
+too, as ``arg_rules`` (the rules' JSON list, compact: ``arg_rules=[{"tool":"*","key":"sent_at",
+"rule":"ignore"}]``, ``arg_rules=[]`` for none) when their query value fits in
+``LINK_RULES_LIMIT`` characters; longer rules are left out of the link (the page says so: the
+Settings JSON download holds them). Absent, the case set's own rules apply.
 """
 
 from __future__ import annotations
 
+import json
 import math
 from typing import Any, Iterable, Mapping, Sequence
 from urllib.parse import urlencode
 
+from ..core.io.errors import LoadError
 from ..core.evaluation.settings import COMBINE_RULES, RESPONSE_SCORERS, Settings
 from ..core.scoring.arg_match import ARG_MODES
+from ..core.scoring.arg_rules import ArgRules, arg_rules_from_data
 from ..core.scoring.passmark import show_threshold
 from ..core.scoring.trajectory_metrics import TRAJECTORY_CHOICES
 
@@ -33,6 +42,11 @@ QUERY_NAMES = (
     "response_scorer", "rung", "pass_above", "fail_below", "day_first",
 )
 """The query names the app reads and writes, in the order it writes them."""
+ARG_RULES = "arg_rules"
+"""The query name of the argument rules (read by :func:`rules_from_query`, not a setting)."""
+LINK_RULES_LIMIT = 1500
+"""Longest ``arg_rules`` query value (characters, URL-encoded) a link carries: with the settings
+the link stays under 2,000 characters, which every browser and chat tool keeps whole."""
 PRESENT = "present"
 """The page's own query name: ``?present=true`` opens presenter mode (not a scorer setting)."""
 
@@ -79,6 +93,8 @@ def settings_from_query(
         notices.append(f"Ignored {name}={_show(raw)} from the link: {why}.")
 
     for name, value in query.items():
+        if name == ARG_RULES:  # not a setting: rules_from_query reads it
+            continue
         raw = _all(value) if name == "deny_tools" else _last(value)
         text = raw.strip()
         low = text.lower()
@@ -194,6 +210,35 @@ def query_from_settings(settings: Settings) -> dict[str, str]:
     return query
 
 
+def rules_json(rules: ArgRules) -> str:
+    """``rules`` as compact JSON text (``[{"tool":"*","key":"sent_at","rule":"ignore"}]``)."""
+    return json.dumps(rules.to_data(), separators=(",", ":"), ensure_ascii=False)
+
+
+def rules_query_value(rules: ArgRules) -> str | None:
+    """The ``arg_rules`` query value for ``rules`` as the URL holds it (URL-encoded compact JSON:
+    ``[]`` -> ``"%5B%5D"``), or None when it is longer than ``LINK_RULES_LIMIT`` characters."""
+    value = urlencode({ARG_RULES: rules_json(rules)})[len(ARG_RULES) + 1:]
+    return value if len(value) <= LINK_RULES_LIMIT else None
+
+
+def rules_from_query(query: Mapping[str, str | bytes | Sequence[str | bytes]]) -> tuple[ArgRules | None, list[str]]:
+    """(the argument rules ``query``'s ``arg_rules`` names, or None when it has none or they do not
+    read, notices): a bad value is ignored with a notice naming the problem, as for the settings
+    (``"Ignored arg_rules=[{"key": … from the link: arg_rules[0].rule: expected one of ignore, …"``)."""
+    if ARG_RULES not in query:
+        return None, []
+    raw = _last(query[ARG_RULES])
+    try:
+        data = json.loads(raw)
+    except ValueError as exc:
+        return None, [f"Ignored {ARG_RULES}={_show(raw)} from the link: not JSON ({exc.msg})."]
+    try:
+        return arg_rules_from_data(data, "the link", ARG_RULES), []
+    except LoadError as exc:
+        return None, [f"Ignored {ARG_RULES}={_show(raw)} from the link: {exc.location}: {exc.problem}."]
+
+
 def split_page_query(query: Mapping[str, Any]) -> tuple[bool, dict[str, Any], list[str]]:
     """(presenter mode, the rest of ``query``, notices): takes ``present`` out of a page's query
     (true/false and the other flag spellings; a bad value is ignored with a notice, as for the
@@ -210,14 +255,18 @@ def split_page_query(query: Mapping[str, Any]) -> tuple[bool, dict[str, Any], li
     return False, rest, [f"Ignored {PRESENT}={_show(raw)} from the link: expected true or false."]
 
 
-def page_query(settings: Settings, present: bool = False, day_first: bool | None = None) -> str:
+def page_query(settings: Settings, present: bool = False, day_first: bool | None = None,
+               rules: ArgRules | None = None) -> str:
     """The page's whole URL query for ``settings`` (``"?trajectory=exact&..."``), with the date
     reading in effect when ``day_first`` is given (a link keeps it even when it is the case set's
-    own) and ``present=true`` last when presenter mode is on. Written whole, so names that no
-    longer apply (a response scorer's bands after going back to F1) do not linger."""
+    own), the argument ``rules`` when given and short enough (:func:`rules_query_value`) and
+    ``present=true`` last when presenter mode is on. Written whole, so names that no longer apply
+    (a response scorer's bands after going back to F1) do not linger."""
     query = query_from_settings(settings)
     if day_first is not None:
         query["day_first"] = "true" if day_first else "false"
+    if rules is not None and rules_query_value(rules) is not None:
+        query[ARG_RULES] = rules_json(rules)
     if present:
         query[PRESENT] = "true"
     return "?" + urlencode(query)

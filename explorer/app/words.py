@@ -3,13 +3,15 @@
 Every setting is named the way its control is labelled on the page, so a person can match the
 words to the controls: ``settings_words(Settings())`` is
 ``"Trajectory EXACT, arguments compared · F1 threshold 0.80 · every scorer must pass · deny-list
-off · exact check on dates and booking ids off"``.
+off · exact check on dates and booking ids off"``; the argument rules in use, when there are any,
+come last (``"… · 1 argument rule: sent_at of send_confirmation ignored"``).
 """
 
 from __future__ import annotations
 
 from ..core.evaluation.settings import Settings
 from ..core.plural import counted, noun  # noqa: F401  (re-exported: counts in words for the views)
+from ..core.scoring.arg_rules import NO_RULES, ArgRule, ArgRules
 from ..core.scoring.trajectory_metrics import DEFINITIONS, canonical
 
 TRAJECTORY_WORDS = {**{f: d.label for f, d in DEFINITIONS.items()}, "none": "not scored"}
@@ -65,9 +67,42 @@ def trajectory_words(s: Settings) -> str:
     return f"Trajectory {name}, {ARGS_WORDS[s.args]}"
 
 
-def settings_words(s: Settings) -> str:
-    """Every setting of ``s`` in words, joined by ``" · "`` (see the module doc). Under the mean
-    rule the response threshold is not used, so the combine part names the mean instead."""
+RULES_LISTED = 3
+"""How many argument rules the settings words list (then ``+N more``)."""
+RULE_WORDS = {"ignore": "ignored", "text": "as text", "date": "as dates"}
+"""``ArgRule.kind`` -> how a rule reads in the settings words (rung and number add their value)."""
+
+
+def rule_words(rule: ArgRule) -> str:
+    """One argument rule: ``"sent_at of send_confirmation ignored"``, ``"*.timestamp ignored"``
+    (every tool), ``"name of book_table as text"``, ``"city as rung 3"``, ``"people as a number
+    ±0.5"``, ``"date as dates"`` (the file's text: escape it for HTML)."""
+    where = rule.key if rule.tool == "*" else f"{rule.key} of {rule.tool}"
+    if rule.kind == "rung":
+        how = f"as rung {rule.rung}"
+    elif rule.kind == "number":
+        how = f"as a number ±{rule.tolerance:g}" if rule.tolerance else "as a number"
+    else:
+        how = RULE_WORDS[rule.kind]
+    return f"{where} {how}"
+
+
+def rules_words(rules: ArgRules) -> str:
+    """The argument rules in use: ``""`` for none, ``"1 argument rule: sent_at of
+    send_confirmation ignored"``, ``"5 argument rules: a ignored; b as text; c as dates; +2 more"``
+    (the first ``RULES_LISTED``, in file order)."""
+    n = len(rules.rules)
+    if n == 0:
+        return ""
+    listed = "; ".join(rule_words(r) for r in rules.rules[:RULES_LISTED])
+    more = f"; +{n - RULES_LISTED} more" if n > RULES_LISTED else ""
+    return f"{n} argument rule{'' if n == 1 else 's'}: {listed}{more}"
+
+
+def settings_words(s: Settings, rules: ArgRules = NO_RULES) -> str:
+    """Every setting of ``s`` in words, joined by ``" · "`` (see the module doc), and the argument
+    ``rules`` in use when there are any (:func:`rules_words`). Under the mean rule the response
+    threshold is not used, so the combine part names the mean instead."""
     parts = [trajectory_words(s)]
     if s.combine == "mean":
         what = SCORER_WORDS[s.response_scorer] if s.trajectory == "none" else f"trajectory and {SCORER_WORDS[s.response_scorer]}"
@@ -83,6 +118,8 @@ def settings_words(s: Settings) -> str:
     day_first = getattr(s, "day_first", None)  # None: the case set's own reading
     if day_first is not None:
         parts.append(f"numeric dates read {'day' if day_first else 'month'} first")
+    if rules.rules:
+        parts.append(rules_words(rules))
     return " · ".join(parts)
 
 

@@ -139,6 +139,49 @@ def test_argument_mode_meaning_and_rules_change_the_call_marks(app_page):
     expect(app.el("me-arg-rules-toggle").get_by_role("button")).to_have_text("Rules (1)")  # the rules in use stay
 
 
+def test_rules_in_use_are_in_the_settings_words_and_the_link(app_page):
+    # the trial: the rules were missing from the settings words and the link; an empty box gave
+    # "invalid JSON: Expecting value"; the file input's "No file chosen" read "No …en"
+    app = app_page
+    apply_rules_text(app, IGNORE_BOOKING_ID)
+    app.expect_text("me-settings-words", "exact check on dates and booking ids off · 1 argument rule: booking_id of confirm_booking ignored")
+    app.expect_text("me-arg-rules-link", "The page’s link holds these rules: a shared link applies them.")
+    expect(app.page).to_have_url(re.compile(r"[?&]arg_rules=%5B%7B%22tool%22%3A%22confirm_booking%22%2C%22key%22%3A"
+                                            r"%22booking_id%22%2C%22rule%22%3A%22ignore%22%7D%5D(&|$)"))
+    link = app.page.url
+    app.open(link[len(app.url):])  # a new session from the shared link: the rule applies, E10 pairs its call
+    app.expect_text("me-settings-words", "1 argument rule: booking_id of confirm_booking ignored")
+    expect(app.el("me-arg-rules-toggle").get_by_role("button")).to_have_text("Rules (1)")
+    app.expect_text("me-arg-rules-status", "Applied 1 rule from the link: the trajectory scores of 10 runs were computed again.")
+    app.next_events(5, then_time=60.0)
+    expect(app.row_of("E10").locator(".me-call-args-differ")).to_have_count(0)
+
+    apply_rules_text(app, "")  # an empty box clears the rules
+    app.expect_text("me-arg-rules-status", "Removed the argument rules: the trajectory scores of 10 runs were computed again.")
+    expect(app.el("me-arg-rules-toggle").get_by_role("button")).to_have_text("Rules")
+    expect(app.el("me-settings-words")).not_to_contain_text("argument rule")
+    expect(app.page).not_to_have_url(re.compile("arg_rules"))
+    expect(app.el("me-arg-rules-link")).to_be_hidden()
+
+
+@pytest.mark.parametrize("width", [1024, 1440])
+def test_the_rules_file_input_is_whole_inside_its_card(app_page, width):
+    app = app_page
+    app.page.set_viewport_size({"width": width, "height": 900})
+    try:
+        app.el("me-arg-rules-toggle").get_by_role("button").click()
+        file_input = app.el("me-arg-rules-file").locator("input[type=file]")
+        expect(file_input).to_be_visible()
+        box = file_input.bounding_box()
+        card = app.el("me-arg-rules-text").bounding_box()  # the box above it spans the card's width
+        # Chromium's "Choose File" button and "No file chosen" need about 190 px at 13 px type
+        assert box["width"] >= 200, box
+        assert box["x"] >= card["x"] - 1 and box["x"] + box["width"] <= card["x"] + card["width"] + 1, (box, card)
+        assert app.page.evaluate("document.documentElement.scrollWidth") <= width
+    finally:
+        app.page.set_viewport_size({"width": 1280, "height": 720})
+
+
 # --- the refund-agent lesson and its argument rule -------------------------------------------------
 
 def test_refund_set_shows_its_lesson_and_its_rules(app_page):

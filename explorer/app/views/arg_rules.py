@@ -12,7 +12,12 @@ the background for a big set). This view only reads what the person gives it:
   :func:`~explorer.core.scoring.arg_rules.arg_rules_file_from_data`;
 * a file may be a rules file or a settings JSON (``metric-explorer/settings@1``, its ``arg_rules``).
 
-A bad box or file shows one line naming it, the JSON path and the problem, and changes nothing.
+A bad box or file shows one line naming it, the JSON path and the problem, and changes nothing;
+an empty box clears the rules.
+
+A line under the panel (``me-arg-rules-link``) says whether the page's link holds the rules in use
+(:func:`explorer.app.url.rules_query_value`): short rules are in it, so a shared link applies them;
+longer ones are not, and the line says to share the Settings JSON instead.
 """
 
 from __future__ import annotations
@@ -24,7 +29,8 @@ import panel as pn
 
 from ...core.io.errors import LoadError
 from ...core.io.reading import parse_json, text_of
-from ...core.scoring.arg_rules import ARG_RULES_FORMAT, ArgRules, arg_rules_file_from_data, dumps_arg_rules
+from ...core.scoring.arg_rules import ARG_RULES_FORMAT, NO_RULES, ArgRules, arg_rules_file_from_data, dumps_arg_rules
+from ..url import LINK_RULES_LIMIT, rules_query_value
 from .style import Deferred, LiveHTML, styled
 
 BOX_NAME = "the rules box"
@@ -33,7 +39,8 @@ RULES_HELP = (
     'One rule per object: <code>{"tool": "*", "key": "*.timestamp", "rule": "ignore"}</code>. Rules: '
     "<code>ignore</code> (leave the key out), <code>text</code> (case and spaces ignored), <code>rung</code> "
     "(with <code>\"rung\": 1-4</code>), <code>number</code> (with <code>\"tolerance\"</code>), <code>date</code> "
-    "(by day). Tool and key are globs; the first rule that names a key decides (docs/trajectory-metrics.md)."
+    "(by day). Tool and key are globs; the first rule that names a key decides (docs/trajectory-metrics.md). "
+    "An empty box clears the rules."
 )
 SMALL_BUTTON = ":host .bk-btn { padding: 3px 8px; font-size: 12.5px; }"
 
@@ -47,6 +54,17 @@ def rules_from_text(text: str, name: str = BOX_NAME) -> ArgRules:
     return arg_rules_file_from_data(data, name)
 
 
+def link_note(rules: ArgRules) -> str:
+    """Whether the page's link holds ``rules``: ``""`` for no rules, ``"The page's link holds
+    these rules: a shared link applies them."``, or why it does not (too long) and what to share."""
+    if not rules.rules:
+        return ""
+    if rules_query_value(rules) is not None:
+        return "The page’s link holds these rules: a shared link applies them."
+    return (f"These {rules_count(rules)} are too long for the page’s link (over {LINK_RULES_LIMIT:,} characters): "
+            "a shared link opens without them. Share the Settings JSON (Your data tab), which holds them.")
+
+
 def rules_count(rules: ArgRules) -> str:
     """``"no rules"``, ``"1 rule"``, ``"3 rules"``."""
     n = len(rules.rules)
@@ -57,7 +75,8 @@ class ArgRulesView:
     """The toggle that opens the rules (``me-arg-rules-toggle``, labelled with their count), and
     the rules panel (``me-arg-rules``: the box ``me-arg-rules-text``, ``Apply rules``
     ``me-arg-rules-apply``, the file input ``me-arg-rules-file``, the outcome line
-    ``me-arg-rules-status``). ``apply(rules, source)`` is called with rules read without error."""
+    ``me-arg-rules-status``, the link line ``me-arg-rules-link``). ``apply(rules, source)`` is
+    called with rules read without error (no rules for an empty box)."""
 
     def __init__(self, rules: ArgRules, apply: Callable[[ArgRules, str], None]) -> None:
         self._apply = apply
@@ -68,15 +87,21 @@ class ArgRulesView:
                                              margin=(2, 10), stylesheets=[":host textarea { font-family: ui-monospace, Menlo, Consolas, monospace; font-size: 12px; }"])
         self.apply_button = pn.widgets.Button(label="Apply rules", css_classes=["me-arg-rules-apply"], color="primary",
                                               width=100, stylesheets=[SMALL_BUTTON])
-        self.file = pn.widgets.FileInput(accept=".json", multiple=False, css_classes=["me-arg-rules-file"], width=170,
+        # on its own line, the column's width: beside the button its "No file chosen" was cut to "No …en"
+        self.file = pn.widgets.FileInput(accept=".json", multiple=False, css_classes=["me-arg-rules-file"],
+                                         sizing_mode="stretch_width", margin=(4, 10),
                                          description="A rules file (metric-explorer/arg-rules@1) or a settings JSON")
+        self.link = LiveHTML("", css_classes=["me-arg-rules-link"], visible=False,
+                             **styled(margin=(0, 10), sizing_mode="stretch_width"))
         self.status = LiveHTML("", css_classes=["me-arg-rules-status"], visible=False,
                                **styled(margin=(0, 10), sizing_mode="stretch_width"))
         self.body = Deferred(  # its models join the page when the editor is first opened
             LiveHTML(f'<div class="me-hint">{RULES_HELP}</div>', **styled(margin=(0, 10), sizing_mode="stretch_width")),
             self.text,
-            pn.Row(self.apply_button, self.file, margin=(0, 4)),
+            pn.Row(self.apply_button, margin=(0, 4)),
+            self.file,
             self.status,
+            self.link,
             css_classes=["me-arg-rules"], visible=False, sizing_mode="stretch_width", margin=0,
         )
         self.toggle.param.watch(lambda e: setattr(self.body, "visible", bool(e.new)), ["value"])
@@ -90,10 +115,17 @@ class ArgRulesView:
         n = len(rules.rules)
         self.toggle.label = f"Rules ({n})" if n else "Rules"
         self.text.value = dumps_arg_rules(rules)
+        note = link_note(rules)
+        self.link.object = f'<div class="me-hint">{html.escape(note)}</div>' if note else ""
+        self.link.visible = bool(note)
 
     # --- reading what the person gives -------------------------------------------------------
     def _from_box(self) -> None:
-        self._read(lambda: rules_from_text(self.text.value or "", BOX_NAME), BOX_NAME)
+        text = self.text.value or ""
+        if not text.strip():  # an empty box clears the rules
+            self._apply(NO_RULES, BOX_NAME)
+            return
+        self._read(lambda: rules_from_text(text, BOX_NAME), BOX_NAME)
 
     def _from_file(self) -> None:
         if self.file.value is None:

@@ -182,7 +182,7 @@ def summary_html(features: Features, ev: Evaluation, disputed: np.ndarray | None
         f"False passes: {_ids(fp, n_fp) if s.labelled else unknown}</div>"
         f'<div class="me-list me-ff-text me-whole-false-fail" title="Good runs the evaluator fails: noise people learn to ignore">'
         f"False fails: {_ids(ff, n_ff) if s.labelled else unknown}</div>"
-        f'<div class="me-settings-words"><b>Settings:</b> {html.escape(settings_words(ev.settings))}</div>'
+        f'<div class="me-settings-words"><b>Settings:</b> {html.escape(settings_words(ev.settings, features.arg_rules))}</div>'
         "</div>"
         f'<div class="me-summary-stats"><div class="me-confusion">{confusion_html(s)}</div>'
         f'<div class="me-stats">{stats_html(s, si)}</div></div>'
