@@ -191,3 +191,35 @@ def test_new_states_fit_without_sideways_scroll(new_offline_context, booking_app
     app.expect_text("me-calibration-labels-needed", "Labels for ±5 points (95 %)")
     assert external == []
     context.close()
+
+
+def expect_tooltip_inside(app: App, button, text: str) -> None:
+    """Hover ``button`` and check that its tooltip (``text``) shows whole inside the viewport and
+    does not cover the button itself."""
+    button.hover()
+    tip = app.page.locator(".bk-tooltip-content", has_text=text).first
+    expect(tip).to_be_visible()
+    box, own = tip.bounding_box(), button.bounding_box()
+    size = app.page.viewport_size
+    assert box["x"] >= 0 and box["x"] + box["width"] <= size["width"] + 0.5, (text, box, size)
+    assert box["y"] >= 0 and box["y"] + box["height"] <= size["height"] + 0.5, (text, box, size)
+    assert box["y"] >= own["y"] + own["height"] - 0.5, (text, box, own)  # below it, not over it
+    app.page.mouse.move(1, 1)
+    expect(tip).to_be_hidden()
+
+
+@pytest.mark.parametrize("width, height", [(1024, 768), (1440, 900)], ids=["1024x768", "1440x900"])
+def test_the_pin_and_label_tooltips_stay_inside_the_viewport(new_offline_context, booking_app, width, height):
+    # the trial: at 1440x900 "Pin as A"'s tooltip ran off the right edge (Panel puts it to the
+    # right of the button); the label buttons' did too ("Clear (c)") and covered the next button
+    context, external = new_offline_context({"width": width, "height": height})
+    app = App(context.new_page(), booking_app.url).open()
+    expect_tooltip_inside(app, app.el("me-pin").get_by_role("button"), "Keep the current settings as A")
+    app.next_events(5, then_time=60.0)
+    select_row(app, 0, "E1")
+    for name, key in (("me-label-accept", "a"), ("me-label-reject", "u"), ("me-label-clear", "c")):
+        button = app.el(name).get_by_role("button")
+        button.scroll_into_view_if_needed()
+        expect_tooltip_inside(app, button, f"Label the selected run (key {key})")
+    assert external == []
+    context.close()

@@ -21,7 +21,7 @@ from ...core.evaluation.compare import Comparison
 from ...core.evaluation.settings import Settings
 from ..intervals import pct, points_text
 from ..words import counted, settings_words
-from .style import WRAP, Deferred, LiveHTML, styled, write_through
+from .style import WRAP, Deferred, LiveHTML, styled, tooltip_below, write_through
 
 MAX_FLIP_BUTTONS = 20
 """Flipped runs shown as buttons per direction; more are counted."""
@@ -114,7 +114,8 @@ class CompareView:
         self.scroller = ScrollIntoView(margin=0, height=0, width=0)
         self.pin_button = pn.widgets.Button(
             label="Pin as A", css_classes=["me-pin"], width=96, margin=(10, 10, 4, 4), color="default",
-            description="Keep the current settings as A; every change after it is B, compared run by run with A",
+            # below, not Panel's default right: at the page's right edge a tooltip to the right is cut off
+            description=tooltip_below("Keep the current settings as A; every change after it is B, compared run by run with A"),
         )
         self.pin_button.on_click(lambda _e: pin())
         self.unpin_button = pn.widgets.Button(label="Unpin", css_classes=["me-unpin"], width=80, margin=(2, 6))

@@ -16,7 +16,7 @@ import panel as pn
 import param
 from panel.reactive import ReactiveHTML
 
-from .style import LiveHTML, flex_item, styled
+from .style import LiveHTML, flex_item, styled, tooltip_below
 
 KEY_VERDICTS: dict[str, str | None] = {"a": "acceptable", "u": "unacceptable", "c": None}
 """Key pressed (lower case) -> the verdict it records (None clears the label)."""
@@ -82,7 +82,8 @@ class LabelBar:
 
         def button(text: str, css: str, key: str, verdict: str | None, kind: str) -> pn.widgets.Button:
             b = pn.widgets.Button(label=text, color=kind, css_classes=[css], width=118,
-                                  description=f"Label the selected run (key {key})")
+                                  # below: to the right it covered the next button and "Clear" ran off the page
+                                  description=tooltip_below(f"Label the selected run (key {key})"))
             b.on_click(lambda _e: self._label(verdict))
             return b
 
