@@ -116,7 +116,9 @@ def test_bad_trajectory_values_are_ignored_and_named(query, notice):
     (Settings(trajectory="f1", trajectory_threshold=0.85, args="ignore"), "Trajectory F1 ≥ 0.85, names only (arguments ignored)"),
     (Settings(trajectory="in_order", trajectory_threshold=0.5), "Trajectory IN_ORDER ≥ 0.50, arguments compared"),
     (Settings(trajectory="subset", args="subset"), "Trajectory subset, arguments: subset (no unexpected keys)"),
-    (Settings(trajectory="single_tool_use", single_tool="get_weather"), "Trajectory single tool use of get_weather ≥ 1.00"),
+    (Settings(trajectory="single_tool_use", single_tool="get_weather"), "Trajectory single tool use of get_weather"),
+    (Settings(trajectory="single_tool_use", single_tool="get_weather", trajectory_threshold=0.5),
+     "Trajectory single tool use of get_weather ≥ 0.50"),
     (Settings(trajectory="recall", trajectory_threshold=0.67, combine="mean"), "Trajectory recall, arguments compared"),
     (Settings(trajectory="none"), "Trajectory not scored"),
 ])
@@ -133,7 +135,7 @@ def test_a_one_zero_family_on_one_turn_runs_puts_the_threshold_back_to_one():
     assert inputs.threshold_unused() == ""
     inputs.choose_trajectory("any_order")
     assert inputs.trajectory_threshold == 1.0 and inputs.settings() == OPENING.with_(trajectory="any_order")
-    assert inputs.threshold_unused() == "Not used: ANY_ORDER scores one-turn runs 1 or 0."
+    assert inputs.threshold_unused() == "Threshold not used: ANY_ORDER scores each one-turn run 1 (pass) or 0 (fail)."
     # runs of several turns: a match family's run score is a mean, so the threshold stays and is used
     inputs = Inputs(TOOLS, OPENING, one_turn=False)
     inputs.param.update(trajectory="recall", trajectory_threshold=0.5)
@@ -143,6 +145,28 @@ def test_a_one_zero_family_on_one_turn_runs_puts_the_threshold_back_to_one():
     assert inputs.threshold_unused().startswith("Not used under “Mean”")
     inputs.choose_trajectory("none")
     assert inputs.threshold_unused() == "Not used: the trajectory is not scored."
+
+
+def test_strict_and_single_tool_use_say_what_they_score():
+    # the trial: with strict chosen the note read "Not used: EXACT scores…", as if EXACT were not
+    # used; single tool use (1 when the tool was called, else 0: Vertex AI) kept a live 0–1
+    # threshold on one-turn runs, where every threshold in (0, 1] gives the same verdicts
+    inputs = Inputs(TOOLS, OPENING, one_turn=True)
+    inputs.choose_trajectory("strict")
+    assert inputs.threshold_unused() == "Threshold not used: strict scores each one-turn run 1 (pass) or 0 (fail)."
+    inputs.param.update(trajectory="recall", trajectory_threshold=0.5)
+    inputs.choose_trajectory("single_tool_use")
+    assert inputs.trajectory_threshold == 1.0
+    assert inputs.threshold_unused() == "Threshold not used: single tool use scores each one-turn run 1 (pass) or 0 (fail)."
+    inputs = Inputs(TOOLS, OPENING, one_turn=False)  # several turns: the run's score is the mean, the threshold is read
+    inputs.param.update(trajectory="single_tool_use", single_tool="get_weather", trajectory_threshold=0.5)
+    assert inputs.threshold_unused() == ""
+    from explorer.app.state import TRAJECTORY_GROUPS
+    from explorer.app.views.inputs import definition_html
+    assert TRAJECTORY_GROUPS["Tool check, pass or fail per turn"] == {"single tool use": "single_tool_use"}
+    assert "single tool use" not in TRAJECTORY_GROUPS["Partial credit, 0 to 1"]
+    assert shown(definition_html("single_tool_use")) == "single tool use (pass or fail per turn): the named tool was called."
+    assert shown(definition_html("strict")) == "strict (pass or fail per turn): agentevals' name for EXACT on a flat call list."
 
 
 def test_single_tool_use_gets_a_tool_and_leaves_it_out_elsewhere():
@@ -160,7 +184,7 @@ def test_card_shows_the_definition_the_meaning_and_disables_what_does_nothing(bo
     view = session.inputs_view
     assert shown(view.definition.object) == "EXACT (pass or fail per turn): the same calls in the same order, nothing extra or missing."
     assert view.trajectory_threshold.disabled and view.trajectory_threshold_input.disabled
-    assert shown(view.trajectory_reason.object) == "Not used: EXACT scores one-turn runs 1 or 0."
+    assert shown(view.trajectory_reason.object) == "Threshold not used: EXACT scores each one-turn run 1 (pass) or 0 (fail)."
     assert shown(view.args_meaning.object) == "exact: same keys, equal values (ADK’s ==)."
     view.trajectory.value = "recall"  # as the person picks it
     assert shown(view.definition.object) == "recall (scores 0 to 1): share of the expected calls that were made."

@@ -14,12 +14,15 @@ import param
 from ..core.evaluation.replay import DURATION
 from ..core.evaluation.settings import Settings
 from ..core.scoring.arg_match import ARG_MODES
-from ..core.scoring.trajectory_metrics import DEFINITIONS, MATCH_FAMILIES, PARTIAL_SCORES, TRAJECTORY_CHOICES, canonical
+from ..core.scoring.trajectory_metrics import (
+    DEFINITIONS, MATCH_FAMILIES, PARTIAL_SCORES, TRAJECTORY_CHOICES, canonical, scores_one_or_zero,
+)
 
 NOT_SCORED = "Not scored"
 TRAJECTORY_GROUPS: dict[str, dict[str, str]] = {
     "Match, pass or fail per turn": {DEFINITIONS[f].label: f for f in (*MATCH_FAMILIES, "strict")},
-    "Partial credit, 0 to 1": {DEFINITIONS[f].label: f for f in PARTIAL_SCORES},
+    "Tool check, pass or fail per turn": {DEFINITIONS["single_tool_use"].label: "single_tool_use"},
+    "Partial credit, 0 to 1": {DEFINITIONS[f].label: f for f in PARTIAL_SCORES if not scores_one_or_zero(f)},
     "Off": {NOT_SCORED: "none"},
 }
 """The trajectory families as the card groups them: label (the field's name, from
@@ -49,8 +52,10 @@ INPUT_NAMES = (
 
 
 def is_partial(family: str) -> bool:
-    """True for a partial-credit family (precision, recall, F1, LCS, single tool use)."""
-    return family != "none" and DEFINITIONS[canonical(family)].kind == "partial"
+    """True for a family that scores a turn 0 to 1 (precision, recall, F1, LCS); False for those
+    that score it 1 or 0 (the match families and single tool use:
+    :func:`~explorer.core.scoring.trajectory_metrics.scores_one_or_zero`) and ``none``."""
+    return family != "none" and not scores_one_or_zero(family)
 
 
 class Inputs(param.Parameterized):
@@ -133,8 +138,9 @@ class Inputs(param.Parameterized):
 
     def choose_trajectory(self, family: str) -> None:
         """Choose trajectory ``family`` as a person does (one recompute): on a case set of
-        one-turn runs a 1/0 family's score is 1 or 0, so the threshold is put back to 1.00
-        (ADK's default; the card disables it); single tool use gets a tool when none is chosen."""
+        one-turn runs a 1/0 family's score (a match family's, single tool use's) is 1 or 0, so the
+        threshold is put back to 1.00 (ADK's default; the card disables it); single tool use gets a
+        tool when none is chosen."""
         changes: dict = {"trajectory": family}
         if family != "none" and not is_partial(family) and self.one_turn:
             changes["trajectory_threshold"] = 1.0
@@ -150,8 +156,10 @@ class Inputs(param.Parameterized):
         if self.combine == "mean":
             return "Not used under “Mean”: the trajectory score goes into the mean as it is."
         if not is_partial(self.trajectory) and self.one_turn and self.trajectory_threshold > 0:
-            label = DEFINITIONS[canonical(self.trajectory)].label
-            return f"Not used: {label} scores one-turn runs 1 or 0."
+            # the chosen family's own name (strict, not EXACT), after the word "threshold": the
+            # trial read "Not used: EXACT scores ..." as if EXACT were not used
+            label = DEFINITIONS[self.trajectory].label
+            return f"Threshold not used: {label} scores each one-turn run 1 (pass) or 0 (fail)."
         return ""
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from ..core.evaluation.settings import Settings
 from ..core.plural import counted, noun  # noqa: F401  (re-exported: counts in words for the views)
 from ..core.scoring.arg_rules import NO_RULES, ArgRule, ArgRules
-from ..core.scoring.trajectory_metrics import DEFINITIONS, canonical
+from ..core.scoring.trajectory_metrics import DEFINITIONS, canonical, scores_one_or_zero
 
 TRAJECTORY_WORDS = {**{f: d.label for f, d in DEFINITIONS.items()}, "none": "not scored"}
 """``Settings.trajectory`` -> its label in the trajectory card (the field's name: ``EXACT``,
@@ -50,17 +50,17 @@ def response_words(s: Settings) -> str:
 
 def trajectory_words(s: Settings) -> str:
     """The trajectory part: ``"Trajectory EXACT, arguments compared"``, ``"Trajectory recall ≥
-    0.67, names only (arguments ignored)"``, ``"Trajectory single tool use of book_flight ≥ 1.00"``,
+    0.67, names only (arguments ignored)"``, ``"Trajectory single tool use of book_flight"``,
     ``"Trajectory not scored"``. The threshold is named where it is read (combine all) and not
-    ADK's default 1 for a 1/0 family; single tool use reads no arguments."""
+    ADK's default 1 for a family that scores a turn 1 or 0 (a match family, single tool use);
+    single tool use reads no arguments."""
     if s.trajectory == "none":
         return "Trajectory not scored"
     family = canonical(s.trajectory)
     name = TRAJECTORY_WORDS[s.trajectory]
     if family == "single_tool_use":
         name += f" of {s.single_tool}"
-    partial = DEFINITIONS[family].kind == "partial"
-    if s.combine == "all" and (partial or s.trajectory_threshold != 1.0):
+    if s.combine == "all" and (not scores_one_or_zero(family) or s.trajectory_threshold != 1.0):
         name += f" ≥ {_threshold(s.trajectory_threshold)}"
     if family == "single_tool_use":
         return f"Trajectory {name}"

@@ -75,7 +75,7 @@ def test_recall_at_0_67_changes_the_agreement_and_the_reasons(app_page):
     # EXACT on one-turn runs: the threshold does nothing, and says so
     expect_disabled_slider(app, "me-trajectory-threshold")
     expect(app.el("me-trajectory-threshold-input").locator("input").first).to_be_disabled()
-    app.expect_text("me-trajectory-threshold-reason", "Not used: EXACT scores one-turn runs 1 or 0.")
+    app.expect_text("me-trajectory-threshold-reason", "Threshold not used: EXACT scores each one-turn run 1 (pass) or 0 (fail).")
     app.next_events(5, then_time=60.0)
     expect(app.row_of("E2")).to_contain_text("extra call get_weather at position 2")  # EXACT's reason
 
@@ -107,6 +107,20 @@ def test_recall_at_0_67_changes_the_agreement_and_the_reasons(app_page):
     app.wait_for_value("me-trajectory-threshold", 1.0)
     app.expect_whole("4/10")
     app.expect_text("me-lesson-head", "Step 1 of 7:")
+
+
+def test_strict_and_single_tool_use_notes_say_what_they_score(app_page):
+    # the trial: strict's note read "Not used: EXACT scores…"; single tool use (1 or 0 per turn)
+    # kept its 0–1 threshold enabled on these one-turn runs
+    app = app_page
+    app.choose("me-trajectory", "strict")
+    app.expect_text("me-trajectory-threshold-reason", "Threshold not used: strict scores each one-turn run 1 (pass) or 0 (fail).")
+    app.choose("me-trajectory", "single tool use")
+    app.expect_text("me-trajectory-definition", "single tool use (pass or fail per turn): the named tool was called.")
+    app.expect_text("me-trajectory-threshold-reason", "Threshold not used: single tool use scores each one-turn run 1 (pass) or 0 (fail).")
+    expect_disabled_slider(app, "me-trajectory-threshold")
+    group = app.el("me-trajectory").locator("optgroup", has=app.page.locator("option", has_text="single tool use"))
+    expect(group).to_have_attribute("label", "Tool check, pass or fail per turn")
 
 
 def test_argument_mode_meaning_and_rules_change_the_call_marks(app_page):

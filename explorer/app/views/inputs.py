@@ -20,7 +20,7 @@ import html
 import panel as pn
 
 from ...core.scoring.trajectory_metrics import DEFINITIONS, canonical
-from ..state import TRAJECTORY_GROUPS, Inputs
+from ..state import TRAJECTORY_GROUPS, Inputs, is_partial
 from .style import WRAP, LiveHTML, inline_label, not_busy, styled, write_through
 
 TWO_LINE_BUTTONS = ":host .bk-btn { padding: 3px 4px; font-size: 12.5px; white-space: normal; line-height: 1.2; }"
@@ -65,7 +65,7 @@ def definition_html(family: str) -> str:
     if family == "none":
         return '<div class="me-hint me-definition">The trajectory is not scored: only the other checks decide.</div>'
     d = DEFINITIONS[family]
-    kind = "scores 0 to 1" if d.kind == "partial" else "pass or fail per turn"
+    kind = "scores 0 to 1" if is_partial(family) else "pass or fail per turn"
     return (f'<div class="me-hint me-definition" title="{html.escape(d.source)}"><b>{html.escape(d.label)}</b> '
             f"({kind}): {html.escape(d.text)}.</div>")
 

@@ -61,6 +61,11 @@ PARTIAL_SCORES: tuple[str, ...] = ("precision", "recall", "f1", "lcs", "single_t
 """The partial-credit scores (0..1), thresholded by ``Settings.trajectory_threshold``."""
 FAMILIES: tuple[str, ...] = MATCH_FAMILIES + PARTIAL_SCORES
 """Every trajectory metric."""
+ONE_OR_ZERO: tuple[str, ...] = (*MATCH_FAMILIES, "strict", "single_tool_use")
+"""The families that score each invocation (turn) 1 or 0: the match families, and single tool use
+(Vertex AI ``trajectory_single_tool_use`` is 1 when the tool was called, else 0), although it is
+listed with the partial scores above. A run's score is the mean over its turns, so on one-turn
+runs it is 1 or 0 and a threshold in (0, 1] gives the same verdicts as 1."""
 ALIASES: dict[str, str] = {"strict": "exact"}
 """agentevals names accepted for ours where the definitions coincide on a flat call list."""
 TRAJECTORY_CHOICES: tuple[str, ...] = (*FAMILIES, *ALIASES, "none")
@@ -110,6 +115,12 @@ DEFINITIONS: dict[str, Definition] = {
     "strict": Definition("strict", "match", "agentevals' name for EXACT on a flat call list",
                          "LangChain agentevals trajectory_match_mode='strict'"),
 }
+
+
+def scores_one_or_zero(family: str) -> bool:
+    """True when ``family`` scores each turn 1 or 0 (``ONE_OR_ZERO``); False for the partial
+    scores (precision, recall, F1, LCS: 0 to 1 per turn) and ``none``."""
+    return family in ONE_OR_ZERO
 
 
 def canonical(family: str) -> str:
