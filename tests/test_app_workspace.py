@@ -201,6 +201,40 @@ def test_sweep_view_finds_ten_of_ten_on_the_bundled_set(shared):
         assert (s.agree, s.labelled) == (10, 10)
 
 
+def test_sweep_tab_says_it_is_computing_until_its_table_is_drawn(shared):
+    # the trial: the tab stayed blank for ~30 s on an uploaded ADK set, with no sign of work
+    from explorer.app.views.sweep import SweepView, computing_text
+
+    assert computing_text(shared.features, shared.defaults) == "Computing the sweep over 159,176 settings on 10 labelled runs…"
+    view = SweepView(lambda _settings: None)
+    view.panel()
+    view.start(shared.features, shared.defaults, background=True)
+    assert view.status.visible and shown(view.status.object) == "Computing the sweep over 159,176 settings on 10 labelled runs…"
+    assert view.results.loading and view.data is None
+    view.job.join(60)
+    view.poll()  # what the session's periodic callback does
+    assert view.job is None and not view.status.visible and not view.results.loading
+    assert (view.data.agree, view.data.labelled) == (10, 10) and "Best agreement 10/10" in shown(view.best.object)
+
+
+def test_sweep_with_one_labelled_run_offers_each_tied_group_its_middle_threshold(shared):
+    # one labelled run (E1, acceptable) ties 103,080 settings in 1,572 groups: each group offers
+    # the setting at its middle F1 threshold, which agrees on E1 (1/1)
+    from dataclasses import replace
+
+    human = np.full_like(shared.features.human, -1)
+    human[0] = shared.features.human[0]
+    features = replace(shared.features, human=human)
+    d = sweep_view_data(features, shared.defaults)
+    assert (d.agree, d.labelled, d.n_best, len(d.groups)) == (1, 1, 103_080, 1_572) and len(d.choices) == 1_572
+    first = d.groups[0]  # EXACT, arguments exact, all, deny-list off, key fields off: E1 passes at F1 thresholds <= 0.61 (its F1 is 8/13 = 0.615)
+    assert first["f1_thresholds"] == "0.00-0.61"
+    assert d.choices[next(iter(d.choices))].f1_threshold == 0.3  # the 31st of 62 thresholds, (62 - 1) // 2 = 30
+    for settings in list(d.choices.values())[::100]:
+        s = evaluate(features, settings).summary
+        assert (s.agree, s.labelled) == (1, 1)
+
+
 def test_sweep_heatmap_slices_read_the_lesson_figures(shared):
     d = sweep_view_data(shared.features, shared.defaults)
 

@@ -125,7 +125,7 @@ class Attached:
         self._show_bar()
         self._show_people_filter()
         if self._sweep_open:
-            self.sweep.show(self.session.features, self.session.ev.settings)
+            self.sweep.start(self.session.features, self.session.ev.settings)
 
     def _show_bar(self) -> None:
         i = self.selected_index()
@@ -163,7 +163,7 @@ class Attached:
     def open_sweep(self) -> None:
         """Compute and show the sweep (first opening of its tab, then on every label change)."""
         self._sweep_open = True
-        self.sweep.show(self.session.features, self.session.ev.settings)
+        self.sweep.start(self.session.features, self.session.ev.settings)  # says it is computing meanwhile
 
     def layout(self, header: pn.viewable.Viewable, data_tab: pn.viewable.Viewable) -> pn.Column:
         """The session's page with the label buttons, the filters and label counts, the sweep tab
@@ -191,6 +191,8 @@ class Attached:
         """Stop following the session's labels and close the session (a case-set switch)."""
         for watcher in self._watchers:
             self.session.labels.param.unwatch(watcher)
+        if self._sweep is not None:
+            self._sweep.stop()
         self.session.close()
 
     def present(self, on: bool) -> None:
