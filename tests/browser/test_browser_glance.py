@@ -294,6 +294,39 @@ def test_the_table_shows_each_run_s_verdicts_and_reason_without_scrolling_sidewa
     expect(e1.locator(".me-outcome, .tabulator-cell").filter(has_text="false fail").first).to_be_visible()  # E1's outcome, in view
 
 
+@pytest.mark.parametrize("width, height, selected", [(1024, 768, None), (1440, 900, "E5")],
+                         ids=["1024x768", "1440x900-run-selected"])
+def test_each_run_s_reason_is_whole_in_view_beside_its_outcome(new_offline_context, booking_app, width, height, selected):
+    # a newcomer trial: at 1024 px E1's reason read "F1 0.62 < 0." (Evaluator and Person came
+    # before it), and at 1440 px with a run's panel open the Reason column was cut to "Reas"
+    context, external = new_offline_context({"width": width, "height": height})
+    app = App(context.new_page(), booking_app.url).open()
+    app.expect_whole("4/10")
+    app.next_events(5, then_time=60.0)
+    if selected:
+        app.select_run(selected)
+    table = app.el("me-table")
+    holder = table.locator(".tabulator-tableholder").first.bounding_box()
+    assert holder is not None
+    left, right = holder["x"] - 0.5, holder["x"] + holder["width"] + 0.5
+    for title in ("Outcome", "Reason"):
+        box = table.locator(".tabulator-col-title", has_text=re.compile(rf"^{title}$")).first.bounding_box()
+        assert box is not None and left <= box["x"] and box["x"] + box["width"] <= right, (
+            f"the {title} header at {box} is outside the table's visible {holder}")
+    # E1's reason (opening settings: F1 0.62 < 0.80), the whole cell inside the visible table
+    cell = app.row_of("E1").locator(".tabulator-cell", has_text="F1 0.62 < 0.80").first
+    expect(cell).to_be_visible()
+    box = cell.bounding_box()
+    assert box is not None and left <= box["x"] and box["x"] + box["width"] <= right, (
+        f"E1's reason cell at {box} is outside the table's visible {holder}")
+    scroll, client, text = cell.evaluate(CELL_FITS)
+    assert text == "F1 0.62 < 0.80" and scroll <= client, f"E1's reason: {scroll}px of text in a {client}px cell"
+    w, client, _h = app.page.evaluate(PAGE_SIZE)
+    assert w <= client, f"the page is {w}px wide in a {client}px window"
+    assert external == []
+    context.close()
+
+
 def test_play_reveals_the_first_runs_at_once(glance_page):
     # Timed in the page, from the click's event to the first frame showing the revealed runs: what a
     # person sees. Timing the Python side also counted Playwright's own steps before the click

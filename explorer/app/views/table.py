@@ -22,13 +22,15 @@ from ...core.scoring.trajectory import MarkedCall, mark_calls
 from .style import LiveHTML, flex_item, styled
 
 COLUMNS = (
-    "ID", "Title", "Evaluator", "Person", "Outcome", "Decided by", "Reason",
+    "ID", "Title", "Outcome", "Reason", "Evaluator", "Person", "Decided by",
     "Trajectory", "F1", "Key fields", "Expected calls", "Actual calls",
 )
-"""The verdicts and why first: at 1440 px the card shows about 1,050 px of the table's 1,330, at
-1024 px about 640, and what is cut off scrolls sideways (a trial found Outcome, Decided by and
-Reason cut off when they came last). The calls, the last columns, are also in the selected run's
-panel with their marks."""
+"""The outcome and why first: at 1440 px the card shows about 1,050 px of the table's 1,330, with
+a run selected about 560, at 1024 px about 640, and what is cut off scrolls sideways. ID, Title,
+Outcome and Reason take 490 px, so the reason (wrapped in its cell) is whole in each of them (a
+trial found Outcome, Decided by and Reason cut off when they came last, and then the reason cut to
+"F1 0.62 < 0." at 1024 px behind Evaluator and Person, which the outcome already implies). The
+calls, the last columns, are also in the selected run's panel with their marks."""
 WIDTHS = {
     "ID": 48, "Title": 116, "Expected calls": 128, "Actual calls": 200, "Trajectory": 88, "F1": 56,
     "Key fields": 82, "Evaluator": 86, "Person": 104, "Outcome": 96, "Decided by": 96, "Reason": 230,
