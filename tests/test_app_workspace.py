@@ -217,6 +217,44 @@ def test_sweep_tab_says_it_is_computing_until_its_table_is_drawn(shared):
     assert (view.data.agree, view.data.labelled) == (10, 10) and "Best agreement 10/10" in shown(view.best.object)
 
 
+def test_sweep_with_no_tool_chosen_to_deny_sweeps_the_deny_list_off_only(shared):
+    # a deny-list of no tools passes every run: the tab listed each deny-list-on setting beside its
+    # off twin (159,176 settings), as `metric-explorer sweep` did before --deny was needed
+    from explorer.app.views.sweep import SweepView, computing_text, headline_html
+
+    none_chosen = shared.defaults.with_(deny_tools=())
+    half = 101 * 2 * (5 * 4 * 2 + 4 * 4 * 22 + 1 * 2)  # F1 x key fields x rows, deny-list off alone
+    assert half == 79_588
+    assert computing_text(shared.features, none_chosen) == "Computing the sweep over 79,588 settings on 10 labelled runs…"
+    d = sweep_view_data(shared.features, none_chosen)
+    assert len(d.table) == half and not d.table["deny_check"].any() and d.deny_checks == (False,)
+    note = ("Deny-list off only (no tool to deny: choose one under Denied tools on the Explorer tab to sweep the "
+            "deny-list on as well).")
+    assert d.deny_note == note and note in shown(headline_html(d))
+    assert "deny-list on," not in shown(headline_html(d))
+    # E6 (unacceptable) calls delete_booking and only the deny-list fails it on every family that
+    # passes the other nine: the best passes it wrongly
+    assert (d.agree, d.labelled, d.false_pass, d.false_fail) == (9, 10, 1, 0)
+    view = SweepView(lambda _settings: None)
+    view.panel()
+    view.start(shared.features, none_chosen, background=False)
+    assert view.deny.options == {"off": False} and view.deny.disabled and view.deny.value is False
+    # delete_booking chosen: both again, no note
+    d = sweep_view_data(shared.features, shared.defaults)
+    assert len(d.table) == 2 * half and d.deny_checks == (False, True) and d.deny_note == ""
+    view.start(shared.features, shared.defaults, background=False)
+    assert view.deny.options == {"off": False, "on": True} and not view.deny.disabled
+
+
+def test_sweep_of_runs_that_call_no_tool_says_there_is_none_to_deny():
+    runs = "".join(f'{{"id": "r{i}", "expected_calls": "", "actual_calls": "", "answer": "ok", "reference": "ok", '
+                   f'"human_verdict": "acceptable"}}\n' for i in range(2)).encode()
+    calls_none = load_upload(runs, "no_calls.jsonl")
+    assert calls_none.tools == ()
+    d = sweep_view_data(calls_none.features, calls_none.defaults)
+    assert d.deny_checks == (False,) and d.deny_note == "Deny-list off only (no tool to deny: no run calls a tool)."
+
+
 def test_sweep_with_one_labelled_run_offers_each_tied_group_its_middle_threshold(shared):
     # one labelled run (E1, acceptable) ties 103,080 settings in 1,572 groups: each group offers
     # the setting at its middle F1 threshold, which agrees on E1 (1/1)

@@ -197,6 +197,17 @@ def test_cli_without_deny_lists_no_deny_list_on_setting(capsys):
     assert "deny-list on," not in text  # no best group with the deny-list on
 
 
+def test_cli_with_only_a_tool_no_run_calls_sweeps_the_deny_list_off_only(capsys):
+    # --deny delete_bookin (misspelt): no run calls it, so the deny-list passes every run and each
+    # "on" setting repeated its "off" one, as with no --deny; the page cannot choose such a tool
+    assert main(["sweep", "--format", "json", "--grid", "adk", "--deny", "delete_bookin"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["n_settings"] == 3232 and out["deny_checks"] == [False] and out["deny_tools"] == ["delete_bookin"]
+    assert main(["sweep", "--grid", "adk", "--top", "1", "--deny", "delete_bookin"]) == 0
+    assert ("3,232 settings scored; deny-list off only (no run calls delete_bookin: give --deny a tool the runs call "
+            "to sweep the deny-list on as well)") in capsys.readouterr().out
+
+
 def test_cli_csv_top(capsys):
     assert main(["sweep", "--format", "csv", "--top", "5"]) == 0
     lines = capsys.readouterr().out.strip().splitlines()

@@ -4,11 +4,12 @@ The grid and its order are :func:`explorer.core.evaluation.sweep.sweep`'s: every
 × argument mode × combine rule × deny-list on/off × key fields on/off × trajectory threshold (for
 the partial scores) × 101 F1 thresholds = 159,176 settings (``--grid adk``: ADK's three match
 types and none × compare args, 6,464 settings; ``--single-tool TOOL`` adds single tool use). The
-tools the deny-list denies when on come from ``--deny`` (else from ``--settings``); with none the
-deny-list is swept off only (on, it would pass every run: each "on" row would repeat an "off"
-row), half the settings. The mean threshold comes from ``--settings``. Runs come from ``--cases`` (repeatable), ``--input-format``,
-``--labels`` and ``--arg-rules`` as for ``score``; a big flat JSONL file loads in parallel with a
-progress bar.
+tools the deny-list denies when on come from ``--deny`` (else from ``--settings``); with none, or
+only tools no run calls, the deny-list is swept off only (on, it would pass every run: each "on"
+row would repeat an "off" row), half the settings (``sweep.deny_checks_for``, as the page's
+sweep). The mean threshold comes from ``--settings``. Runs come from ``--cases`` (repeatable),
+``--input-format``, ``--labels`` and ``--arg-rules`` as for ``score``; a big flat JSONL file loads
+in parallel with a progress bar.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import argparse
 import sys
 
 from ..core.evaluation.features import build_features
-from ..core.evaluation.sweep import ADK_GRID, FULL_GRID, best, sweep, threshold_ranges
+from ..core.evaluation.sweep import ADK_GRID, FULL_GRID, best, deny_checks_for, sweep, threshold_ranges
 from ..core.evaluation.sweep_intervals import sweep_reading, with_intervals
 from ..core.io.exports import dumps_csv_frame
 from ..core.plural import counted
@@ -67,7 +68,8 @@ def run(args: argparse.Namespace) -> int:
     features = build_features(case_set)
     warn_on_load(features, case_set.source or case_set.name)
     warn_unused_tools(base, features)
-    table = with_intervals(sweep(features, base, grid=GRIDS[args.grid], deny_checks=deny_checks(base)))
+    deny_checks = deny_checks_for(base, features)
+    table = with_intervals(sweep(features, base, grid=GRIDS[args.grid], deny_checks=deny_checks))
     reading = sweep_reading(table)
     top = best(table)
     shown = table if args.top is None and args.format != "table" else table.head(args.top or 20)
@@ -77,7 +79,7 @@ def run(args: argparse.Namespace) -> int:
             {
                 "cases": case_set.source,
                 "deny_tools": list(base.deny_tools),
-                "deny_checks": list(deny_checks(base)),  # [false] alone when no tool is denied
+                "deny_checks": list(deny_checks),  # [false] alone when no run calls a denied tool
                 "mean_threshold": base.mean_threshold,
                 "grid": args.grid,
                 **({"arg_rules": features.arg_rules.to_data()} if features.arg_rules else {}),
@@ -99,7 +101,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     first = table.iloc[0]
     print(f"cases: {cases_heading(case_set.name, case_set.source)}")
-    print(f"{counted(len(table), 'setting')} scored; {deny_words(base)}; mean threshold {show_threshold(base.mean_threshold)}")
+    print(f"{counted(len(table), 'setting')} scored; {deny_words(base, deny_checks)}; mean threshold {show_threshold(base.mean_threshold)}")
     if base.response_scorer != "f1":  # the grid's thresholds are F1 thresholds (core sweep._f1_base)
         print(f"answers scored with unigram F1, the grid's threshold; the settings' response scorer ({base.response_scorer}) is not swept")
     if int(first["labelled"]) == 0:
@@ -128,18 +130,15 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def deny_checks(base) -> tuple[bool, ...]:
-    """The deny-list values to sweep: off and on, or off alone when ``base`` denies no tool (the
-    deny-list then passes every run, so every "on" setting would repeat its "off" one)."""
-    return (False, True) if base.deny_tools else (False,)
-
-
-def deny_words(base) -> str:
-    """The settings line's deny-list part: ``deny-list: delete_booking`` or, with no tool denied,
-    why only the deny-list-off settings are listed."""
-    if base.deny_tools:
+def deny_words(base, deny_checks: tuple[bool, ...]) -> str:
+    """The settings line's deny-list part: ``deny-list: delete_booking`` or, when the deny-list is
+    swept off only (``deny_checks`` ``(False,)``), why: no tool given, or none a run calls."""
+    if True in deny_checks:
         return f"deny-list: {', '.join(base.deny_tools)}"
-    return "deny-list off only (no tool to deny: give --deny TOOL to sweep the deny-list on as well)"
+    if not base.deny_tools:
+        return "deny-list off only (no tool to deny: give --deny TOOL to sweep the deny-list on as well)"
+    return (f"deny-list off only (no run calls {', '.join(base.deny_tools)}: give --deny a tool the runs call "
+            "to sweep the deny-list on as well)")
 
 
 def group_text(group: dict) -> str:

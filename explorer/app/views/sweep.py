@@ -9,7 +9,10 @@ agreement's 95 % interval, how many settings tie with it or fall within that int
 plainly when the runs cannot tell them apart. The heatmap shows one slice at a time
 (:func:`explorer.core.evaluation.sweep.heatmap_frame`): combine, deny-list, key fields and the
 trajectory threshold of the partial scores fixed by the filters above it, one row per family and
-argument mode, one column per F1 threshold.
+argument mode, one column per F1 threshold. With no tool to deny (none chosen under "Denied
+tools", or a set whose runs call no tool) the deny-list is swept off only, half the settings, and
+the tab says why in one line (:func:`deny_note`), as ``metric-explorer sweep`` without ``--deny``
+(:func:`~explorer.core.evaluation.sweep.deny_checks_for`).
 
 :func:`sweep_view_data` and :func:`heat_rows` are the pure parts; :class:`SweepView` draws them.
 In a session the sweep is computed in a background thread (:meth:`SweepView.start`): until its
@@ -34,7 +37,8 @@ from bokeh.plotting import figure
 from ...core.evaluation.features import Features
 from ...core.evaluation.settings import Settings
 from ...core.evaluation.sweep import (
-    FULL_GRID, TRAJECTORY_THRESHOLDS, best, heatmap_frame, n_settings, row_settings, sweep, threshold_ranges,
+    DENY_CHECKS, FULL_GRID, TRAJECTORY_THRESHOLDS, best, deny_checks_for, heatmap_frame, n_settings, row_settings,
+    sweep, threshold_ranges,
 )
 from ...core.evaluation.sweep_intervals import SweepReading, sweep_reading, with_intervals
 from ...core.scoring.trajectory_metrics import DEFINITIONS, PARTIAL_SCORES
@@ -54,10 +58,26 @@ POLL_MS = 200
 def computing_text(features: Features, base: Settings) -> str:
     """The line shown while the sweep is computed: ``"Computing the sweep over 159,176 settings
     on 10 labelled runs…"`` (the grid's size, :func:`~explorer.core.evaluation.sweep.n_settings`,
-    with ``base``'s single tool; ``1 labelled run``, ``no labelled run``)."""
+    with ``base``'s single tool and the deny-list values worth sweeping: 79,588 with no tool to
+    deny; ``1 labelled run``, ``no labelled run``)."""
     n = int(np.count_nonzero(features.human >= 0))
     runs = "no labelled run" if n == 0 else f"{n:,} labelled run" + ("" if n == 1 else "s")
-    return f"Computing the sweep over {n_settings(single_tool=base.single_tool):,} settings on {runs}…"
+    size = n_settings(single_tool=base.single_tool, deny_checks=deny_checks_for(base, features))
+    return f"Computing the sweep over {size:,} settings on {runs}…"
+
+
+def deny_note(features: Features, base: Settings) -> str:
+    """Why the deny-list is swept off only, in one line, or ``""`` when it is swept on as well
+    (:func:`~explorer.core.evaluation.sweep.deny_checks_for`): ``"Deny-list off only (no tool to
+    deny: choose one under Denied tools on the Explorer tab to sweep the deny-list on as well)."``,
+    or, when no run calls a tool, ``"Deny-list off only (no tool to deny: no run calls a tool)."``.
+    The chooser offers only the tools runs call, so a chosen tool is always one to deny."""
+    if True in deny_checks_for(base, features):
+        return ""
+    if not features.tool_names:
+        return "Deny-list off only (no tool to deny: no run calls a tool)."
+    return ("Deny-list off only (no tool to deny: choose one under Denied tools on the Explorer tab to sweep the "
+            "deny-list on as well).")
 
 
 def _is_partial(family: str) -> bool:
@@ -103,7 +123,9 @@ class SweepData:
     the interval columns, best first); ``reading``: the best agreement's interval, ties and the
     warning; ``agree`` / ``labelled`` / ``false_pass`` / ``false_fail``: the best figures;
     ``groups``: the best settings grouped with their F1 threshold ranges; ``choices``: group text
-    -> the setting to apply (the group's middle F1 threshold); ``n_best``: settings tied for best."""
+    -> the setting to apply (the group's middle F1 threshold); ``n_best``: settings tied for best;
+    ``deny_checks``: the deny-list values swept (``(False,)`` with no tool to deny) and
+    ``deny_note``: why, in one line (:func:`deny_note`; ``""`` when both are swept)."""
 
     table: pd.DataFrame
     reading: SweepReading
@@ -114,6 +136,8 @@ class SweepData:
     n_best: int
     groups: list[dict]
     choices: dict[str, Settings]
+    deny_checks: tuple[bool, ...] = DENY_CHECKS
+    deny_note: str = ""
 
     @property
     def heat(self) -> pd.DataFrame:
@@ -130,9 +154,10 @@ class SweepData:
 
 def sweep_view_data(features: Features, base: Settings) -> SweepData:
     """Sweep ``features`` (their ``human`` verdicts: the session's labels) over the full grid with
-    ``deny_tools``, ``mean_threshold`` and ``single_tool`` from ``base``, read it and shape it for
-    the tab."""
-    table = with_intervals(sweep(features, base, grid=FULL_GRID))
+    ``deny_tools``, ``mean_threshold`` and ``single_tool`` from ``base`` (the deny-list off only
+    when no run calls a denied tool), read it and shape it for the tab."""
+    deny_checks = deny_checks_for(base, features)
+    table = with_intervals(sweep(features, base, grid=FULL_GRID, deny_checks=deny_checks))
     first = table.iloc[0]
     # no labelled run: every setting ties at 0/0, nothing is best (grouping all 159,176 took ~30 s)
     top = best(table) if int(first["labelled"]) else table.iloc[:0]
@@ -150,7 +175,7 @@ def sweep_view_data(features: Features, base: Settings) -> SweepData:
     return SweepData(
         table=table, reading=sweep_reading(table), agree=int(first["agree"]), labelled=int(first["labelled"]),
         false_pass=int(first["false_pass"]), false_fail=int(first["false_fail"]), n_best=len(top),
-        groups=groups, choices=choices,
+        groups=groups, choices=choices, deny_checks=deny_checks, deny_note=deny_note(features, base),
     )
 
 
@@ -179,13 +204,15 @@ def _percent(x: float) -> str:
 
 
 def headline_html(d: SweepData) -> str:
-    """The best agreement, its interval, the ties and the warning, and the first groups (escaped)."""
+    """The best agreement, its interval, why the deny-list is swept off only (when it is), the ties
+    and the warning, and the first groups (escaped)."""
     r = d.reading
+    deny = f'<div class="me-hint me-sweep-deny-off">{html.escape(d.deny_note)}</div>' if d.deny_note else ""
     if d.labelled == 0:
         return (
             f'<div class="me-sweep-warning" role="note">{html.escape(r.warning[0].upper() + r.warning[1:])}.</div>'
             '<div class="me-hint">Label runs first: select a run in the Explorer tab and press a or u, or drop a '
-            "labels CSV on Your data.</div>"
+            f"labels CSV on Your data.</div>{deny}"
         )
     items = "".join(f"<li>{html.escape(best_text(g))}</li>" for g in d.groups[:SHOWN_GROUPS])
     more = len(d.groups) - SHOWN_GROUPS
@@ -196,7 +223,7 @@ def headline_html(d: SweepData) -> str:
     return (
         f'<div class="me-sweep-headline">Best agreement {d.agree}/{d.labelled} '
         f"(false passes {d.false_pass}, false fails {d.false_fail}), reached by {d.n_best:,} of "
-        f"{counted(len(d.table), 'setting')} · {html.escape(r.best.percent_text())}</div>{warning}<ul>{items}</ul>"
+        f"{counted(len(d.table), 'setting')} · {html.escape(r.best.percent_text())}</div>{deny}{warning}<ul>{items}</ul>"
     )
 
 
@@ -313,6 +340,9 @@ class SweepView:
         self.apply_button.disabled = not d.choices  # no labelled run: nothing to apply
         self._setting_slice = True
         try:
+            # with the deny-list swept off only, "on" would show an empty slice
+            self.deny.options = {"off": False, "on": True} if True in d.deny_checks else {"off": False}
+            self.deny.disabled = len(d.deny_checks) == 1
             s = d.best_slice()
             self.combine.value, self.deny.value, self.key.value = s["combine"], s["deny_check"], s["key_fields"]
             self.threshold.value = min(TRAJECTORY_THRESHOLDS, key=lambda t: abs(t - s["trajectory_threshold"]))

@@ -113,6 +113,17 @@ ADK_GRID = SweepGrid(
 DENY_CHECKS: tuple[bool, ...] = (False, True)
 """The deny-list values a sweep crosses by default: off, then on."""
 
+
+def deny_checks_for(base: Settings | None, features: Features) -> tuple[bool, ...]:
+    """The deny-list values worth sweeping for ``base``'s ``deny_tools`` on ``features``:
+    :data:`DENY_CHECKS` (off, on) when some run calls a denied tool, else ``(False,)``. A
+    deny-list that denies no tool a run calls passes every run, so each "on" setting would repeat
+    its "off" one. "No tool to deny" is the same on the page (its deny-tools chooser offers only
+    the tools runs call: none chosen, or a set with no calls) and in ``metric-explorer sweep``
+    (no ``--deny``, or only tools no run calls)."""
+    called = set(features.tool_names)
+    return DENY_CHECKS if any(t in called for t in (base.deny_tools if base else ())) else (False,)
+
 SWEEP_COLUMNS = (
     "rank", "trajectory", "args", "compare_args", "combine", "deny_check", "key_fields", "trajectory_threshold",
     "f1_threshold", "agree", "labelled", "false_pass", "false_fail", "true_pass", "true_fail",
@@ -234,9 +245,10 @@ def sweep(
     ``block_runs``: runs counted at a time within a row (default :data:`BLOCK_RUNS`; the counts
     are sums over blocks, the same whatever the size).
 
-    ``deny_checks``: the deny-list values crossed, off before on (default both; ``(False,)``
-    when ``base.deny_tools`` is empty, as ``metric-explorer sweep`` does: with no tool denied
-    the deny-list passes every run, so each "on" row would repeat its "off" row).
+    ``deny_checks``: the deny-list values crossed, off before on (default both;
+    :func:`deny_checks_for` gives ``(False,)`` when no run calls a denied tool, as
+    ``metric-explorer sweep`` and the page's sweep tab use: the deny-list then passes every run,
+    so each "on" row would repeat its "off" row).
 
     Raises ValueError when ``thresholds`` or the grid's trajectory thresholds are empty, not
     increasing, or outside [0, 1], or ``block_runs`` is not positive.
