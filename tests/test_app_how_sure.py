@@ -324,6 +324,24 @@ def test_disputed_filter_and_person_marks(page):
         filter_mask(ev, people=["nobody"])
 
 
+def test_too_few_labels_filter_beside_disputed(page):
+    # at a minimum of 2 labels the six runs only the person labelled have too few labels; the
+    # Disputed filter keeps only the tie (E5) and the six had no filter of their own
+    s = page.session
+    label_as_b(s.labels)
+    s.labels.choose_truth(CONSENSUS, min_labels=2)
+    filters = page.attached.filters
+    assert filters.people.visible and list(filters.people.options) == ["Disputed", "Too few labels", "People disagree"]
+    filters.people.value = ["too_few"]
+    keep = page.attached._mask()
+    assert [IDS[i] for i in np.flatnonzero(keep)] == ["E3", "E6", "E7", "E8", "E9", "E10"]
+    filters.people.value = ["disputed", "too_few"]  # either group
+    assert [IDS[i] for i in np.flatnonzero(page.attached._mask())] == ["E3", "E5", "E6", "E7", "E8", "E9", "E10"]
+    keep = filter_mask(s.ev, people=["too_few"], too_few=s.labels.too_few)
+    assert keep.sum() == 6
+    assert not filter_mask(s.ev, people=["too_few"]).any()  # no array given: keeps no run
+
+
 def test_labels_csv_with_annotators_round_trips(page, shared):
     s = page.session
     label_as_b(s.labels)

@@ -145,12 +145,13 @@ class Attached:
         if self.filters.people.value and (self._split is None or self._split[0] != labels.version):
             self._split = (labels.version, labels.split())  # once per label change
         split = None if self._split is None else self._split[1]
-        return self.filters.mask(self.session.ev, self._text, labels.disputed, split)
+        return self.filters.mask(self.session.ev, self._text, labels.disputed, split, labels.too_few)
 
     def _show_people_filter(self) -> None:
-        """The Disputed / People disagree filter while several annotators label (issue 11)."""
+        """The Disputed / Too few labels / People disagree filter while several annotators label
+        (issue 11), or while runs are disputed or have too few labels."""
         labels = self.session.labels
-        self.filters.show_people(labels.several or bool(np.any(labels.disputed)))
+        self.filters.show_people(labels.several or bool(np.any(labels.disputed)) or bool(np.any(labels.too_few)))
 
     def _refilter(self) -> None:
         self.session.table.table.param.trigger("value")

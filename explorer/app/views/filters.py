@@ -1,4 +1,5 @@
-"""Table filters: outcome (agree / false pass / false fail / unlabelled), decided by, text search.
+"""Table filters: outcome (agree / false pass / false fail / unlabelled), decided by, text search,
+and with several annotators: disputed, too few labels, people disagree.
 
 :func:`filter_mask` is the pure part (numpy over the evaluation's code arrays, one pass of
 string search over the runs' ids and titles); :class:`FilterBar` holds the widgets and gives
@@ -24,9 +25,11 @@ from ...core.evaluation.textcolumn import TextColumn
 
 OUTCOME_LABELS = {"agree": "Agree", "false pass": "False pass", "false fail": "False fail", "unlabelled": "Unlabelled"}
 """Outcome name (``evaluation.OUTCOMES``) -> filter button label."""
-PEOPLE_LABELS = {"disputed": "Disputed", "split": "People disagree"}
+PEOPLE_LABELS = {"disputed": "Disputed", "too_few": "Too few labels", "split": "People disagree"}
 """Several annotators (issue 11): filter name -> button label. ``disputed``: no verdict because the
-labels tie or are too few; ``split``: at least one acceptable and one unacceptable label."""
+labels tie; ``too_few``: no verdict because the run has fewer labels than the minimum per run
+(``GroundTruth.too_few``; the summary bar's ``6 with too few labels``); ``split``: at least one
+acceptable and one unacceptable label."""
 
 
 _SEARCH_TEXT: "weakref.WeakKeyDictionary[Features, np.ndarray]" = weakref.WeakKeyDictionary()
@@ -68,14 +71,15 @@ def _stored_search_text(features: Features, titles) -> TextColumn:
 
 def filter_mask(ev: Evaluation, outcomes: Sequence[str] = (), decided: Sequence[str] = (),
                 search: str = "", text: np.ndarray | None = None, people: Sequence[str] = (),
-                disputed: np.ndarray | None = None, split: np.ndarray | None = None) -> np.ndarray:
+                disputed: np.ndarray | None = None, split: np.ndarray | None = None,
+                too_few: np.ndarray | None = None) -> np.ndarray:
     """bool (N,): runs kept by the filters. Empty ``outcomes`` / ``decided`` keep every run;
     otherwise a run is kept when its outcome (names of ``OUTCOMES``) is in ``outcomes`` and the
     check that decided it (names of ``DECIDED_BY``) is in ``decided``. ``search`` (case
     insensitive, spaces trimmed) must occur in ``text[i]`` (see :func:`search_text`). Raises
     ValueError for an unknown outcome or decided-by name. ``people`` (names of ``PEOPLE_LABELS``)
-    keeps the runs in any of the chosen groups: ``disputed`` / ``split`` bool (N,) (issue 11;
-    a group whose array is not given keeps no run); ValueError for an unknown name."""
+    keeps the runs in any of the chosen groups: ``disputed`` / ``too_few`` / ``split`` bool (N,)
+    (issue 11; a group whose array is not given keeps no run); ValueError for an unknown name."""
     n = ev.outcome.size
     keep = np.ones(n, dtype=bool)
     if outcomes:
@@ -94,7 +98,7 @@ def filter_mask(ev: Evaluation, outcomes: Sequence[str] = (), decided: Sequence[
         bad = [p for p in people if p not in PEOPLE_LABELS]
         if bad:
             raise ValueError(f"unknown people filter {bad[0]!r} (known: {', '.join(PEOPLE_LABELS)})")
-        groups = {"disputed": disputed, "split": split}
+        groups = {"disputed": disputed, "too_few": too_few, "split": split}
         either = np.zeros(n, dtype=bool)
         for p in people:
             if groups[p] is not None:
@@ -130,12 +134,12 @@ class FilterBar:
         self.search.param.watch(lambda _e: changed(), ["value_input"])
 
     def mask(self, ev: Evaluation, text: np.ndarray | None, disputed: np.ndarray | None = None,
-             split: np.ndarray | None = None) -> np.ndarray:
-        """:func:`filter_mask` for the current widget values (``disputed`` / ``split``: the
-        session's annotator groups, bool (N,))."""
+             split: np.ndarray | None = None, too_few: np.ndarray | None = None) -> np.ndarray:
+        """:func:`filter_mask` for the current widget values (``disputed`` / ``split`` /
+        ``too_few``: the session's annotator groups, bool (N,))."""
         people = self.people.value if self.people.visible else []
         return filter_mask(ev, self.outcome.value, self.decided.value, self.search.value_input or "", text,
-                           people, disputed, split)
+                           people, disputed, split, too_few)
 
     def active(self) -> bool:
         """Whether any filter is set."""
@@ -143,7 +147,8 @@ class FilterBar:
         return bool(self.outcome.value or self.decided.value or (self.search.value_input or "").strip() or people)
 
     def show_people(self, shown: bool) -> None:
-        """Show the Disputed / People disagree filter (several annotators) or hide and clear it."""
+        """Show the Disputed / Too few labels / People disagree filter (several annotators) or hide
+        and clear it."""
         if shown != self.people.visible:
             self.people.param.update(visible=shown, **({} if shown else {"value": []}))
 
