@@ -427,8 +427,8 @@ def test_label_keys_with_no_run_selected_say_so_above_the_table(process):
 
 
 def test_load_report_sentences_and_carried_settings(booking, refund):
-    assert note_sentence("t.json: 1 of 2 traces have no tool spans: read as runs with no calls", "t.json") == (
-        "1 of 2 traces have no tool spans: read as runs with no calls.")
+    assert note_sentence("t.json: 1 of 2 traces has no tool spans: read as runs with no calls", "t.json") == (
+        "1 of 2 traces has no tool spans: read as runs with no calls.")
     cs = load_case_set(BOOKING)
     from dataclasses import replace
     noted = replace(cs, source="/tmp/up/t.json", notes=("t.json: 2 of 10 traces have no answer: read as runs with an empty answer",))

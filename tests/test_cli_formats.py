@@ -244,8 +244,8 @@ def test_traces_without_tool_spans_are_noted_on_stderr(tmp_path, capsys):
     path = tmp_path / "t.json"
     path.write_text(json.dumps(otlp_json(exporter.get_finished_spans())))
     _, err = score(capsys, "--cases", str(path))
-    assert err.startswith(f"metric-explorer: note: {path}: 1 of 1 traces have no tool spans: read as runs with no calls\n"
-                          f"metric-explorer: note: {path}: 1 of 1 traces have no answer: read as runs with an empty answer\n")
+    assert err.startswith(f"metric-explorer: note: {path}: 1 of 1 trace has no tool spans: read as runs with no calls\n"
+                          f"metric-explorer: note: {path}: 1 of 1 trace has no answer: read as runs with an empty answer\n")
     # and, since issue 10 (kind 5), the warning that the run (no expectations) has no reference
     assert err.endswith("1 run has an empty reference (nothing left after normalisation; no answer can match it): "
                         f"{json.loads(path.read_text())['resourceSpans'][0]['scopeSpans'][0]['spans'][0]['traceId']}\n")

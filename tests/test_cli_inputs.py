@@ -106,7 +106,7 @@ def test_labels_with_unknown_ids_warn_and_all_unknown_fail(tmp_path, capsys):
     some = tmp_path / "some.csv"
     some.write_text("run_id,human_verdict,note\nE1,unacceptable,\nZ1,acceptable,\n")
     out, err = score_json(capsys, "--labels", str(some))
-    assert err == f"metric-explorer: warning: {some}: 1 run ids name no loaded run: Z1\n"
+    assert err == f"metric-explorer: warning: {some}: 1 run id names no loaded run: Z1\n"
     assert next(r for r in out["runs"] if r["id"] == "E1")["human_verdict"] == "unacceptable"
     none = tmp_path / "none.csv"
     none.write_text("run_id,human_verdict,note\nZ1,acceptable,\nZ2,,\n")

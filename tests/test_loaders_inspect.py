@@ -49,7 +49,7 @@ def test_samples_read_as_runs_with_calls_answer_target_and_scores(logs):
     # includes(): "TP1351" is in "Booked TP1351." -> C; "Goodbye" is not in "Hi there." -> I
     assert s1.extra == {"example_id": "s1", "inspect_epoch": 1, "inspect_includes": "C"}
     assert s2.extra["inspect_includes"] == "I"
-    assert cs.notes == (f"{logs['plain']}: 1 of 2 samples have no tool calls: read as runs with no calls",)
+    assert cs.notes == (f"{logs['plain']}: 1 of 2 samples has no tool calls: read as runs with no calls",)
 
 
 def test_a_manual_score_gives_the_verdict_and_edits_show_who_changed_what(logs, tmp_path):

@@ -101,8 +101,8 @@ def test_trace_without_tool_spans_or_answer_is_a_run_and_the_notes_count_it():
     cs = load(otlp_json(exporter.get_finished_spans()), name="t.json")
     assert [(len(r.invocations[0].actual_calls), r.invocations[0].answer) for r in cs.runs] == [(0, ""), (1, "ok")]
     assert cs.notes == (
-        "t.json: 1 of 2 traces have no tool spans: read as runs with no calls",
-        "t.json: 1 of 2 traces have no answer: read as runs with an empty answer",
+        "t.json: 1 of 2 traces has no tool spans: read as runs with no calls",
+        "t.json: 1 of 2 traces has no answer: read as runs with an empty answer",
     )
 
 

@@ -61,3 +61,49 @@ def test_sweep_best_line_in_the_singular(tmp_path, capsys):
     assert main(["sweep", "--cases", str(path), "--grid", "adk"]) == 0
     out = capsys.readouterr().out
     assert ", 1 false pass, 0 false fails, reached by " in out and "1 false passes" not in out
+
+
+# --- n of a total, half-widths, and the loaders' notes ---------------------------------------------
+
+def test_counted_of_and_half_width_words_by_the_rule():
+    from explorer.core.plural import counted_of, half_width_words
+
+    assert counted_of(1, 10, "trace") == "1 of 10 traces" and counted_of(1, 1, "trace") == "1 of 1 trace"
+    assert counted_of(2, 1_000, "agent span") == "2 of 1,000 agent spans"
+    assert [half_width_words(h) for h in (0.05, 0.01, 0.025, 0.1)] == ["±5 points", "±1 point", "±2.5 points", "±10 points"]
+
+
+def test_labels_needed_at_one_point_reads_in_the_singular(capsys):
+    # --half-width 0.01 printed "labels for ±1 points"
+    assert main(["score", "--half-width", "0.01"]) == 0
+    out = capsys.readouterr().out
+    assert "labels for ±1 point (95 %):" in out and "±1 points" not in out
+
+
+def test_a_difference_of_one_point_reads_in_the_singular():
+    from explorer.core.evaluation.annotators import ceiling_reading
+    from explorer.core.evaluation.confidence import Interval
+
+    # 81/100 against 80/100: +1 point, the interval wide enough that nothing is claimed
+    reading = ceiling_reading("consensus", Interval(0.81, 0.72, 0.87, 100, 81), Interval(0.8, 0.71, 0.87, 100, 80),
+                              Interval(0.01, -0.1, 0.12, 100), "cannot tell")
+    assert reading.endswith("(difference +1 point, Newcombe 95 % CI -10 to +12)")
+
+
+def test_one_run_without_an_expectation_is_counted_in_the_singular():
+    from explorer.core.io.loaders.expectations import missing_note
+
+    assert missing_note(["t9"], 10) == ("1 of 10 runs has no expectation (expected calls and references left as "
+                                         "loaded): t9")
+    assert missing_note(["t8", "t9"], 10).startswith("2 of 10 runs have no expectation")
+
+
+def test_one_unknown_run_id_in_a_labels_file_is_named_in_the_singular(tmp_path, capsys):
+    labels = tmp_path / "labels.csv"
+    labels.write_text("run_id,human_verdict\nE1,acceptable\nE99,unacceptable\n")
+    assert main(["score", "--labels", str(labels)]) == 0
+    assert "labels.csv: 1 run id names no loaded run: E99" in capsys.readouterr().err
+    only = tmp_path / "only.csv"
+    only.write_text("run_id,human_verdict\nE99,unacceptable\n")
+    assert main(["score", "--labels", str(only)]) != 0
+    assert "its one run id, E99, names no loaded run" in capsys.readouterr().err

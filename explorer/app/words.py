@@ -10,7 +10,7 @@ come last (``"… · 1 argument rule: sent_at of send_confirmation ignored"``).
 from __future__ import annotations
 
 from ..core.evaluation.settings import Settings
-from ..core.plural import counted, noun  # noqa: F401  (re-exported: counts in words for the views)
+from ..core.plural import counted, half_width_words, noun  # noqa: F401  (re-exported: counts in words for the views)
 from ..core.scoring.arg_rules import NO_RULES, ArgRule, ArgRules
 from ..core.scoring.trajectory_metrics import DEFINITIONS, canonical, scores_one_or_zero
 

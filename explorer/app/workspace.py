@@ -218,7 +218,9 @@ def labels_from_upload(data: bytes, name: str, run_ids: np.ndarray) -> UploadedL
     ids = list(got.labels)
     unknown = sum(1 for rid in ids if rid not in position)
     if ids and unknown == len(ids):
-        raise LoadError(name, "row 2, column run_id", f"none of the {len(ids)} run ids names a run of this case set (first: {json.dumps(ids[0])})")
+        raise LoadError(name, "row 2, column run_id",
+                        f"its one run id, {json.dumps(ids[0])}, names no run of this case set" if len(ids) == 1 else
+                        f"none of the {len(ids):,} run ids names a run of this case set (first: {json.dumps(ids[0])})")
     if got.annotated is None:
         single = {position[rid]: (lab.verdict, lab.note) for rid, lab in got.labels.items() if rid in position}
         return UploadedLabels(single, {}, unknown)

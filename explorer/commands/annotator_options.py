@@ -85,7 +85,7 @@ def annotators_lines(section: dict) -> list[str]:
     ia = section["inter_annotator"]
     d = gt["disputed"]
     names = ia["annotators"]
-    source = gt["source"] if gt["source"] != "consensus" else f"consensus of {len(names)} annotators ({', '.join(names)})"
+    source = gt["source"] if gt["source"] != "consensus" else f"consensus of {counted(len(names), 'annotator')} ({', '.join(names)})"
     minimum = f", at least {counted(gt['min_labels'], 'label')} per run" if gt["source"] == "consensus" else ""
     out = [f"ground truth: {source}{minimum}; {counted(gt['labelled'], 'run with a verdict', 'runs with a verdict')}"]
     if d["n"]:

@@ -19,7 +19,7 @@ from ..core.io.pairs import Pair, PairSet, load_pairs, pairs_from_case_set
 from ..core.scoring.response_scorers import SCORER_NAMES, make_scorer
 from ..core.evaluation.sample_size import DEFAULT_HALF_WIDTH, class_need
 from ..core.io.exports import dumps_csv_frame
-from ..core.plural import counted
+from ..core.plural import counted, half_width_words
 from .common import (
     LIST_OPTION, CliError, add_date_reading_options, cases_heading, add_run_reading_options, half_width_arg, load_cases_from_args, print_json,
     reading_flags_given,
@@ -266,7 +266,7 @@ def run(args: argparse.Namespace) -> int:
     need = report["labels_needed"]
     a, u = need["acceptable"], need["unacceptable"]
     print()
-    print(f"labels for ±{100 * need['half_width']:g} points (95 %): acceptable pairs {a['have']} of {a['needed']} needed, "
+    print(f"labels for {half_width_words(need['half_width'])} (95 %): acceptable pairs {a['have']} of {a['needed']} needed, "
           f"unacceptable {u['have']} of {u['needed']} (at today's band shares; {a['needed_worst_case']} per class in the worst case)")
     r = report["reading"]
     if r:

@@ -20,6 +20,7 @@ from ..core.io.errors import LoadError
 from ..core.io.model import CaseSet
 from ..core.evaluation.features import Features, load_warnings
 from ..core.evaluation.settings import Settings
+from ..core.plural import counted, noun
 from ..core.scoring.arg_match import ARG_MODES
 from ..core.scoring.arg_rules import ArgRules, load_arg_rules
 from ..core.scoring.trajectory_metrics import TRAJECTORY_CHOICES
@@ -312,10 +313,12 @@ def load_cases_from_args(args: argparse.Namespace, progress=None) -> CaseSet:
         labels = label_file.labels
         case_set, unknown = apply_labels(case_set, labels, label_file.annotated)
         if unknown and len(unknown) == len(labels):
-            raise LoadError(labels_path, "", f"none of the {len(labels)} run ids names a loaded run (first: {unknown[0]})")
+            raise LoadError(labels_path, "", f"its one run id, {unknown[0]}, names no loaded run" if len(labels) == 1 else
+                            f"none of the {len(labels):,} run ids names a loaded run (first: {unknown[0]})")
         if unknown:
             shown = ", ".join(unknown[:10]) + (f" (+{len(unknown) - 10} more)" if len(unknown) > 10 else "")
-            print(f"metric-explorer: warning: {labels_path}: {len(unknown)} run ids name no loaded run: {shown}", file=sys.stderr)
+            print(f"metric-explorer: warning: {labels_path}: {counted(len(unknown), 'run id')} "
+                  f"{noun(len(unknown), 'names', 'name')} no loaded run: {shown}", file=sys.stderr)
     return case_set
 
 
@@ -349,8 +352,9 @@ def warn_unused_tools(settings: Settings, features: Features) -> None:
     called = set(features.tool_names)
     unused = [tool for tool in settings.deny_tools if tool not in called]
     if unused:
-        print(f"metric-explorer: warning: denied tool{'s' if len(unused) > 1 else ''} {', '.join(unused)}: "
-              "no run calls it, so the deny-list check never fails a run on it", file=sys.stderr)
+        it = noun(len(unused), "it", "them")
+        print(f"metric-explorer: warning: denied {noun(len(unused), 'tool')} {', '.join(unused)}: "
+              f"no run calls {it}, so the deny-list check never fails a run on {it}", file=sys.stderr)
     if settings.single_tool and settings.single_tool not in called:
         print(f"metric-explorer: warning: single tool {settings.single_tool}: no run calls it, "
               "so single tool use scores 0 for every run", file=sys.stderr)

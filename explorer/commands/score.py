@@ -11,6 +11,7 @@ import numpy as np
 from ..core.evaluation.confidence import RESAMPLES, SEED, summary_intervals
 from ..core.evaluation.prevalence import rogan_gladen
 from ..core.evaluation.sample_size import DEFAULT_HALF_WIDTH, labels_needed
+from ..core.plural import half_width_words
 from ..core.evaluation.verdicts import evaluate, result_table
 from ..core.evaluation.features import build_features
 from ..core.scoring.trajectory_metrics import DEFINITIONS, canonical
@@ -316,9 +317,8 @@ def kappa_ci(d: dict) -> str:
 
 def needed_line(d: dict) -> str:
     """The ``labels_needed`` section as one line."""
-    h = f"{100 * d['half_width']:g}"
     a, u, lab = d["acceptable"], d["unacceptable"], d["labelled"]
-    return (f"labels for ±{h} points (95 %): acceptable runs {a['have']} of {a['needed']} needed, "
+    return (f"labels for {half_width_words(d['half_width'])} (95 %): acceptable runs {a['have']} of {a['needed']} needed, "
             f"unacceptable {u['have']} of {u['needed']}, all labelled {lab['have']} of {lab['needed']} "
             f"(at today's rates; {a['needed_worst_case']} per class in the worst case)")
 

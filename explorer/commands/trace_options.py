@@ -10,6 +10,7 @@ from ..core.io.errors import LoadError
 from ..core.io.loaders.expectations import apply_expectations, load_expectations, missing_note
 from ..core.io.loaders.options import RUN_UNITS, ReadOptions
 from ..core.io.model import CaseSet
+from ..core.plural import counted, noun
 
 
 def add_trace_options(p: argparse.ArgumentParser) -> None:
@@ -53,11 +54,13 @@ def apply_expectations_from_args(case_set: CaseSet, args: argparse.Namespace) ->
     joined, unused, missing = apply_expectations(case_set, expectations)
     if len(unused) == len(expectations.by_id):
         first = next(iter(expectations.by_id))
-        raise LoadError(path, "", f"none of the {len(unused)} expectation ids names a loaded run or its example_id "
-                                  f"(first: {first}); for traces give --join-key ATTR")
+        which = (f"its one expectation id, {first}, names no loaded run or its example_id" if len(unused) == 1 else
+                 f"none of the {len(unused):,} expectation ids names a loaded run or its example_id (first: {first})")
+        raise LoadError(path, "", f"{which}; for traces give --join-key ATTR")
     if unused:
         shown = ", ".join(unused[:10]) + (f" (+{len(unused) - 10} more)" if len(unused) > 10 else "")
-        warn(f"warning: {path}: {len(unused)} expectation ids name no loaded run: {shown}")
+        warn(f"warning: {path}: {counted(len(unused), 'expectation id')} {noun(len(unused), 'names', 'name')} no "
+             f"loaded run: {shown}")
     if missing:
         warn(f"warning: {missing_note(missing, len(case_set.runs))}")
     return joined

@@ -26,3 +26,17 @@ def counted(n: int, singular: str, plural: str | None = None) -> str:
     ``"1 run"``, ``counted(1000, "labelled run")`` -> ``"1,000 labelled runs"``,
     ``counted(2, "run with a verdict", "runs with a verdict")`` -> ``"2 runs with a verdict"``."""
     return f"{n:,} {noun(n, singular, plural)}"
+
+
+def counted_of(n: int, total: int, singular: str, plural: str | None = None) -> str:
+    """``n`` of ``total`` with the noun agreeing with ``total``: ``counted_of(1, 10, "trace")`` ->
+    ``"1 of 10 traces"``, ``counted_of(1, 1, "trace")`` -> ``"1 of 1 trace"``. The verb after it
+    agrees with ``n``: ``noun(n, "has", "have")`` (``1 of 10 traces has``)."""
+    return f"{n:,} of {total:,} {noun(total, singular, plural)}"
+
+
+def half_width_words(half_width: float) -> str:
+    """A target half-width in percentage points: ``0.05`` -> ``"±5 points"``, ``0.01`` ->
+    ``"±1 point"``, ``0.025`` -> ``"±2.5 points"`` (the value to 4 significant figures)."""
+    points = float(f"{100 * half_width:.4g}")
+    return f"±{points:g} {noun(points, 'point')}"

@@ -46,8 +46,8 @@ pytestmark = pytest.mark.browser
 BOOKING = load_case_set(REPO / "cases" / "booking_agent.json")
 ACCEPTABLE = ["E1", "E2", "E3", "E7", "E8"]
 REPORT = (
-    "1 of 11 traces have no tool spans: read as runs with no calls.",
-    "1 of 11 traces have no answer: read as runs with an empty answer.",
+    "1 of 11 traces has no tool spans: read as runs with no calls.",
+    "1 of 11 traces has no answer: read as runs with an empty answer.",
 )
 NO_EXPECTED = "These traces have no expected calls yet, so every call counts as an extra call"
 

@@ -29,7 +29,7 @@ from ...core.evaluation.features import Features
 from ...core.evaluation.verdicts import Evaluation
 from ..intervals import BOOTSTRAP_TIP, MINUS, WILSON_TIP, kappa_text, share_text
 from ..labels import CONSENSUS, SessionLabels
-from ..words import counted
+from ..words import counted, half_width_words
 from .metrics import MAX_IDS, _ids as ids_text
 from .style import WRAP, LiveHTML, styled
 
@@ -140,7 +140,7 @@ def ceiling_html(ceiling: HumanCeiling | None) -> str:
         f'<div class="me-ceiling-reading">{_esc(reading)}.</div>'
         f'<div class="me-hint" title="{_esc(CEILING_METHOD)}">"Better", "worse" or "as good as" only when Newcombe\'s 95 % '
         f"interval of the difference supports it: better or worse when it leaves out 0, as good as when it lies within "
-        f"±{100 * CEILING_MARGIN:g} points (the two figures taken as independent samples).</div>"
+        f"{half_width_words(CEILING_MARGIN)} (the two figures taken as independent samples).</div>"
     )
 
 

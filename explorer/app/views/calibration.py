@@ -36,7 +36,7 @@ from ...core.io.pairs import PairSet, load_pairs
 from ...core.evaluation.response_features import ResponseFeatures
 from ...core.scoring.passmark import quantise, show_threshold
 from ...core.scoring.response_scorers import CosineScorer, make_scorer
-from ...core.plural import counted
+from ...core.plural import counted, half_width_words
 from .response_inputs import model_html
 from .style import LiveHTML, styled
 
@@ -193,7 +193,7 @@ def labels_needed_html(bands: Bands, acceptable: int, unacceptable: int, half_wi
     acc = class_need(c["pass"]["acceptable"], acceptable, half_width)
     unacc = class_need(c["fail"]["unacceptable"], unacceptable, half_width)
     return (
-        f'<div class="me-calibration-need">Labels for ±{100 * half_width:g} points (95 %): acceptable pairs '
+        f'<div class="me-calibration-need">Labels for {half_width_words(half_width)} (95 %): acceptable pairs '
         f"<b>{acc.have:,} of {acc.needed:,}</b> needed, unacceptable <b>{unacc.have:,} of {unacc.needed:,}</b> "
         f"(at today's band shares; {acc.needed_worst_case:,} per class in the worst case).</div>"
     )

@@ -21,7 +21,7 @@ from ...core.evaluation.sample_size import DEFAULT_HALF_WIDTH, LabelsNeeded, lab
 from ...core.evaluation.verdicts import Evaluation
 from ..intervals import kappa_text, pct, pct_ci, signed
 from ..labels import SessionLabels
-from ..words import noun
+from ..words import half_width_words, noun
 from .annotators import AnnotatorsView
 from .style import WRAP, LiveHTML, styled
 
@@ -97,7 +97,7 @@ def labels_needed_html(need: LabelsNeeded) -> str:
         rows.append(f"<tr><th>{name}</th><td>{what}</td><td>{c.have:,}</td><td>{c.needed:,}</td>"
                     f"<td>{c.needed_worst_case:,}</td><td>{c.more:,}</td></tr>")
     return (
-        f'<table class="me-labels-needed-table"><tr><th>For ±{100 * need.half_width:g} points</th><th>counts</th><th>have</th>'
+        f'<table class="me-labels-needed-table"><tr><th>For {half_width_words(need.half_width)}</th><th>counts</th><th>have</th>'
         f'<th>needed now</th><th>worst case</th><th>still to label</th></tr>{"".join(rows)}</table>'
         '<div class="me-hint">Needed now: at today\'s rate; worst case: at 50 %. Wilson score half-width at 95 %.</div>'
     )

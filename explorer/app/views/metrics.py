@@ -30,7 +30,7 @@ from ...core.evaluation.replay import ReplayState
 from ...core.evaluation.sample_size import DEFAULT_HALF_WIDTH, labels_needed
 from ...core.evaluation.verdicts import OUTCOMES, Evaluation
 from ..intervals import BOOTSTRAP_TIP, WILSON_TIP, num_ci, pct, pct_ci
-from ..words import counted, settings_words
+from ..words import counted, half_width_words, settings_words
 from .style import LiveHTML, styled
 
 MAX_IDS = 30
@@ -99,7 +99,7 @@ def interval_html(si: SummaryIntervals, s: Agreement) -> str:
     if s.labelled == 0:
         return ""
     need = labels_needed(s, DEFAULT_HALF_WIDTH).labelled
-    tip = (f"Agreement over the {counted(s.labelled, 'labelled run')}. {WILSON_TIP} For ±{100 * DEFAULT_HALF_WIDTH:g} points about "
+    tip = (f"Agreement over the {counted(s.labelled, 'labelled run')}. {WILSON_TIP} For {half_width_words(DEFAULT_HALF_WIDTH)} about "
            f"{counted(need.needed, 'labelled run')} "
            f"are needed at today's agreement.")
     return f'<div class="me-whole-interval" title="{html.escape(tip)}">{pct_ci(si.agreement)}</div>'

@@ -39,7 +39,7 @@ from statsmodels.stats.proportion import confint_proportions_2indep
 
 from ..io.model import AnnotatorLabel, Run
 from .textcolumn import TextColumn
-from ..plural import counted
+from ..plural import counted, half_width_words, noun
 from .confidence import LEVEL, NO_SPREAD, RESAMPLES, SEED, Interval, bootstrap_kappa, wilson
 
 CODES = {"acceptable": 1, "unacceptable": 0}
@@ -534,13 +534,13 @@ def ceiling_reading(source: str, evaluator: Interval, people: Interval, diff: In
             + (f" ({people.count}/{people.n})" if people.count is not None else f" (of {counted(people.n, 'run')})"))
     if diff.low is None or diff.high is None:
         return f"{head}: not enough runs to tell whether the scorer is as good as the people: {diff.reason}"
-    ci = f"difference {_points(diff.value)} points, Newcombe 95 % CI {_points(diff.low)} to {_points(diff.high)}"
+    ci = f"difference {_points(diff.value)} {noun(round(100 * diff.value), 'point')}, Newcombe 95 % CI {_points(diff.low)} to {_points(diff.high)}"
     if verdict == "worse":
         return f"{head}: the scorer is worse than the people ({ci}): there is room to improve the scorer"
     if verdict == "better":
         return f"{head}: the scorer agrees more often than the people agree with each other ({ci})"
     if verdict == "as good as":
-        return f"{head}: the scorer is as good as the people are ({ci}, within ±{100 * margin:g} points)"
+        return f"{head}: the scorer is as good as the people are ({ci}, within {half_width_words(margin)})"
     return f"{head}: not enough runs to tell whether the scorer is as good as the people ({ci})"
 
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from .confidence import LEVEL, two_sided_z
 from .metrics import Agreement
+from ..plural import half_width_words
 
 DEFAULT_HALF_WIDTH = 0.05
 """±5 points."""
@@ -78,8 +79,7 @@ class LabelsNeeded:
 
     def text(self) -> str:
         """One line, e.g. ``"for ±5 points: 5 acceptable runs of 35 needed, 5 unacceptable of 35, ..."``."""
-        h = f"{100 * self.half_width:g}"
-        return (f"labels for ±{h} points (95 %): acceptable {self.acceptable.have} of {self.acceptable.needed} needed "
+        return (f"labels for {half_width_words(self.half_width)} (95 %): acceptable {self.acceptable.have} of {self.acceptable.needed} needed "
                 f"(worst case {self.acceptable.needed_worst_case}), unacceptable {self.unacceptable.have} of "
                 f"{self.unacceptable.needed} (worst case {self.unacceptable.needed_worst_case}), agreement "
                 f"{self.labelled.have} of {self.labelled.needed}")

@@ -31,6 +31,7 @@ from ..casefile import case_set_from_data
 from ..errors import LoadError
 from ..model import EXAMPLE_ID, CaseSet, ExpectedField, Invocation, Run, ToolCall
 from ..reading import json_lines, loads_json, read_bytes, text_of
+from ...plural import counted, counted_of, noun
 from ._common import Problem, expect_list, expect_object, expect_str, join_path, json_type, parse_calls, show
 
 FIELDS = ("id", "title", "user_input", "expected_calls", "reference", "references", "invocations")
@@ -197,7 +198,7 @@ def _applied(run: Run, exp: Expectation, source: str, key: str) -> Run:
     if len(exp.invocations) != len(run.invocations):
         raise LoadError(
             source, f'id "{show(key)}"',
-            f"{len(exp.invocations)} invocations expected but run {show(run.id)} has {len(run.invocations)}",
+            f"{counted(len(exp.invocations), 'invocation')} expected but run {show(run.id)} has {len(run.invocations)}",
         )
     invocations = tuple(
         Invocation(
@@ -248,4 +249,5 @@ def missing_note(missing: Sequence[str], total: int) -> str:
     """One line for the runs no expectation matched (their expected calls and references stay
     as loaded: for traces none and ``""``)."""
     shown = ", ".join(missing[:5]) + (f" (+{len(missing) - 5} more)" if len(missing) > 5 else "")
-    return f"{len(missing)} of {total} runs have no expectation (expected calls and references left as loaded): {shown}"
+    return (f"{counted_of(len(missing), total, 'run')} {noun(len(missing), 'has', 'have')} no expectation (expected "
+            f"calls and references left as loaded): {shown}")

@@ -38,7 +38,7 @@ from ..casefile import json_path
 from ..errors import LoadError
 from ..model import EXAMPLE_ID, CaseSet, Invocation, Run, ToolCall
 from ..reading import check_size, max_bytes
-from ...plural import counted
+from ...plural import counted, counted_of, noun
 from ._common import make_case_set, show
 from .options import DEFAULT_OPTIONS, ReadOptions
 
@@ -237,9 +237,11 @@ def inspect_from_bytes(data: bytes, name: str, fmt: str, options: ReadOptions = 
     no_calls = sum(1 for r in runs if not r.invocations[0].actual_calls)
     no_answer = sum(1 for r in runs if not r.invocations[0].answer.strip())
     if no_calls:
-        notes.append(f"{no_calls} of {len(runs)} samples have no tool calls: read as runs with no calls")
+        notes.append(f"{counted_of(no_calls, len(runs), 'sample')} {noun(no_calls, 'has', 'have')} no tool calls: "
+                     "read as runs with no calls")
     if no_answer:
-        notes.append(f"{no_answer} of {len(runs)} samples have no answer: read as runs with an empty answer")
+        notes.append(f"{counted_of(no_answer, len(runs), 'sample')} {noun(no_answer, 'has', 'have')} no answer: "
+                     "read as runs with an empty answer")
     if log.status != "success":
         notes.append(f"the log's status is {log.status}: {counted(len(runs), 'sample')} read")
     task = getattr(log.eval, "task", "") or "Inspect log"

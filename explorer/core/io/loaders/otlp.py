@@ -56,6 +56,7 @@ from typing import Any, Iterable
 from ..errors import LoadError
 from ..model import EXAMPLE_ID, CaseSet, Invocation, Run, ToolCall
 from ..reading import json_lines, json_message, loads_json, text_of
+from ...plural import counted_of, noun
 from ._common import Problem, expect_list, expect_object, expect_str, json_type, make_case_set, parse_verdict, show
 from .options import DEFAULT_OPTIONS, ReadOptions
 
@@ -609,13 +610,16 @@ def runs_from_spans(spans: list[Span], options: ReadOptions = DEFAULT_OPTIONS) -
                         stack.append(child)
             runs.append(_run(subtree, agent, agent.span_id, options, counts))
     notes = []
-    unit = "traces" if options.run_unit == "trace" else "agent spans"
+    unit = "trace" if options.run_unit == "trace" else "agent span"
     if counts.no_tools:
-        notes.append(f"{counts.no_tools} of {counts.runs} {unit} have no tool spans: read as runs with no calls")
+        notes.append(f"{counted_of(counts.no_tools, counts.runs, unit)} {noun(counts.no_tools, 'has', 'have')} no tool "
+                     "spans: read as runs with no calls")
     if counts.no_answer:
-        notes.append(f"{counts.no_answer} of {counts.runs} {unit} have no answer: read as runs with an empty answer")
+        notes.append(f"{counted_of(counts.no_answer, counts.runs, unit)} {noun(counts.no_answer, 'has', 'have')} no "
+                     "answer: read as runs with an empty answer")
     if no_agent:
-        notes.append(f"{no_agent} of {len(traces)} traces have no agent span and give no run (run unit agent-span)")
+        notes.append(f"{counted_of(no_agent, len(traces), 'trace')} {noun(no_agent, 'has', 'have')} no agent span and "
+                     f"{noun(no_agent, 'gives', 'give')} no run (run unit agent-span)")
     return runs, notes
 
 
