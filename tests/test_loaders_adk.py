@@ -351,3 +351,27 @@ def test_shared_adk_example_eval_sets(name):
     with pytest.raises(LoadError) as info:
         load_runs(FIXTURES / name)
     assert all(part in str(info.value) for part in EVALSET_PARTS)
+
+
+def test_a_run_is_titled_by_its_first_user_message_not_its_eval_id(tmp_path, capsys):
+    # the title was the eval id, the run's id already: score's table and the page showed it twice
+    long_ask = ("Book the cheapest flight from London Heathrow to Lisbon on 12 March for Ana Silva, "
+                "window seat please.\nThanks.")
+    long_case = old_form_case()
+    long_case["eval_id"] = "long_ask"
+    for side in ("actual_invocation", "expected_invocation"):
+        long_case["eval_metric_result_per_invocation"][0][side]["user_content"] = content("user", long_ask)
+    silent = old_form_case()
+    silent["eval_id"] = "no_user_text"
+    for side in ("actual_invocation", "expected_invocation"):
+        silent["eval_metric_result_per_invocation"][0][side]["user_content"] = None
+    path = write(tmp_path, result_file(old_form_case(), long_case, silent))
+    runs = {r.id: r for r in load_runs(path).runs}
+    assert runs["weather_detour"].title == "Book TP1351 to Lisbon on 12 March."
+    # the first line cut to 60 characters: 57 of them and "..." (as an Inspect sample's title)
+    assert runs["long_ask"].title == "Book the cheapest flight from London Heathrow to Lisbon o..."
+    assert len(runs["long_ask"].title) == 60
+    assert runs["no_user_text"].title == ""
+    assert main(["score", "--cases", str(path)]) == 0
+    row = next(line for line in capsys.readouterr().out.splitlines() if "weather_detour" in line)
+    assert row.count("weather_detour") == 1 and "Book TP1351 to Lisbon" in row

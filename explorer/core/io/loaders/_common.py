@@ -166,6 +166,17 @@ def check_unique_ids(runs: Iterable[Run], name: str, where: Iterable[str]) -> No
         first[run.id] = place
 
 
+TITLE_WIDTH = 60
+"""Characters of a title made from a run's user message (:func:`short_title`)."""
+
+
+def short_title(text: str, width: int = TITLE_WIDTH) -> str:
+    """A run's title from its user message ``text``: the first line of the stripped text, cut to
+    ``width`` characters with ``...`` (``width - 3`` kept) when longer; ``""`` for blank text."""
+    line = text.strip().split("\n", 1)[0].strip()
+    return line if len(line) <= width else line[: width - 3] + "..."
+
+
 def make_case_set(runs: list[Run], name: str, title: str, description: str) -> CaseSet:
     """A CaseSet of ``runs`` read from file ``name``; LoadError ``no runs`` when empty."""
     if not runs:

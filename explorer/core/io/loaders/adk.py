@@ -15,6 +15,9 @@ Mapping, per case (one run) and per invocation (``eval_metric_result_per_invocat
   ``intermediate_data.invocation_events[*].content.parts`` (newer files), as ADK's
   ``get_all_tool_calls`` reads them; null args read as ``{}``;
 * answer: the text parts of ``final_response`` joined by ``"\\n"``;
+* title: the first user message (``user_content``), its first line cut to 60 characters as an
+  Inspect sample's (``_common.short_title``), ``""`` when there is none; the ``eval_id`` is the
+  run's id (it was the title too, so the table and ``score`` showed it twice);
 * ``Run.extra``: ``adk_tool_trajectory_avg_score``, ``adk_response_match_score`` (the case's
   ``overall_eval_metric_results`` scores, None when absent), ``adk_final_eval_status``
   (``PASSED``/``FAILED``/``NOT_EVALUATED``/``INFORMATIONAL``), ``adk_expected_invocations``,
@@ -36,7 +39,8 @@ from ..errors import LoadError, json_spelling
 from ..model import CaseSet, Invocation, Run, ToolCall
 from ..reading import loads_json, parse_json, read_bytes, text_of
 from ._common import (
-    Problem, expect_list, expect_object, fast_call, join_path, json_type, make_case_set, parse_call_object, parse_calls, show,
+    Problem, expect_list, expect_object, fast_call, join_path, json_type, make_case_set, parse_call_object, parse_calls,
+    short_title, show,
 )
 
 EVAL_STATUS_NAMES = {1: "PASSED", 2: "FAILED", 3: "NOT_EVALUATED", 4: "INFORMATIONAL"}
@@ -225,10 +229,11 @@ def _case_to_run(case: Any, path: str, run_id: str) -> Run:
         invocations.append(Invocation(expected_calls=e_calls, actual_calls=a_calls, answer=a_answer, references=(e_answer,)))
     if not invocations:
         invocations.append(Invocation(expected_calls=(), actual_calls=(), answer="", references=("",)))
-    eval_id = get(case, "eval_id", "")
     return Run(
         id=run_id,
-        title=eval_id or run_id,
+        # the first user message, shortened (as an Inspect sample's): the eval id is the run's id
+        # already, and as its title too the table and score showed it twice
+        title=short_title(next((u for u in users if u.strip()), "")),
         user_input="\n".join(u for u in users if u),
         invocations=tuple(invocations),
         extra={

@@ -39,7 +39,7 @@ from ..errors import LoadError
 from ..model import EXAMPLE_ID, CaseSet, Invocation, Run, ToolCall
 from ..reading import check_size, max_bytes
 from ...plural import counted, counted_of, noun
-from ._common import make_case_set, show
+from ._common import make_case_set, short_title, show
 from .options import DEFAULT_OPTIONS, ReadOptions
 
 INSTALL_HINT = (
@@ -194,10 +194,9 @@ def _run(sample: Any, run_id: str, options: ReadOptions, name: str) -> Run:
                 raise LoadError(name, f"{place}, scores.{show(score_name)}.value",
                                 f"{exc} (acceptable: C, 1, true; unacceptable: I, N, 0, false)") from None
             note = score.explanation or ""
-    title = user.strip().split("\n", 1)[0]
     return Run(
         id=run_id,
-        title=title if len(title) <= 60 else title[:57] + "...",
+        title=short_title(user),
         user_input=user,
         invocations=(Invocation(expected_calls=(), actual_calls=tuple(calls), answer=answer or "", references=references or ("",)),),
         human_verdict=verdict,  # type: ignore[arg-type]
