@@ -134,4 +134,18 @@ def test_traces_with_expectations_by_join_key_and_labels(tmp_path, capsys):
 def test_run_reading_options_without_cases_are_refused(capsys):
     assert main(["calibrate", "--pairs", "cases/labelled_pairs.json", "--labels", "x.csv", "--join-key", "k"]) == 2
     assert capsys.readouterr().err.strip() == (
-        "metric-explorer: error: --labels, --join-key read run files: give the runs with --cases (a pairs file holds its own verdicts)")
+        "metric-explorer: error: --labels, --join-key apply to run files: give the runs with --cases (a pairs file holds its "
+        "own verdicts)")
+
+
+def test_no_cache_without_cases_is_refused_by_its_own_name(capsys):
+    # the refusal named --cache-dir, a flag the user had not typed
+    assert main(["calibrate", "--no-cache"]) == 2
+    assert capsys.readouterr().err.strip() == (
+        "metric-explorer: error: --no-cache applies to run files: give the runs with --cases (a pairs file holds its own "
+        "verdicts)")
+    assert main(["calibrate", "--cache-dir", "off", "--labels", "x.csv"]) == 2
+    assert capsys.readouterr().err.strip().startswith("metric-explorer: error: --labels, --cache-dir apply to run files")
+    # --no-cache still reads the runs without the cache
+    assert main(["calibrate", "--cases", "cases/booking_agent.json", "--no-cache", "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["pairs"] == 10

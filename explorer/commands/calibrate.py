@@ -19,7 +19,7 @@ from ..core.io.pairs import Pair, PairSet, load_pairs, pairs_from_case_set
 from ..core.scoring.response_scorers import SCORER_NAMES, make_scorer
 from ..core.evaluation.sample_size import DEFAULT_HALF_WIDTH, class_need
 from ..core.io.exports import dumps_csv_frame
-from ..core.plural import counted, half_width_words
+from ..core.plural import counted, half_width_words, noun
 from .common import (
     LIST_OPTION, CliError, add_date_reading_options, cases_heading, add_run_reading_options, half_width_arg, load_cases_from_args, print_json,
     reading_flags_given,
@@ -88,8 +88,9 @@ def _pair_set(args: argparse.Namespace) -> tuple[PairSet, tuple | None]:
         return PairSet(cs.name, cs.description, pairs, "", "en", cs.day_first, cs.source), (refs, answers, never_ran)
     given = reading_flags_given(args)
     if given:
-        raise CliError(f"{', '.join(given)} read{'s' if len(given) == 1 else ''} run files: give the runs with --cases "
-                       "(a pairs file holds its own verdicts)")
+        # the flags as typed (--no-cache, not the --cache-dir it stands for); they say how run files are read
+        raise CliError(f"{', '.join(given)} {noun(len(given), 'applies', 'apply')} to run files: give the runs with "
+                       "--cases (a pairs file holds its own verdicts)")
     return load_pairs(args.pairs or BUNDLED_PAIRS), None
 
 

@@ -99,9 +99,27 @@ _READING_DEFAULTS = {
 
 def reading_flags_given(args: argparse.Namespace) -> list[str]:
     """The flags of :func:`add_run_reading_options` given with a value other than their default,
-    as typed (``["--labels", "--join-key"]``), in the order of ``_READING_DEFAULTS``."""
-    return [f"--{dest.replace('_', '-')}" for dest, default in _READING_DEFAULTS.items()
+    as typed (``["--labels", "--join-key"]``; ``--no-cache``, not ``--cache-dir``, when that was
+    the flag), in the order of ``_READING_DEFAULTS``."""
+    flags = {"cache_dir": getattr(args, CACHE_FLAG, "--cache-dir")}
+    return [flags.get(dest, f"--{dest.replace('_', '-')}") for dest, default in _READING_DEFAULTS.items()
             if getattr(args, dest, default) != default]
+
+
+CACHE_FLAG = "cache_flag"
+"""The namespace attribute :class:`_NoCache` sets to the flag typed, ``"--no-cache"``."""
+
+
+class _NoCache(argparse.Action):
+    """``--no-cache``: ``cache_dir`` ``"off"`` (as ``--cache-dir off``), keeping the flag as typed
+    in :data:`CACHE_FLAG` so a message can name it (:func:`reading_flags_given`)."""
+
+    def __init__(self, option_strings, dest, **kwargs) -> None:
+        super().__init__(option_strings, dest, nargs=0, **kwargs)
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        setattr(namespace, self.dest, "off")
+        setattr(namespace, CACHE_FLAG, option_string)
 
 
 def add_cache_options(p: argparse.ArgumentParser) -> None:
@@ -111,7 +129,7 @@ def add_cache_options(p: argparse.ArgumentParser) -> None:
                    help="where run files' features are cached: user (the user's cache folder, default), beside (a "
                         ".metric-explorer-cache folder next to the file), a folder path, or off "
                         "(default: $METRIC_EXPLORER_CACHE_DIR, else user); see docs/performance.md")
-    g.add_argument("--no-cache", dest="cache_dir", action="store_const", const="off",
+    g.add_argument("--no-cache", dest="cache_dir", action=_NoCache,
                    help="compute features without reading or writing the cache (= --cache-dir off)")
 
 
