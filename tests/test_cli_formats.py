@@ -71,6 +71,28 @@ def test_otlp_traces_with_expectations_by_join_key_and_labels_by_trace_id(files,
     assert err == ""
 
 
+def test_otlp_labels_keyed_by_example_id_join_as_the_expectations_do(files, capsys):
+    # a newcomer trial: labels keyed E1..E10 (the id under --join-key) failed with "none of the 10
+    # run ids names a loaded run (first: E1)"; they name each trace by its example id
+    traces = files / "traces_for_labels_by_example_id.jsonl"
+    trace_ids = booking_as_otlp(BOOKING, traces, example_key="eval.example_id")
+    report, err = score(capsys, "--cases", str(traces), "--join-key", "eval.example_id",
+                        "--expectations", str(files / "expectations.jsonl"), "--labels", str(files / "labels_by_booking_id.csv"))
+    booking_of = {tid: rid for rid, tid in trace_ids.items()}
+    assert opening_figures(report, booking_of.get) == OPENING
+    assert err == ""
+
+
+def test_labels_keyed_by_example_id_without_the_join_key_name_the_fix(files, capsys):
+    traces = files / "traces_without_join_key.jsonl"
+    booking_as_otlp(BOOKING, traces, example_key="eval.example_id")
+    labels = files / "labels_by_booking_id.csv"
+    assert main(["score", "--cases", str(traces), "--labels", str(labels)]) == 2
+    assert capsys.readouterr().err == (
+        f"metric-explorer: error: {labels}: none of the 10 run ids names a loaded run by run id or example id (first: E1); "
+        "to match traces by example id give --join-key ATTR\n")
+
+
 def test_otlp_expectations_from_the_case_set_and_verdicts_from_span_events(files, capsys):
     traces = files / "traces_with_verdict_events.jsonl"
     trace_ids = booking_as_otlp(BOOKING, traces, example_key="eval.example_id",

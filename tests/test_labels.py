@@ -136,3 +136,75 @@ def test_features_with_the_same_labels_are_the_same_and_a_relabel_shares_what_la
     assert (before.true_pass, before.false_pass, before.false_fail, before.true_fail) == (0, 1, 5, 4)
     assert (after.true_pass, after.false_pass, after.false_fail, after.true_fail) == (0, 1, 4, 5)
     assert relabelled.prepared_labels.acceptable == features.prepared_labels.acceptable - 1
+
+
+# --- labels keyed by example id (a newcomer trial: labels E1..E10 for traces named no run) ------
+
+
+def _traces_read_with_join_key(tmp_path):
+    """The booking set written as OTLP traces by the real producer (each agent span carrying its
+    booking id under ``eval.example_id``), read back with that attribute as the join key: run ids
+    are trace ids, example ids E1..E10."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    from producers import booking_as_otlp
+    from explorer.core.io.loaders.detect import loads_runs
+    from explorer.core.io.loaders.options import ReadOptions
+
+    path = tmp_path / "traces.jsonl"
+    trace_ids = booking_as_otlp(load_case_set(BUNDLED_CASES), path)
+    return loads_runs(path.read_bytes(), "traces.jsonl", options=ReadOptions(join_key="eval.example_id")), trace_ids
+
+
+def test_labels_keyed_by_example_id_label_the_traces_of_those_examples(tmp_path):
+    from explorer.core.io.loaders.labels import apply_matched_labels
+
+    traces, trace_ids = _traces_read_with_join_key(tmp_path)
+    booking = load_case_set(BUNDLED_CASES)
+    labels = {r.id: Label(r.human_verdict, r.human_note) for r in booking.runs}  # keyed E1..E10
+    out, match = apply_matched_labels(traces, labels)
+    assert match.unknown == () and match.several == {} and match.key_words == "example id"
+    assert match.run_of == {rid: trace_ids[rid] for rid in labels}
+    by_trace = {r.id: r for r in out.runs}
+    for run in booking.runs:  # each trace carries its booking run's verdict and note
+        assert (by_trace[trace_ids[run.id]].human_verdict, by_trace[trace_ids[run.id]].human_note) == (run.human_verdict, run.human_note)
+    # apply_labels reports the ids applied to no run: none (the old code: all ten)
+    assert apply_labels(traces, labels)[1] == []
+
+
+def test_an_example_id_of_several_runs_is_not_guessed():
+    """Inspect names a sample's epochs E4#1, E4#2, both with example id E4: a label E4 could be
+    either (or both), so it applies to none and the note says to key it by run id."""
+    from dataclasses import replace as dc_replace
+
+    from explorer.core.io.loaders.labels import apply_matched_labels, several_note
+    from explorer.core.io.model import CaseSet
+
+    base = load_case_set(BUNDLED_CASES).runs
+    runs = (dc_replace(base[3], id="E4#1", extra={"example_id": "E4", "inspect_epoch": 1}),
+            dc_replace(base[3], id="E4#2", extra={"example_id": "E4", "inspect_epoch": 2}),
+            dc_replace(base[4], id="E5", extra={"example_id": "E5", "inspect_epoch": 1}))
+    cs = CaseSet("epochs", "", runs, "")
+    out, match = apply_matched_labels(cs, {"E4": Label("acceptable"), "E5": Label("acceptable"), "E4#2": Label(None)})
+    assert match.several == {"E4": ("E4#1", "E4#2")} and match.unknown == ()
+    assert match.run_of == {"E5": "E5", "E4#2": "E4#2"} and match.key_words == "run id"
+    assert [r.human_verdict for r in out.runs] == ["unacceptable", None, "acceptable"]  # E4#1 as it was
+    assert several_note(match.several) == "E4 names 2 runs (epochs E4#1, E4#2): key their labels by run id"
+    assert apply_labels(cs, {"E4": Label("acceptable")})[1] == ["E4"]
+
+
+def test_a_run_id_wins_over_another_runs_example_id():
+    """Label "E1" names run E1 even when run T2's example id is E1 (as expectations join); a
+    label by example id onto a run the file also names by its id is not applied."""
+    from dataclasses import replace as dc_replace
+
+    from explorer.core.io.loaders.labels import apply_matched_labels
+    from explorer.core.io.model import CaseSet
+
+    base = load_case_set(BUNDLED_CASES).runs
+    cs = CaseSet("ids", "", (dc_replace(base[0], extra={"example_id": "X"}), dc_replace(base[1], id="T2", extra={"example_id": "E1"})), "")
+    out, match = apply_matched_labels(cs, {"E1": Label("unacceptable"), "X": Label("acceptable")})
+    assert match.run_of == {"E1": "E1"} and match.unknown == ("X",)
+    assert [r.human_verdict for r in out.runs] == ["unacceptable", "acceptable"]  # T2 keeps its own (E2's) verdict

@@ -89,6 +89,29 @@ def test_epochs_are_runs_of_one_example_and_share_its_expectations(logs):
         "s1#1": ["search", "book"], "s1#2": ["search", "book"]}
 
 
+def test_labels_by_sample_id_of_several_epochs_are_not_guessed(logs, tmp_path, capsys):
+    """``score --labels``: label "s1" is the example id of runs s1#1 and s1#2 (one per epoch), so
+    it labels neither and the warning says to key it by run id; "s2#1" is a run id and labels that
+    run. With only such ids in the file nothing applies: an error saying the same."""
+    from explorer.cli import main
+
+    labels = tmp_path / "labels.csv"
+    labels.write_text("run_id,human_verdict\ns1,acceptable\ns2#1,unacceptable\n")
+    assert main(["score", "--format", "json", "--cases", str(logs["epochs"]), "--labels", str(labels)]) == 0
+    out, err = capsys.readouterr()
+    import json
+    runs = {r["id"]: r["human_verdict"] for r in json.loads(out)["runs"]}
+    assert runs == {"s1#1": None, "s1#2": None, "s2#1": "unacceptable", "s2#2": None}
+    warnings = [line for line in err.splitlines() if "warning:" in line]  # beside the loader's note and hint
+    assert warnings == [f"metric-explorer: warning: {labels}: labels not applied: "
+                        "s1 names 2 runs (epochs s1#1, s1#2): key their labels by run id"]
+    labels.write_text("run_id,human_verdict\ns1,acceptable\n")
+    assert main(["score", "--cases", str(logs["epochs"]), "--labels", str(labels)]) == 2
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        f"metric-explorer: error: {labels}: its one run id names no single loaded run: "
+        "s1 names 2 runs (epochs s1#1, s1#2): key their labels by run id")
+
+
 def test_verdict_score_errors_name_the_sample(logs, tmp_path):
     from inspect_ai.log import ProvenanceData, edit_score, read_eval_log, write_eval_log
     from inspect_ai.scorer import ScoreEdit

@@ -29,7 +29,7 @@ def test_labels_naming_no_run_exit_2(tmp_path, capsys):
     labels = tmp_path / "labels.csv"
     labels.write_text("run_id,human_verdict\nZ1,acceptable\n")
     assert main(["serve", "--cases", str(BOOKING), "--labels", str(labels), "--port", "5998"]) == 2
-    assert "its one run id, Z1, names no loaded run" in one_line(capsys)
+    assert "its one run id names no loaded run by run id or example id (Z1)" in one_line(capsys)
 
 
 def test_bad_settings_file_exits_2(tmp_path, capsys):

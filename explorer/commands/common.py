@@ -15,9 +15,9 @@ from ..core.io.exports import load_settings
 from ..core.io.bigload import looks_like_flat_jsonl
 from ..core.io.featurestore import is_features_path, open_features
 from ..core.io.loaders import INPUT_FORMATS, load_many
-from ..core.io.loaders.labels import apply_labels, load_label_file
+from ..core.io.loaders.labels import apply_matched_labels, load_label_file, several_note
 from ..core.io.errors import LoadError
-from ..core.io.model import CaseSet
+from ..core.io.model import EXAMPLE_ID, CaseSet
 from ..core.evaluation.features import Features, load_warnings
 from ..core.evaluation.settings import Settings
 from ..core.plural import counted, noun
@@ -327,17 +327,46 @@ def load_cases_from_args(args: argparse.Namespace, progress=None) -> CaseSet:
     case_set = apply_expectations_from_args(case_set, args)
     labels_paths = getattr(args, "labels", None) or []
     for labels_path in [labels_paths] if isinstance(labels_paths, str) else labels_paths:
-        label_file = load_label_file(labels_path)
-        labels = label_file.labels
-        case_set, unknown = apply_labels(case_set, labels, label_file.annotated)
-        if unknown and len(unknown) == len(labels):
-            raise LoadError(labels_path, "", f"its one run id, {unknown[0]}, names no loaded run" if len(labels) == 1 else
-                            f"none of the {len(labels):,} run ids names a loaded run (first: {unknown[0]})")
-        if unknown:
-            shown = ", ".join(unknown[:10]) + (f" (+{len(unknown) - 10} more)" if len(unknown) > 10 else "")
-            print(f"metric-explorer: warning: {labels_path}: {counted(len(unknown), 'run id')} "
-                  f"{noun(len(unknown), 'names', 'name')} no loaded run: {shown}", file=sys.stderr)
+        case_set = apply_labels_from_file(case_set, labels_path)
     return case_set
+
+
+def apply_labels_from_file(case_set: CaseSet, labels_path: str) -> CaseSet:
+    """``case_set`` with the labels CSV ``labels_path`` applied, its ids naming runs by run id,
+    else by example id (:func:`~explorer.core.io.loaders.labels.match_label_ids`). Ids naming no
+    run, and example ids of several runs (not guessed), are warned about on stderr; a file none of
+    whose labels applies is a LoadError saying why (for traces read without ``--join-key``, to give
+    it)."""
+    label_file = load_label_file(labels_path)
+    labels = label_file.labels
+    labelled, match = apply_matched_labels(case_set, labels, label_file.annotated)
+    several = several_note(match.several)
+    if not match.run_of:
+        first = match.unknown[0] if match.unknown else next(iter(labels))
+        one = len(labels) == 1
+        text = (f"its one run id names no loaded run by run id or example id ({first})" if one else
+                f"none of the {len(labels):,} run ids names a loaded run by run id or example id (first: {first})")
+        if several:
+            which = "its one run id names no single loaded run" if one else f"none of the {len(labels):,} run ids names exactly one loaded run"
+            text = f"{which}: {several}"
+        elif trace_or_log_without_example_ids(case_set):
+            text += "; to match traces by example id give --join-key ATTR"
+        raise LoadError(labels_path, "", text)
+    if match.unknown:
+        shown = ", ".join(match.unknown[:10]) + (f" (+{len(match.unknown) - 10} more)" if len(match.unknown) > 10 else "")
+        print(f"metric-explorer: warning: {labels_path}: {counted(len(match.unknown), 'run id')} "
+              f"{noun(len(match.unknown), 'names', 'name')} no loaded run: {shown}", file=sys.stderr)
+    if several:
+        print(f"metric-explorer: warning: {labels_path}: labels not applied: {several}", file=sys.stderr)
+    return labelled
+
+
+def trace_or_log_without_example_ids(case_set: CaseSet) -> bool:
+    """True for runs read from OTLP traces none of which has an example id (read without
+    ``--join-key``); a lazily read set is not scanned (False)."""
+    runs = case_set.runs
+    return (isinstance(runs, (tuple, list)) and bool(runs) and "otel_trace_id" in runs[0].extra
+            and not any(EXAMPLE_ID in r.extra for r in runs))
 
 
 def cases_heading(name: str, source: str) -> str:

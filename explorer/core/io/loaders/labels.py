@@ -18,21 +18,29 @@ listed twice is an error. Cells that could run as spreadsheet formulas are writt
 ``'`` and read back without it (:mod:`explorer.core.io.csv_cells`). Applying labels replaces the verdict and note of every listed run
 (an empty verdict clears it) and leaves other runs as they were; ids not in the runs are
 returned so the caller can report them.
+
+Which run a ``run_id`` names (:func:`match_label_ids`, for the CLI's ``--labels`` and the page's
+drop zone alike): the run with that id, else the one run whose example id
+(``Run.extra["example_id"]``: an OTLP trace's ``--join-key`` attribute, an Inspect sample id) it
+is, as expectations join (:func:`~explorer.core.io.loaders.expectations.apply_expectations`). An
+example id of several runs (an Inspect sample's epochs ``E4#1``, ``E4#2``) is not guessed: the
+label is not applied and :func:`several_note` says to key it by run id. Found by a newcomer
+trial: labels keyed E1..E10 for traces read with ``--join-key eval.example_id`` named no run.
 """
 
 from __future__ import annotations
 
 import csv
 import io
-from dataclasses import dataclass, replace
-from typing import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
 from ..csv_cells import neutralise, restore
 from ..errors import LoadError
 from ...evaluation.features import HUMAN_CODES, Features
-from ..model import AnnotatorLabel, CaseSet, Run, majority_verdict
+from ..model import EXAMPLE_ID, AnnotatorLabel, CaseSet, Run, majority_verdict
 from ..reading import csv_problem, csv_rows, read_bytes, separator_hint, text_of
 from ._common import Problem, parse_verdict, show
 
@@ -212,25 +220,128 @@ class LabelledRuns(Sequence[Run]):
         return self._labelled(got)
 
 
-def apply_labels(case_set: CaseSet, labels: Mapping[str, Label],
-                 annotated: Mapping[str, tuple[AnnotatorLabel, ...]] | None = None) -> tuple[CaseSet, list[str]]:
-    """``case_set`` with each labelled run's ``human_verdict`` and ``human_note`` replaced, and
-    the label ids that name no run (caller reports them). Runs not listed keep theirs. A listed
-    run's ``labels`` (several annotators) become ``annotated[run id]`` (empty when not given: a
-    single label replaces the annotators'). A big set whose runs carry precomputed ``features``
-    gets a :class:`LabelledRuns` view (no run is rebuilt); others a new tuple. For a
-    :class:`LabelFile` ``f``: ``apply_labels(cs, f.labels, f.annotated)``."""
-    annotated = annotated or {}
+@dataclass(frozen=True)
+class LabelMatch:
+    """Which run each id of a labels file names (:func:`match_label_ids`): ``run_of`` label id ->
+    run id, in label order; ``by_example`` the label ids matched by example id; ``unknown`` the ids
+    naming no run (in label order); ``several`` label id -> the ids of the runs whose example id it
+    is, for an example id of more than one run (not applied)."""
+
+    run_of: dict[str, str]
+    by_example: tuple[str, ...] = ()
+    unknown: tuple[str, ...] = ()
+    several: dict[str, tuple[str, ...]] = field(default_factory=dict)
+
+    @property
+    def unapplied(self) -> list[str]:
+        """The label ids whose labels apply to no run: ``unknown`` then ``several``."""
+        return [*self.unknown, *self.several]
+
+    @property
+    def key_words(self) -> str:
+        """How the ids matched: ``"run id"``, ``"example id"`` or ``"run id and example id"``."""
+        by_run = len(self.run_of) > len(self.by_example)
+        return "run id and example id" if by_run and self.by_example else "example id" if self.by_example else "run id"
+
+    def keyed_by_run(self, labels: Mapping[str, object]) -> dict:
+        """``labels`` (by label id) re-keyed by the run id each names; ids naming no run left out."""
+        return {self.run_of[lid]: lab for lid, lab in labels.items() if lid in self.run_of}
+
+
+def example_ids(runs: Sequence[Run]) -> list[str | None]:
+    """Each run's example id (``Run.extra["example_id"]``, None when it has none), in run order;
+    ``[]`` for runs read lazily (a :class:`~explorer.core.io.runstore.RunStore`: the big flat files
+    it holds carry no example id, and reading them would rebuild every run)."""
+    if not isinstance(runs, (tuple, list)):
+        return []
+    out = []
+    for run in runs:
+        value = run.extra.get(EXAMPLE_ID)
+        out.append(value if isinstance(value, str) and value else None)
+    return out
+
+
+def match_label_ids(label_ids: Iterable[str], run_ids: Sequence[str],
+                    examples: Callable[[], Sequence[str | None]] | Sequence[str | None] = ()) -> LabelMatch:
+    """Match a labels file's ids to runs ``run_ids``: an id that is a run's id names that run;
+    else one that is the example id (``examples``, one per run, or a function giving them, called
+    only when some id is no run id: a big set rebuilds its runs to read them) of exactly one run
+    names it. An example id of several runs is in ``several``, not guessed. A run named by its id
+    and also by its example id takes the label of its id (the other id is in ``unknown``)."""
+    ids = list(label_ids)
+    known = set(map(str, run_ids))
+    if all(lid in known for lid in ids):
+        return LabelMatch({lid: lid for lid in ids})
+    runs_of: dict[str, list[str]] = {}
+    for rid, eid in zip(run_ids, examples() if callable(examples) else examples):
+        if eid is not None:
+            runs_of.setdefault(eid, []).append(str(rid))
+    named = {lid for lid in ids if lid in known}
+    run_of: dict[str, str] = {}
+    by_example: list[str] = []
+    unknown: list[str] = []
+    several: dict[str, tuple[str, ...]] = {}
+    for lid in ids:
+        runs = runs_of.get(lid, [])
+        if lid in known:
+            run_of[lid] = lid
+        elif len(runs) == 1 and runs[0] not in named:
+            run_of[lid] = runs[0]
+            by_example.append(lid)
+        elif len(runs) > 1:
+            several[lid] = tuple(runs)
+        else:
+            unknown.append(lid)
+    return LabelMatch(run_of, tuple(by_example), tuple(unknown), several)
+
+
+def several_note(several: Mapping[str, Sequence[str]], shown: int = 3) -> str:
+    """``"E4 names 2 runs (epochs E4#1, E4#2): key their labels by run id"`` for label ids that are
+    the example id of several runs (an Inspect log's ``<id>#<epoch>`` runs are called epochs);
+    ``""`` for none. At most ``shown`` ids are spelt out."""
+    if not several:
+        return ""
+    parts = []
+    for lid, rids in list(several.items())[:shown]:
+        epochs = all(r.startswith(f"{lid}#") for r in rids)
+        listed = ", ".join(rids[:3]) + (f" (+{len(rids) - 3} more)" if len(rids) > 3 else "")
+        parts.append(f"{lid} names {len(rids)} runs ({'epochs ' if epochs else ''}{listed})")
+    more = f" (+{len(several) - shown} more)" if len(several) > shown else ""
+    return ", ".join(parts) + more + ": key their labels by run id"
+
+
+def apply_matched_labels(case_set: CaseSet, labels: Mapping[str, Label],
+                         annotated: Mapping[str, tuple[AnnotatorLabel, ...]] | None = None) -> tuple[CaseSet, LabelMatch]:
+    """``case_set`` with each labelled run's ``human_verdict`` and ``human_note`` replaced, the
+    label ids matched to runs by :func:`match_label_ids` (run id, else example id), and the match
+    (the caller reports ``unknown`` and ``several``). Runs not listed keep theirs. A listed run's
+    ``labels`` (several annotators) become ``annotated[label id]`` (empty when not given: a single
+    label replaces the annotators'). A big set whose runs carry precomputed ``features`` gets a
+    :class:`LabelledRuns` view (no run is rebuilt: matched by run id only, see :func:`example_ids`);
+    others a new tuple."""
     ready = getattr(case_set.runs, "features", None)
+    run_ids = [str(r) for r in ready.run_ids] if ready is not None else [r.id for r in case_set.runs]
+    match = match_label_ids(labels, run_ids, lambda: example_ids(case_set.runs))
+    by_run: dict[str, Label] = match.keyed_by_run(labels)
+    annotated_by_run: dict[str, tuple[AnnotatorLabel, ...]] = match.keyed_by_run(annotated or {})
     if ready is not None:
-        view = LabelledRuns(case_set.runs, labels, ready, annotated)
-        return replace(case_set, runs=view), unknown_ids(labels, (str(r) for r in ready.run_ids))  # type: ignore[arg-type]
+        view = LabelledRuns(case_set.runs, by_run, ready, annotated_by_run)
+        return replace(case_set, runs=view), match  # type: ignore[arg-type]
     runs = tuple(
-        replace(r, human_verdict=labels[r.id].verdict, human_note=labels[r.id].note, labels=annotated.get(r.id, ()))
-        if r.id in labels else r
+        replace(r, human_verdict=by_run[r.id].verdict, human_note=by_run[r.id].note, labels=annotated_by_run.get(r.id, ()))
+        if r.id in by_run else r
         for r in case_set.runs
     )
-    return replace(case_set, runs=runs), unknown_ids(labels, (r.id for r in case_set.runs))
+    return replace(case_set, runs=runs), match
+
+
+def apply_labels(case_set: CaseSet, labels: Mapping[str, Label],
+                 annotated: Mapping[str, tuple[AnnotatorLabel, ...]] | None = None) -> tuple[CaseSet, list[str]]:
+    """:func:`apply_matched_labels` with, instead of the match, the label ids whose labels apply
+    to no run (naming no run, or the example id of several). For a :class:`LabelFile` ``f``:
+    ``apply_labels(cs, f.labels, f.annotated)``."""
+    labelled, match = apply_matched_labels(case_set, labels, annotated)
+    return labelled, match.unapplied
 
 
 def human_codes(features: Features, labels: Mapping[str, Label]) -> np.ndarray:
