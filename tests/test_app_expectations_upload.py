@@ -205,3 +205,77 @@ def test_expectations_join_every_epoch_of_an_inspect_sample_by_sample_id(process
                                  "sample id). 2 runs have no expectation: E4#1, E4#2.")
     exact = dict(zip(page.session.features.run_ids, scores(page, "exact")))
     assert exact == {"E1#1": 1.0, "E1#2": 1.0, "E3#1": 0.0, "E3#2": 0.0, "E4#1": 0.0, "E4#2": 0.0}
+    # a label by sample id E4 could be either epoch: not guessed, and said how to key it
+    drop(page, ("labels.csv", labels_csv({"E1#1": "acceptable", "E4": "unacceptable"}).encode()))
+    assert status(page).endswith("Applied the labels in labels.csv. Not applied: E4 names 2 runs (epochs E4#1, E4#2): "
+                                 "key their labels by run id.")
+    assert list(page.session.labels.human) == [1, -1, -1, -1, -1, -1]
+
+
+# --- labels keyed by example id (a newcomer trial) -----------------------------------------------
+# The trial: traces written with each run's booking id under eval.example_id, labels and
+# expectations keyed E1..E10. Traces and labels dropped together, then the expectations: the
+# labels were kept for "the next run file" and lost once the expectations joined ("All runs: no
+# labelled run (10 unlabelled)"). They now wait for the join and apply by example id.
+
+TEN_LOADED = "Loaded 10 runs from traces.jsonl. They are scored with the settings you had; press Play to list them."
+
+
+@pytest.fixture(scope="module")
+def ten(tmp_path_factory):
+    """(traces.jsonl, expected.jsonl, labels.csv keyed E1..E10 as the booking set labels its runs, {run id: trace id})."""
+    d = tmp_path_factory.mktemp("otlp_ten")
+    trace_ids = booking_as_otlp(BOOKING, d / "traces.jsonl")
+    (d / "expected.jsonl").write_text(expectations_jsonl(BOOKING))
+    (d / "labels.csv").write_text(labels_csv({r.id: r.human_verdict for r in BOOKING.runs}))
+    return d, trace_ids
+
+
+def test_labels_by_example_id_wait_for_the_expectations_and_agree_with_score(process, ten, capsys):
+    from explorer.cli import main
+
+    d, trace_ids = ten
+    page = WorkspacePage(process)
+    drop(page, ("traces.jsonl", (d / "traces.jsonl").read_bytes()), ("labels.csv", (d / "labels.csv").read_bytes()))
+    assert status(page).startswith(f"{TEN_LOADED} None of the 10 run ids in labels.csv names a trace shown here: its labels "
+                                   "will apply by example id once an expectations file joins these traces (drop it now), "
+                                   "or to the next run file you upload.")
+    assert page.pending_labels is not None and page.session.ev.summary.labelled == 0
+    drop(page, ("expected.jsonl", (d / "expected.jsonl").read_bytes()))
+    assert status(page) == (f"{TEN_LOADED} Joined expected.jsonl: expected calls and references for 10 of 10 runs (joined "
+                            "by span attribute eval.example_id). Applied the labels in labels.csv (matched by example id).")
+    assert page.pending_labels is None
+    # the booking set's opening figures (tests/test_cli_formats.py): 4/10 agree, false pass E5,
+    # false fails E1, E2, E3, E7, E8 -- here under each run's trace id
+    s = page.session.ev.summary
+    false_pass = page.session.ev.ids_with(page.session.features, "false pass")
+    false_fail = page.session.ev.ids_with(page.session.features, "false fail")
+    assert (s.agree, s.labelled) == (4, 10)
+    assert sorted(false_pass) == [trace_ids["E5"]]
+    assert sorted(false_fail) == sorted(trace_ids[r] for r in ("E1", "E2", "E3", "E7", "E8"))
+    # ...the same as score of the same files
+    assert main(["score", "--format", "json", "--cases", str(d / "traces.jsonl"), "--join-key", "eval.example_id",
+                 "--expectations", str(d / "expected.jsonl"), "--labels", str(d / "labels.csv")]) == 0
+    cli = json.loads(capsys.readouterr().out)["summary"]
+    assert (cli["agree"], cli["labelled"]) == (s.agree, s.labelled)
+    assert (sorted(cli["false_pass"]), sorted(cli["false_fail"])) == (sorted(false_pass), sorted(false_fail))
+
+
+def test_labels_by_example_id_dropped_before_the_traces_keep_waiting_for_the_expectations(tmp_path):
+    """Labels first (the set shown names none of their ids), then the traces (which name none
+    either: no example id yet), then the expectations: the labels apply at the join."""
+    from dataclasses import replace as dc_replace
+
+    from explorer.app.workspace import shared_from_case_set
+
+    other = CaseSet("other", "", tuple(dc_replace(r, id=f"R{i}") for i, r in enumerate(BOOKING.runs)), "")
+    page = WorkspacePage(ProcessSets(shared_from_case_set(other), None, bundled=[]))
+    path = tmp_path / "traces.jsonl"
+    booking_as_otlp(THREE, path)
+    drop(page, ("labels.csv", labels_csv({"E1": "acceptable", "E3": "unacceptable", "E4": "unacceptable"}).encode()))
+    drop(page, ("traces.jsonl", path.read_bytes()))
+    assert status(page) == (f"{LOADED} The labels in labels.csv name none of these traces yet: they will apply by example id "
+                            f"once an expectations file joins them. {NO_EXPECTED}")
+    drop(page, ("expected.jsonl", expectations_jsonl(THREE).encode()))
+    assert status(page).endswith("Applied the labels in labels.csv (matched by example id).")
+    assert list(page.session.labels.human) == [1, 0, 0]  # E1, E3, E4 in file order

@@ -23,6 +23,7 @@ import panel as pn
 from ..core.io.errors import LoadError
 from ..core.io.loaders.detect import FORMAT_DROP_HINT, FORMAT_FLAG_HINT
 from ..core.io.loaders.expectations import Expectations, loads_expectations, looks_like_expectations
+from ..core.io.loaders.labels import several_note
 from ..core.io.exports import settings_from_data
 from ..core.io.reading import parse_json, text_of
 from ..core.evaluation.settings import Settings
@@ -38,12 +39,12 @@ from .views.labelling import KeyListener, LabelBar, verdict_for_key
 from .views.style import WRAP, LazyTab, LiveHTML, flex_item, styled
 from .views.sweep import SweepView
 from .views.upload import (
-    UploadView, expectations_message, labels_message, loaded_message, no_expectations_note, note_sentence,
-    pending_expectations_message, pending_labels_message,
+    UploadView, expectations_message, labels_message, labels_waiting_message, loaded_message, no_expectations_note,
+    note_sentence, pending_expectations_message, pending_labels_message,
 )
 from .workspace import (
-    Joined, ProcessSets, Workspace, labels_from_upload, labels_matching, lacks_expected_calls, looks_like_labels_csv,
-    settings_file_kind, trace_or_log,
+    Joined, ProcessSets, UploadedLabels, Workspace, labels_from_upload, labels_matching, lacks_expected_calls,
+    looks_like_labels_csv, run_examples, settings_file_kind, trace_or_log,
 )
 
 SWEEP_TAB = "Settings sweep"
@@ -232,7 +233,9 @@ class WorkspacePage:
                               css_classes=self._root_classes())
         self.attached: Attached | None = None
         self.pending_labels: tuple[str, bytes] | None = None
-        """A labels CSV that named no run shown when it arrived: it applies to the next run file."""
+        """A labels CSV that named no run shown when it arrived: it applies to the next run file,
+        or, while the runs shown are traces with no example id yet, once an expectations file
+        joins them (its labels may name the runs by example id)."""
         self.pending_expectations: tuple[str, Expectations] | None = None
         """An expectations file dropped while the runs shown were not from traces or logs: it
         joins the next trace or log file."""
@@ -353,14 +356,15 @@ class WorkspacePage:
             tabs.active = len(tabs) - 1
 
     def _labels_received(self, name: str, data: bytes) -> None:
-        ids, matching = labels_matching(data, name, self.session.shared.features.run_ids)
+        shared = self.session.shared
+        ids, matching = labels_matching(data, name, shared.features.run_ids, run_examples(shared))
         if matching == 0:  # for runs not loaded yet (a trace file dropped with it, still on its way)
             self.pending_labels = (name, data)
-            self.upload.show_status(pending_labels_message(name, len(ids)), waiting=True, about=name)  # nothing applied yet
+            message = pending_labels_message(name, len(ids), self.workspace.lacks_example_ids())
+            self.upload.show_status(message, waiting=True, about=name)  # nothing applied yet
             return
         self.pending_labels = None
-        unknown = self._apply_labels(name, data)
-        self._show_with_last_load(labels_message(name, unknown))
+        self._show_with_last_load(applied_message(name, self._apply_labels(name, data)))
         self.attached.tabs.active = 0  # show what the labels changed
 
     def _show_with_last_load(self, text: str) -> None:
@@ -376,14 +380,37 @@ class WorkspacePage:
         else:
             self.upload.show_status(text)
 
-    def _apply_labels(self, name: str, data: bytes) -> int:
-        """Apply a labels CSV to the active set; returns how many of its ids name no run (LoadError
-        when none does)."""
+    def _apply_labels(self, name: str, data: bytes) -> UploadedLabels:
+        """Apply a labels CSV to the active set, its ids naming runs by run id, else by example id;
+        returns how they matched (LoadError when none applies)."""
         labels = self.session.labels
-        got = labels_from_upload(data, name, self.session.shared.features.run_ids)
+        shared = self.session.shared
+        got = labels_from_upload(data, name, shared.features.run_ids, run_examples(shared))
         # without an annotator column: the chosen annotator's labels (issue 11)
         labels.apply_annotated(got.annotated) if got.annotated else labels.apply_single(got.single)
-        return got.unknown
+        return got
+
+    def _apply_pending_labels(self, keep_waiting: bool = False) -> str:
+        """Apply the labels waiting for runs to the set shown; returns the sentence saying how
+        (``""`` when none were waiting). Labels naming none of its runs are dropped, said so, or,
+        ``keep_waiting`` and the set is traces with no example id yet, kept for an expectations
+        file to join them."""
+        if self.pending_labels is None:
+            return ""
+        name, data = self.pending_labels
+        self.pending_labels = None
+        try:
+            got = self._apply_labels(name, data)
+        except LoadError as exc:
+            if keep_waiting and self.workspace.lacks_example_ids():
+                self.pending_labels = (name, data)
+                return labels_waiting_message(name)
+            shared = self.session.shared
+            if labels_matching(data, name, shared.features.run_ids, run_examples(shared))[1]:
+                self._late_error = browser_message(exc)  # example ids of several runs: the error says which
+                return f"The labels in {name} were not applied: their ids name several runs each."
+            return f"The labels in {name} name none of these runs, so they were not applied."
+        return applied_message(name, got)
 
     def _expectations_received(self, name: str, data: bytes) -> None:
         """Join an expectations file onto the runs shown when they come from traces or logs (the
@@ -399,7 +426,9 @@ class WorkspacePage:
         self.pending_expectations = None
         self.workspace.keep_joined(key, joined)
         self._switch(key)
-        self._show_with_last_load(joined_message(name, joined))
+        message = joined_message(name, joined)
+        labelled = self._apply_pending_labels()  # labels by example id: the traces now have them
+        self._show_with_last_load(f"{message} {labelled}" if labelled else message)
         self.attached.tabs.active = 0  # show what the expected calls changed
 
     def _join_pending(self, key: str) -> str:
@@ -433,15 +462,9 @@ class WorkspacePage:
         message = loaded_message(name, self.session.features.n)
         if joined:
             message += " " + joined
-        if self.pending_labels is not None:  # labels dropped before their runs
-            labels_name, labels_data = self.pending_labels
-            self.pending_labels = None
-            try:
-                unknown = self._apply_labels(labels_name, labels_data)
-            except LoadError:
-                message += f" The labels in {labels_name} name none of these runs, so they were not applied."
-            else:
-                message += " " + labels_message(labels_name, unknown)
+        labelled = self._apply_pending_labels(keep_waiting=True)  # labels dropped before their runs
+        if labelled:
+            message += " " + labelled
         report = full_report(self.session.shared.case_set)
         self._last_load = (key, message, report)
         self.upload.show_status(message, report)
@@ -514,6 +537,15 @@ def full_report(case_set) -> list[str]:
     if lacks_expected_calls(case_set):
         report.append(no_expectations_note(trace_or_log(case_set) or "runs"))
     return report
+
+
+def applied_message(name: str, got: UploadedLabels) -> str:
+    """The load report's line for labels file ``name`` applied (:func:`labels_message`): how its
+    ids matched, the ids naming no run, the example ids of several runs."""
+    match = got.match
+    if match is None:
+        return labels_message(name, got.unknown)
+    return labels_message(name, got.unknown, match.key_words, several_note(match.several))
 
 
 def joined_message(name: str, joined: Joined) -> str:

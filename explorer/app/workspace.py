@@ -25,7 +25,7 @@ import json
 import threading
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Callable, Literal
+from typing import Callable, Literal, Sequence
 
 import numpy as np
 
@@ -33,7 +33,7 @@ from ..core.io.errors import LoadError
 from ..core.evaluation.features import build_features
 from ..core.io.loaders.detect import loads_runs
 from ..core.io.loaders.expectations import Expectations, apply_expectations
-from ..core.io.loaders.labels import label_file_from_text
+from ..core.io.loaders.labels import LabelMatch, example_ids, label_file_from_text, match_label_ids, several_note
 from ..core.io.loaders.options import ReadOptions
 from ..core.io.loaders.otlp import attributes_naming
 from ..core.io.model import EXAMPLE_ID, CaseSet
@@ -181,13 +181,18 @@ def settings_file_kind(data: bytes) -> str | None:
     return None
 
 
-def labels_matching(data: bytes, name: str, run_ids: np.ndarray) -> tuple[list[str], int]:
+Examples = Callable[[], Sequence[str | None]] | Sequence[str | None]
+"""Each run's example id (None for none), or a function giving them (called only when needed)."""
+
+
+def labels_matching(data: bytes, name: str, run_ids: np.ndarray, examples: Examples = ()) -> tuple[list[str], int]:
     """The run ids of a labels CSV upload (with or without an ``annotator`` column) and how many
-    of them name one of ``run_ids``. Raises LoadError for a bad labels file (naming the row and
-    column)."""
+    of them name one of ``run_ids`` or are the example id (``examples``, one per run) of one or
+    more runs (:func:`~explorer.core.io.loaders.labels.match_label_ids`). Raises LoadError for a
+    bad labels file (naming the row and column)."""
     ids = list(label_file_from_text(decode_text(data, name), name).labels)
-    known = set(map(str, run_ids))
-    return ids, sum(1 for rid in ids if rid in known)
+    match = match_label_ids(ids, [str(r) for r in run_ids], examples)
+    return ids, len(match.run_of) + len(match.several)
 
 
 def load_upload(data: bytes, name: str, input_format: str = "auto") -> SharedData:
@@ -203,30 +208,48 @@ def load_upload(data: bytes, name: str, input_format: str = "auto") -> SharedDat
 class UploadedLabels:
     """A labels CSV upload matched to the runs: ``single`` run index -> (verdict or None, note)
     for a file without an annotator column, else ``annotated`` run index -> its labels
-    ``(annotator, verdict, note)``; ``unknown`` the number of run ids naming no run."""
+    ``(annotator, verdict, note)``; ``unknown`` the number of run ids naming no run; ``match`` how
+    its ids named runs (by run id or example id; example ids of several runs, not applied)."""
 
     single: dict[int, tuple[str | None, str]]
     annotated: dict[int, list[tuple[str, str, str]]]
     unknown: int
+    match: LabelMatch | None = None
 
 
-def labels_from_upload(data: bytes, name: str, run_ids: np.ndarray) -> UploadedLabels:
+def labels_from_upload(data: bytes, name: str, run_ids: np.ndarray, examples: Examples = ()) -> UploadedLabels:
     """Read a labels CSV upload, with or without an ``annotator`` column (issue 11), against runs
-    ``run_ids``. Raises LoadError for a bad labels file, and when none of its ids names a run."""
+    ``run_ids`` whose example ids are ``examples`` (one per run; a label id that is no run id names
+    the one run of that example id, :func:`~explorer.core.io.loaders.labels.match_label_ids`).
+    Raises LoadError for a bad labels file, and when none of its labels applies to a run (naming
+    the example ids of several runs, when that is why)."""
     got = label_file_from_text(decode_text(data, name), name)
     position = {str(rid): i for i, rid in enumerate(run_ids)}
     ids = list(got.labels)
-    unknown = sum(1 for rid in ids if rid not in position)
-    if ids and unknown == len(ids):
-        raise LoadError(name, "row 2, column run_id",
-                        f"its one run id, {json.dumps(ids[0])}, names no run of this case set" if len(ids) == 1 else
-                        f"none of the {len(ids):,} run ids names a run of this case set (first: {json.dumps(ids[0])})")
+    match = match_label_ids(ids, list(position), examples)
+    if ids and not match.run_of:
+        several = several_note(match.several)
+        one = len(ids) == 1
+        if several:
+            which = "its one run id names no single run" if one else f"none of the {len(ids):,} run ids names exactly one run"
+            problem = f"{which} of this case set: {several}"
+        else:
+            problem = (f"its one run id names no run of this case set ({json.dumps(ids[0])})" if one else
+                       f"none of the {len(ids):,} run ids names a run of this case set (first: {json.dumps(ids[0])})")
+        raise LoadError(name, "row 2, column run_id", problem)
+    at = {lid: position[rid] for lid, rid in match.run_of.items()}
     if got.annotated is None:
-        single = {position[rid]: (lab.verdict, lab.note) for rid, lab in got.labels.items() if rid in position}
-        return UploadedLabels(single, {}, unknown)
-    annotated = {position[rid]: [(lab.annotator, lab.verdict, lab.note) for lab in labs]
-                 for rid, labs in got.annotated.items() if rid in position}
-    return UploadedLabels({}, annotated, unknown)
+        single = {at[lid]: (lab.verdict, lab.note) for lid, lab in got.labels.items() if lid in at}
+        return UploadedLabels(single, {}, len(match.unknown), match)
+    annotated = {at[lid]: [(lab.annotator, lab.verdict, lab.note) for lab in labs]
+                 for lid, labs in got.annotated.items() if lid in at}
+    return UploadedLabels({}, annotated, len(match.unknown), match)
+
+
+def run_examples(shared: SharedData) -> Callable[[], list[str | None]]:
+    """A function giving the example id of each run of ``shared`` (read when called: a big set
+    rebuilds its runs)."""
+    return lambda: example_ids(shared.case_set.runs)
 
 
 TRACE_KEY = "otel_trace_id"
@@ -384,6 +407,17 @@ class Workspace:
         features = build_features(joined, arg_rules=self.shared(key).features.arg_rules)  # the rules in use
         shared = replace(base, case_set=joined, features=features, tools=tuple(features.tool_names))
         return Joined(shared, _key_words(case_set, expectations, attr), matched, len(case_set.runs), missing, unused)
+
+    def lacks_example_ids(self, key: str | None = None) -> bool:
+        """True for set ``key`` (default active) when it is an uploaded trace file read without a
+        join key (none of its runs has an example id yet): an expectations file joined by a span
+        attribute reads it again with one (:meth:`join_expectations`), so labels keyed by example id
+        can wait for that."""
+        key = key or self.active
+        if key not in self.trace_files:
+            return False
+        runs = self.shared(key).case_set.runs
+        return not any(EXAMPLE_ID in run.extra for run in runs)
 
     def keep_joined(self, key: str, joined: Joined) -> None:
         """Use ``joined`` for set ``key`` from now on, the set as loaded kept for a later join."""

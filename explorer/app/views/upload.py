@@ -74,11 +74,23 @@ def note_sentence(note: str, name: str) -> str:
     return text if text.endswith((".", "!", "?")) else text + "."
 
 
-def pending_labels_message(name: str, n_labels: int) -> str:
-    """What a labels CSV that names no run shown does: it waits for the next run file."""
+def pending_labels_message(name: str, n_labels: int, until_joined: bool = False) -> str:
+    """What a labels CSV that names no run shown does: it waits for the next run file, or,
+    ``until_joined`` (traces read without a join key: no example id yet), also for an expectations
+    file to join them (its labels then match by example id)."""
+    if until_joined:
+        which = f"The one run id in {name} names no trace" if n_labels == 1 else f"None of the {n_labels:,} run ids in {name} names a trace"
+        return (f"{which} shown here: its labels will apply by example id once an expectations file joins these traces "
+                "(drop it now), or to the next run file you upload.")
     which = f"The one run id in {name} names no run" if n_labels == 1 else f"None of the {n_labels:,} run ids in {name} names a run"
     return (f"{which} shown here: its labels will apply to the next run file "
             "you upload (drop the runs now, or drop both together).")
+
+
+def labels_waiting_message(name: str) -> str:
+    """The load report's sentence for labels that name none of the traces just loaded, kept until
+    an expectations file joins them (the traces then have example ids)."""
+    return f"The labels in {name} name none of these traces yet: they will apply by example id once an expectations file joins them."
 
 
 def pending_expectations_message(name: str, n_ids: int) -> str:
@@ -117,14 +129,19 @@ def no_expectations_note(kind: str) -> str:
             "reference; docs/formats.md) to join them.")
 
 
-def labels_message(name: str, unknown: int) -> str:
-    """``"Applied the labels in labels.csv."`` plus, when some ids matched no run, ``"3 run ids in
-    the file match no run here and were skipped."``"""
+def labels_message(name: str, unknown: int, key_words: str = "run id", several: str = "") -> str:
+    """``"Applied the labels in labels.csv."`` (``" (matched by example id)"`` before the full stop
+    when ``key_words``, how the ids named runs, is not the run id alone) plus, when some ids
+    matched no run, ``"3 run ids in the file match no run here and were skipped."`` and, for ids
+    that are the example id of several runs, ``several`` (:func:`~explorer.core.io.loaders.labels.several_note`)."""
     extra = ""
     if unknown:
         extra = (" 1 run id in the file matches no run here and was skipped." if unknown == 1 else
                  f" {unknown:,} run ids in the file match no run here and were skipped.")
-    return f"Applied the labels in {name}.{extra}"
+    if several:
+        extra += f" Not applied: {several}."
+    by = "" if key_words == "run id" else f" (matched by {key_words})"
+    return f"Applied the labels in {name}{by}.{extra}"
 
 
 class UploadView:
