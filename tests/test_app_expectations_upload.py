@@ -261,6 +261,25 @@ def test_labels_by_example_id_wait_for_the_expectations_and_agree_with_score(pro
     assert (sorted(cli["false_pass"]), sorted(cli["false_fail"])) == (sorted(false_pass), sorted(false_fail))
 
 
+def test_the_side_panel_names_a_traces_example_id(process, ten):
+    """The table shows trace ids and, once joined, the expectations' titles: the example id E1 the
+    labels and expectations are keyed by showed nowhere (the trial). The side panel says it, escaped."""
+    from dataclasses import replace as dc_replace
+
+    from explorer.app.views.detail import detail_html
+    from explorer.app.workspace import shared_from_case_set
+
+    d, trace_ids = ten
+    page = WorkspacePage(process)
+    drop(page, ("traces.jsonl", (d / "traces.jsonl").read_bytes()), ("expected.jsonl", (d / "expected.jsonl").read_bytes()))
+    session = page.session
+    row = '<div class="me-detail-row"><span class="me-k">Example</span><span class="me-v">E1</span></div>'
+    assert row in detail_html(session.features, session.ev, 0)
+    assert "me-k\">Example" not in detail_html(load_shared(BOOKING_PATH).features, session.ev, 0)  # run id E1 = example id: no row
+    odd = shared_from_case_set(CaseSet("odd", "", (dc_replace(BOOKING.runs[0], id="T1", extra={"example_id": "<b>E1</b>"}),), ""))
+    assert '<span class="me-v">&lt;b&gt;E1&lt;/b&gt;</span>' in detail_html(odd.features, session.ev, 0)
+
+
 def test_labels_by_example_id_dropped_before_the_traces_keep_waiting_for_the_expectations(tmp_path):
     """Labels first (the set shown names none of their ids), then the traces (which name none
     either: no example id yet), then the expectations: the labels apply at the join."""

@@ -12,6 +12,7 @@ from typing import Callable
 
 from ...core.evaluation.verdicts import OUTCOMES, Evaluation, reason
 from ...core.evaluation.features import Features
+from ...core.io.model import EXAMPLE_ID
 from ...core.scoring.overlap import unigram_f1
 from ..highlight import mark_differences
 from .style import Deferred, LiveHTML, flex_item, styled
@@ -21,6 +22,16 @@ HINT = '<div class="me-empty">Select a revealed run in the table to see its answ
 
 PERSON_WORDS = {1: "acceptable", 0: "unacceptable", -1: "unlabelled"}
 """``Features.human`` code -> the Person row's word."""
+
+
+def example_row(run) -> list[str]:
+    """The Example row (escaped) for a run whose example id (``Run.extra["example_id"]``: an OTLP
+    trace's join-key attribute, an Inspect sample id) is not its run id: the id its expectations
+    and labels may be keyed by, which neither the trace id nor a joined title shows. ``[]`` otherwise."""
+    example = run.extra.get(EXAMPLE_ID)
+    if not isinstance(example, str) or not example or example == run.id:
+        return []
+    return [f'<div class="me-detail-row"><span class="me-k">Example</span><span class="me-v">{html.escape(example)}</span></div>']
 
 
 def detail_html(features: Features, ev: Evaluation, i: int, people: str = "", person: str | None = None) -> str:
@@ -36,6 +47,7 @@ def detail_html(features: Features, ev: Evaluation, i: int, people: str = "", pe
     parts = [
         f'<div class="me-detail-head"><b>{e(run.id)}</b> {e(run.title)} '
         f'<span class="me-outcome me-outcome-{outcome.replace(" ", "-")}">{e(outcome)}</span></div>',
+        *example_row(run),
         f'<div class="me-detail-row"><span class="me-k">User</span><span class="me-v">{e(run.user_input)}</span></div>',
     ]
     for k, inv in enumerate(run.invocations, start=1):
