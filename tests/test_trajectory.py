@@ -1,8 +1,14 @@
 """ADK trajectory match semantics (shared/notes/adk-eval-semantics.md), checked case by case."""
 
+import random
+import re
+from pathlib import Path
+
 import pytest
 
+from explorer.core.io.casefile import load_case_set
 from explorer.core.io.model import Invocation, ToolCall
+from explorer.core.scoring.arg_match import ARG_MODES, ArgMatcher
 from explorer.core.scoring.trajectory import (
     any_order_match,
     calls_match,
@@ -98,8 +104,8 @@ def test_exact_names_the_first_position_where_trajectories_part():
     assert explain_invocation(Invocation((A, B, C), (B, A, C), "", ("",)), "exact") == (
         "out of order: book at position 1 where search was expected"
     )
-    # actual [A, C]: position 2 holds confirm (an expected call), book was never made
-    assert explain_invocation(Invocation((A, B, C), (A, C), "", ("",)), "exact") == "missing call book at position 2"
+    # actual [A, C]: book was never made; the marks list it as missing, without a position
+    assert explain_invocation(Invocation((A, B, C), (A, C), "", ("",)), "exact") == "missing call book"
     # actual stops after A: the two calls never made are both named (no nested brackets)
     assert explain_invocation(Invocation((A, B, C), (A,), "", ("",)), "exact") == "missing calls book, confirm"
     assert explain_invocation(Invocation((A, B, C), (A,), "", ("",)), "any_order") == "missing calls book, confirm"
@@ -120,8 +126,9 @@ def test_mark_calls():
         ("book", "ok"),
         ("confirm", "missing"),
     ]
+    # book at position 1 was made before its turn (search first): book is the call out of order
     marks = mark_calls([A, B], [B, A], "in_order")
-    assert [m.mark for m in marks] == ["ok", "out of order"]
+    assert [m.mark for m in marks] == ["out of order", "ok"]
 
 
 def test_mark_calls_shows_differing_args_once():
@@ -135,3 +142,105 @@ def test_mark_calls_shows_differing_args_once():
     ]
     # names only compared: the same calls match, nothing differs
     assert [m.mark for m in mark_calls([ToolCall("f", {"a": 1})], [ToolCall("f", {"a": 2})], compare_args=False)] == ["ok"]
+
+
+# --- the reason reads the alignment the marks show ---------------------------------------------
+
+SEARCH = ToolCall("search_flights", {"to": "LIS"})
+PROFILE = ToolCall("get_profile", {})
+BOOK = ToolCall("book_flight", {"flight": "TP1351"})
+CONFIRM = ToolCall("confirm_booking", {"booking_id": "BK-4470"})
+FAMILIES_COMPARED = ("exact", "in_order", "any_order", "subset", "superset", "unordered", "precision", "recall", "f1", "lcs")
+
+
+def _not_ok(expected, actual, mode, compare_args=True):
+    return [(m.name, m.mark, m.position) for m in mark_calls(expected, actual, mode, compare_args) if m.mark != "ok"]
+
+
+def test_exact_reason_names_the_argument_difference_and_the_missing_call_as_the_marks_do():
+    """E10 under EXACT read "extra call confirm_booking at position 2" while its marks said
+    confirm_booking ARGS DIFFER and book_flight MISSING."""
+    inv = Invocation((SEARCH, BOOK, CONFIRM), (SEARCH, ToolCall("confirm_booking", {"booking_id": "BK-4407"})), "", ("",))
+    want = 'missing call book_flight; confirm_booking at position 2: booking_id "BK-4407" ≠ "BK-4470"'
+    for mode in ("exact", "in_order", "any_order"):
+        assert explain_invocation(inv, mode) == want
+        assert _not_ok(inv.expected_calls, inv.actual_calls, mode) == [
+            ("confirm_booking", "args differ", 2), ("book_flight", "missing", None)]
+    # names only compared: confirm_booking matches, book_flight alone is missing
+    assert explain_invocation(inv, "exact", False) == "missing call book_flight"
+    assert _not_ok(inv.expected_calls, inv.actual_calls, "exact", False) == [("book_flight", "missing", None)]
+
+
+def test_the_reordered_profile_read_is_the_call_out_of_order_in_reason_and_marks():
+    """E3 (seed 002: "a profile read before the search"): the marks put "out of order" on
+    search_flights while EXACT's reason named get_profile."""
+    inv = Invocation((SEARCH, PROFILE, BOOK, CONFIRM), (PROFILE, SEARCH, BOOK, CONFIRM), "", ("",))
+    assert explain_invocation(inv, "exact") == "out of order: get_profile at position 1 where search_flights was expected"
+    assert explain_invocation(inv, "in_order") == "out of order: get_profile at position 1"
+    assert explain_invocation(inv, "any_order") == ""
+    for mode in ("exact", "in_order", "lcs"):
+        assert _not_ok(inv.expected_calls, inv.actual_calls, mode) == [("get_profile", "out of order", 1)]
+
+
+def test_a_retried_call_is_the_repeat_in_reason_and_marks():
+    # E8: search, search again, book, confirm; the second search is the extra one
+    inv = Invocation((SEARCH, BOOK, CONFIRM), (SEARCH, SEARCH, BOOK, CONFIRM), "", ("",))
+    assert explain_invocation(inv, "exact") == "extra call search_flights at position 2"
+    for mode in ("exact", "in_order", "any_order", "subset"):
+        assert _not_ok(inv.expected_calls, inv.actual_calls, mode) == [("search_flights", "extra", 2)]
+
+
+def test_exact_names_every_kind_of_fault_the_marks_show():
+    # expected [search, book]; actual [book, search, weather]: book made before the search, weather extra
+    inv = Invocation((A, B), (B, A, W), "", ("",))
+    assert explain_invocation(inv, "exact") == "extra call weather at position 3; out of order: book at position 1 where search was expected"
+    assert _not_ok(inv.expected_calls, inv.actual_calls, "exact") == [("book", "out of order", 1), ("weather", "extra", 3)]
+
+
+def test_precision_with_no_call_made_names_the_missing_calls():
+    # Vertex precision scores 0 when calls were expected and none made: the marks show them missing
+    assert explain_invocation(Invocation((A, B), (), "x", ("x",)), "precision") == "missing calls search, book"
+
+
+def _claims(reason: str) -> set[tuple[str, str, int | None]]:
+    """(mark, tool, 1-based position or None) for each call a reason names, read from its words."""
+    out: set[tuple[str, str, int | None]] = set()
+    for part in reason.split("; ") if reason else ():
+        if m := re.fullmatch(r"missing calls? (.*?)( and \d+ more)?", part):
+            out |= {("missing", n, None) for n in m.group(1).split(", ")}
+        elif m := re.fullmatch(r"(extra call|out of order:) (\w+) at position (\d+)( where \w+ was expected)?", part):
+            out.add(("extra" if m.group(1) == "extra call" else "out of order", m.group(2), int(m.group(3))))
+        elif m := re.fullmatch(r"(extra calls|out of order:) (.*?)( and \d+ more)?", part):
+            kind = "extra" if m.group(1) == "extra calls" else "out of order"
+            out |= {(kind, n, int(k)) for n, k in re.findall(r"(\w+) \((\d+)\)", m.group(2))}
+        elif m := re.match(r"(\w+) at position (\d+): ", part):
+            out.add(("args differ", m.group(1), int(m.group(2))))
+        else:
+            raise AssertionError(f"unread reason part {part!r} in {reason!r}")
+    return out
+
+
+def _assert_reason_agrees_with_marks(inv, mode, compare_args):
+    reason = explain_invocation(inv, mode, compare_args)
+    marks = {(m.mark, m.name, m.position) for m in mark_calls(inv.expected_calls, inv.actual_calls, mode, compare_args)}
+    assert _claims(reason) <= marks, (inv.expected_calls, inv.actual_calls, mode, reason, marks)
+    assert not reason or any(m[0] != "ok" for m in marks), (inv, mode, reason)
+
+
+def test_no_reason_names_a_call_its_marks_do_not_on_random_trajectories():
+    calls = [ToolCall("a", {"x": 1}), ToolCall("a", {"x": 2}), ToolCall("b", {}), ToolCall("c", {"y": 1}), ToolCall("c", {"y": 2})]
+    rng = random.Random(7)
+    for _ in range(400):
+        inv = Invocation(tuple(rng.choices(calls, k=rng.randint(0, 4))), tuple(rng.choices(calls, k=rng.randint(0, 5))), "x", ("x",))
+        for mode in FAMILIES_COMPARED:
+            for args in ARG_MODES:
+                _assert_reason_agrees_with_marks(inv, mode, ArgMatcher(mode=args))
+
+
+def test_no_reason_contradicts_its_marks_on_the_ten_booking_runs():
+    runs = load_case_set(Path(__file__).parent.parent / "cases" / "booking_agent.json").runs
+    assert len(runs) == 10
+    for run in runs:
+        for mode in FAMILIES_COMPARED:
+            for args in ARG_MODES:
+                _assert_reason_agrees_with_marks(run.invocations[0], mode, ArgMatcher(mode=args))

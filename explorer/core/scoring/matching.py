@@ -14,7 +14,8 @@ relative order the definition is about).
   re-route earlier pairs. Greedy pairing alone can under-count when the relation is not an
   equivalence: expected ``[book(1,1,1), book(1,1,2)]``, actual ``[book(1,1,2), book(1,5,5)]``
   under a rule that accepts ``c`` within 1 pairs greedily 1 call, optimally 2.
-* :func:`lcs_pairs`: a longest common subsequence (classic dynamic programme, O(|E|·|A|)).
+* :func:`lcs_pairs`: a longest common subsequence (classic dynamic programme, O(|E|·|A|));
+  :func:`lcs_pairs_displaced` picks, among longest ones, the one that leaves out the calls out of place.
 
 Sizes are small (calls in one invocation), so plain Python lists are used.
 """
@@ -120,3 +121,47 @@ def lcs_length(compat: Compat, n_actual: int) -> int:
                 cur[j + 1] = a if a > b else b
         prev = cur
     return prev[n_actual]
+
+
+def lcs_pairs_displaced(compat: Compat, n_actual: int) -> list[tuple[int, int]]:
+    """A longest common subsequence as (expected index, actual index) pairs, both increasing,
+    like :func:`lcs_pairs`, chosen so that the calls it leaves out are the ones a person calls
+    out of place: a call made before its turn is left out, and of equal calls in a row the
+    first is kept. Expected ``[search, book, confirm]``, actual ``[book, search, confirm]``:
+    ``(0, 1), (2, 2)`` (book, made before the search, is left out; :func:`lcs_pairs` gives
+    ``(1, 0), (2, 2)``); actual ``[search, search, book, confirm]``: ``(0, 0), (1, 2), (2, 3)``
+    (the repeat at index 1 is left out).
+
+    Found in two steps: a longest one keeping the latest actual calls (backtracking from the
+    end), then each pair, first to last, moved to the earliest compatible actual call after
+    the previous pair (it stays before the next one, so the length is unchanged). Used to mark
+    the calls out of order (:func:`explorer.core.scoring.trajectory.align_calls`). O(|E|·|A|)."""
+    n_exp = len(compat)
+    # table[i][j]: LCS length of expected[:i] and actual[:j]
+    table = [[0] * (n_actual + 1) for _ in range(n_exp + 1)]
+    for i in range(1, n_exp + 1):
+        row, above, here = compat[i - 1], table[i - 1], table[i]
+        for j in range(1, n_actual + 1):
+            if row[j - 1]:
+                here[j] = above[j - 1] + 1
+            else:
+                a, b = above[j], here[j - 1]
+                here[j] = a if a > b else b
+    latest: list[tuple[int, int]] = []
+    i, j = n_exp, n_actual
+    while i > 0 and j > 0:
+        if compat[i - 1][j - 1] and table[i][j] == table[i - 1][j - 1] + 1:
+            latest.append((i - 1, j - 1))
+            i -= 1
+            j -= 1
+        elif table[i - 1][j] == table[i][j]:
+            i -= 1
+        else:
+            j -= 1
+    out: list[tuple[int, int]] = []
+    after = -1
+    for i, j in reversed(latest):
+        j = next(k for k in range(after + 1, j + 1) if compat[i][k])
+        out.append((i, j))
+        after = j
+    return out

@@ -29,7 +29,7 @@ from typing import Literal, Sequence
 from ..io.model import Invocation, ToolCall
 from .arg_diff import describe_differences
 from .arg_match import ArgMatcher
-from .matching import max_matching
+from .matching import lcs_pairs_displaced, max_matching
 from .trajectory_metrics import DEFINITIONS, call_counts, canonical, family_score, invocation_score
 
 MatchMode = Literal["exact", "in_order", "any_order"]
@@ -145,20 +145,73 @@ class MarkedCall:
     position: int | None  # 1-based position in the actual calls, None for missing calls
 
 
+@dataclass(frozen=True)
+class Alignment:
+    """How one invocation's actual calls line up with its expected calls: what the marks show
+    and the reasons say (both read this one alignment, so a reason never names a call the marks
+    do not).
+
+    ``paired``: actual index -> expected index of the calls that match, in order;
+    ``out_of_order``: actual index -> expected index of calls that match an expected call but
+    break the expected order (ordered families only); ``near``: actual index -> expected index
+    of same-name calls whose arguments differ (``args differ``); ``extra``: actual indices paired
+    with nothing; ``missing``: expected indices paired with nothing. Indices are 0-based."""
+
+    paired: dict[int, int]
+    out_of_order: dict[int, int]
+    near: dict[int, int]
+    extra: tuple[int, ...]
+    missing: tuple[int, ...]
+
+
 def _near_misses(
-    expected: Sequence[ToolCall], actual: Sequence[ToolCall], pairing: list[int | None], used: list[bool]
+    expected: Sequence[ToolCall], actual: Sequence[ToolCall], free_expected: Sequence[int], free_actual: Sequence[int]
 ) -> dict[int, int]:
-    """Missing expected call index -> unpaired actual call index with the same name (first come,
-    each actual call once): the calls that differ only in their arguments."""
-    free = [j for j, u in enumerate(used) if not u]
+    """Actual call index -> expected call index for the calls neither side paired that have the
+    same name (first come, each call once): the calls that differ only in their arguments."""
+    free = list(free_actual)
     near: dict[int, int] = {}
-    for i, p in enumerate(pairing):
-        if p is None:
-            j = next((j for j in free if actual[j].name == expected[i].name), None)
-            if j is not None:
-                near[i] = j
-                free.remove(j)
+    for i in free_expected:
+        j = next((j for j in free if actual[j].name == expected[i].name), None)
+        if j is not None:
+            near[j] = i
+            free.remove(j)
     return near
+
+
+def align_calls(expected: Sequence[ToolCall], actual: Sequence[ToolCall], mode: str = "exact",
+                compare_args: Comparison = True) -> Alignment:
+    """The :class:`Alignment` of two call lists under ``mode`` (any family or alias).
+
+    Ordered families (EXACT, IN_ORDER, LCS): the calls in order are a longest common subsequence
+    (:func:`~explorer.core.scoring.matching.lcs_pairs_displaced`: among longest ones, a call
+    made before its turn is left out, and of equal calls in a row the first kept), and the calls
+    left on both sides are paired by a maximum matching: those are ``out of order``. Other
+    families: a maximum matching (ANY_ORDER's pairing for ADK comparisons), no order. Then an
+    unpaired actual call with the name of an unpaired expected call is a near miss (unless
+    arguments are ignored). ``none`` and ``single_tool_use`` pair nothing and mark nothing."""
+    mode = canonical(mode)
+    if mode in _NO_PAIRING:
+        return Alignment({}, {}, {}, (), ())
+    matcher = as_matcher(compare_args)
+    compat = [[calls_match(call, exp, matcher) for call in actual] for exp in expected]
+    paired: dict[int, int] = {}
+    late: dict[int, int] = {}
+    if mode in _ORDERED:
+        paired = {j: i for i, j in lcs_pairs_displaced(compat, len(actual))}
+        left_e = [i for i in range(len(expected)) if i not in paired.values()]
+        left_a = [j for j in range(len(actual)) if j not in paired]
+        sub = [[compat[i][j] for j in left_a] for i in left_e]
+        late = {left_a[q]: left_e[p] for p, q in enumerate(max_matching(sub, len(left_a))) if q is not None}
+    else:
+        paired = {j: i for i, j in enumerate(max_matching(compat, len(actual))) if j is not None}
+    taken_e = {*paired.values(), *late.values()}
+    free_e = [i for i in range(len(expected)) if i not in taken_e]
+    free_a = [j for j in range(len(actual)) if j not in paired and j not in late]
+    near = _near_misses(expected, actual, free_e, free_a) if matcher.mode != "ignore" else {}
+    extra = tuple(j for j in free_a if j not in near)
+    missing = tuple(i for i in free_e if i not in near.values())
+    return Alignment(paired, late, near, extra, missing)
 
 
 def _differences(actual: ToolCall, expected: ToolCall, matcher: ArgMatcher, key_sep: str = " ") -> str:
@@ -180,28 +233,16 @@ def mark_calls(
 ) -> list[MarkedCall]:
     """The actual calls, each marked, followed by the expected calls that are missing.
 
-    Pairing is a maximum one-to-one matching (ANY_ORDER's for ADK comparisons). An actual call
-    that pairs with no expected call is ``extra``, or ``args differ`` when a missing expected call
-    has its name (that expected call is then not listed as missing); under ``exact``,
-    ``in_order`` and ``lcs`` a paired call that breaks the expected order is ``out of order``; a
-    call to a denied tool is ``denied`` whatever else holds. Under ``none`` and
+    The pairing is :func:`align_calls`' (the one the reasons read). An actual call that pairs
+    with no expected call is ``extra``, or ``args differ`` when a missing expected call has its
+    name (that expected call is then not listed as missing); under ``exact``, ``in_order`` and
+    ``lcs`` a call outside the longest in-order run is ``out of order``; a call to a denied tool
+    is ``denied`` whatever else holds. Under ``none`` and
     ``single_tool_use`` every call is ``ok`` unless denied. ``mode`` is any family or alias.
     """
     mode = canonical(mode)
     matcher = as_matcher(compare_args)
-    pairing, used = _any_order_pairing(expected, actual, matcher)
-    near = _near_misses(expected, actual, pairing, used) if matcher.mode != "ignore" and mode not in _NO_PAIRING else {}
-    near_expected = {j: i for i, j in near.items()}
-    exp_index_of = {j: i for i, j in enumerate(pairing) if j is not None}
-    in_order = set()
-    if mode in _ORDERED:
-        # the longest run of paired actual calls whose expected indices increase, greedily
-        last = -1
-        for j in range(len(actual)):
-            i = exp_index_of.get(j)
-            if i is not None and i > last:
-                in_order.add(j)
-                last = i
+    al = align_calls(expected, actual, mode, matcher)
     out: list[MarkedCall] = []
     for j, call in enumerate(actual):
         label = call.label()
@@ -209,20 +250,17 @@ def mark_calls(
             mark: CallMark = "denied"
         elif mode in _NO_PAIRING:
             mark = "ok"
-        elif j in near_expected:
+        elif j in al.near:
             mark = "args differ"
-            label = _diff_label(call, expected[near_expected[j]], matcher)
-        elif not used[j]:
-            mark = "extra"
-        elif mode in _ORDERED and j not in in_order:
+            label = _diff_label(call, expected[al.near[j]], matcher)
+        elif j in al.out_of_order:
             mark = "out of order"
-        else:
+        elif j in al.paired:
             mark = "ok"
+        else:
+            mark = "extra"
         out.append(MarkedCall(call.name, label, mark, j + 1))
-    if mode not in _NO_PAIRING:
-        for i, exp in enumerate(expected):
-            if pairing[i] is None and i not in near:
-                out.append(MarkedCall(exp.name, exp.label(), "missing", None))
+    out += [MarkedCall(expected[i].name, expected[i].label(), "missing", None) for i in al.missing]
     return out
 
 
@@ -240,38 +278,35 @@ def _missing_phrase(calls: Sequence[ToolCall]) -> str:
 
 def _extra_phrase(actual: Sequence[ToolCall], js: Sequence[int]) -> str:
     """``extra call get_weather at position 2`` / ``extra calls get_weather (2), search (4)``."""
+    return _at_positions("extra call", actual, js)
+
+
+def _at_positions(what: str, actual: Sequence[ToolCall], js: Sequence[int]) -> str:
+    """``{what} get_weather at position 2`` / ``{what}s get_weather (2), search (4)`` (at most
+    three named, then ``and k more``)."""
     if len(js) == 1:
-        return f"extra call {actual[js[0]].name} at position {js[0] + 1}"
+        return f"{what} {actual[js[0]].name} at position {js[0] + 1}"
     shown = ", ".join(f"{actual[j].name} ({j + 1})" for j in js[:3])
     more = f" and {len(js) - 3} more" if len(js) > 3 else ""
-    return f"extra calls {shown}{more}"
+    return f"{what}s {shown}{more}"
 
 
-def _explain_exact(expected: Sequence[ToolCall], actual: Sequence[ToolCall], compare_args: Comparison) -> str:
-    """Why EXACT fails, named at the first position where the two trajectories part."""
-    matcher = as_matcher(compare_args)
-    k = next(
-        (k for k, (a, e) in enumerate(zip(actual, expected)) if not calls_match(a, e, matcher)),
-        min(len(actual), len(expected)),
-    )
-    if k == len(actual):
-        return _missing_phrase(expected[k:])
-    if k == len(expected):
-        return f"extra call {actual[k].name} at position {k + 1}"
-    got, want = actual[k], expected[k]
-    if got.name == want.name:
-        return f"{got.name} at position {k + 1}: {_differences(got, want, matcher)}"
-    pairing, used = _any_order_pairing(expected, actual, matcher)
-    if not used[k]:
-        return f"extra call {got.name} at position {k + 1}"
-    if pairing[k] is None:
-        return f"missing call {want.name} at position {k + 1}"
-    return f"out of order: {got.name} at position {k + 1} where {want.name} was expected"
+def _out_of_order_phrase(expected: Sequence[ToolCall], actual: Sequence[ToolCall], js: Sequence[int], mode: str) -> str:
+    """``out of order: get_profile at position 1`` (several: ``out of order: a (1), b (3)``);
+    under EXACT, where one call is out of order and another was expected at its position, ``...
+    where search_flights was expected``."""
+    if len(js) > 1:
+        return "out of order: " + _at_positions("", actual, js).lstrip("s ")
+    j = js[0]
+    where = ""
+    if mode == "exact" and j < len(expected) and expected[j].name != actual[j].name:
+        where = f" where {expected[j].name} was expected"
+    return f"out of order: {actual[j].name} at position {j + 1}{where}"
 
 
-_MISSING_SIDE = ("in_order", "any_order", "superset", "unordered", "recall", "f1", "lcs")
+_MISSING_SIDE = ("exact", "in_order", "any_order", "superset", "unordered", "recall", "f1", "lcs")
 """Families that name expected calls never made."""
-_EXTRA_SIDE = ("subset", "unordered", "precision", "f1")
+_EXTRA_SIDE = ("exact", "subset", "unordered", "precision", "f1")
 """Families that name calls made but not expected."""
 
 
@@ -283,10 +318,13 @@ def explain_invocation(inv: Invocation, mode: str, compare_args: Comparison = Tr
     ``"extra call get_weather at position 2"``, ``"out of order: get_profile at position 1"``,
     ``'web_search at position 1: query "AI news 2025" ≠ "AI news"'`` (the key and both values,
     actual first; with a rule, ``book_table at position 1: people 2 ≠ 3 (number rule ±0.5)``).
-    EXACT names the first position where the trajectories part; the other families name the
-    expected calls never made (IN_ORDER, ANY_ORDER, superset, unordered, recall, F1, LCS), the
-    calls made but not expected (subset, unordered, precision, F1), a call whose arguments differ
-    by its differing keys, and for IN_ORDER and LCS the first call out of order. A turn never run:
+    The reason reads the alignment the call marks show (:func:`align_calls`), in this order: the
+    expected calls never made (EXACT, IN_ORDER, ANY_ORDER, superset, unordered, recall, F1,
+    LCS), each call whose arguments differ by its differing keys, the calls made but not
+    expected (EXACT, subset, unordered, precision, F1), and for EXACT, IN_ORDER and LCS the calls
+    out of order (EXACT: ``out of order: get_profile at position 1 where search_flights was
+    expected``); parts are joined by ``"; "``. E10 under EXACT: ``missing call book_flight;
+    confirm_booking at position 2: booking_id "BK-4407" ≠ "BK-4470"``. A turn never run:
     ``NO_OUTPUT_REASON``; single tool use: ``"book_flight not called"``.
     """
     matcher = as_matcher(compare_args)
@@ -298,29 +336,22 @@ def explain_invocation(inv: Invocation, mode: str, compare_args: Comparison = Tr
     if mode == "single_tool_use":
         return f"{single_tool or '(no tool named)'} not called"
     expected, actual = inv.expected_calls, inv.actual_calls
-    if mode == "exact":
-        return _explain_exact(expected, actual, matcher)
-    pairing, used = _any_order_pairing(expected, actual, matcher)
-    near = _near_misses(expected, actual, pairing, used) if matcher.mode != "ignore" else {}
-    missing = [expected[i] for i, p in enumerate(pairing) if p is None and i not in near]
-    near_actual = set(near.values())
-    extra = [j for j, u in enumerate(used) if not u and j not in near_actual]
+    al = align_calls(expected, actual, mode, matcher)
     parts = []
-    if mode in _MISSING_SIDE and missing:
-        parts.append(_missing_phrase(missing))
-    if near:
-        parts += [
-            f"{actual[j].name} at position {j + 1}: {_differences(actual[j], expected[i], matcher)}"
-            for i, j in sorted(near.items(), key=lambda ij: ij[1])
-        ]
-    if mode in _EXTRA_SIDE and extra:
-        parts.append(_extra_phrase(actual, extra))
+    if mode in _MISSING_SIDE and al.missing:
+        parts.append(_missing_phrase([expected[i] for i in al.missing]))
+    parts += [
+        f"{actual[j].name} at position {j + 1}: {_differences(actual[j], expected[i], matcher)}"
+        for j, i in sorted(al.near.items())
+    ]
+    if mode in _EXTRA_SIDE and al.extra:
+        parts.append(_extra_phrase(actual, al.extra))
+    if mode in _ORDERED and al.out_of_order:
+        parts.append(_out_of_order_phrase(expected, actual, sorted(al.out_of_order), mode))
+    if not parts and al.missing:  # precision with no call made: 0, and only the missing calls to name
+        parts.append(_missing_phrase([expected[i] for i in al.missing]))
     if parts:
         return "; ".join(parts)
-    if mode in _ORDERED:
-        for m in mark_calls(expected, actual, mode, matcher):
-            if m.mark == "out of order":
-                return f"out of order: {m.name} at position {m.position}"
     return f"trajectory does not match ({mode})"  # pragma: no cover - every failure is named above
 
 
