@@ -66,7 +66,7 @@ def test_calibrate_prints_the_threshold_in_full(four_runs, capsys):
 def test_a_failing_reason_never_reads_equal(four_runs, capsys):
     assert main(["score", "--cases", four_runs, "--trajectory", "none", "--f1-threshold", "0.519", "--format", "json"]) == 0
     g1 = json.loads(capsys.readouterr().out)["runs"][0]
-    assert g1["reason"] == "F1 0.5185 < 0.5190"  # 14/27 = 0.51851..., 4 decimals are the first that differ
+    assert g1["reason"] == "F1 0.5185 < 0.519"  # 14/27 = 0.51851..., 4 decimals are the first that differ; the threshold as given
 
 
 def test_settings_keep_a_threshold_taken_from_a_score():
@@ -97,7 +97,7 @@ def test_cascade_band_edges():
     res = apply_bands_decided(cf, 0.85, 0.6)
     assert res.passed.tolist() == [1, -1, 0]
     assert res.reason(cf, 1, 0.85, 0.6) == "cosine 0.60 in [0.60, 0.85): waiting for review"
-    assert res.reason(cf, 2, 0.85, 0.6) == "cosine 0.5999999 < 0.6000000"
+    assert res.reason(cf, 2, 0.85, 0.6) == "cosine 0.5999999 < 0.60"
 
 
 scores = st.lists(st.floats(0.0, 1.0, allow_nan=False), min_size=2, max_size=40)

@@ -73,8 +73,9 @@ def test_the_threshold_turns_a_partial_score_into_a_verdict_and_the_reason_says_
         ev = evaluate(f, Settings(trajectory="recall", trajectory_threshold=threshold))
         assert bool(ev.passed[0]) is passed
     ev = evaluate(f, Settings(trajectory="recall", trajectory_threshold=0.67))
-    # 2/3 would read "0.67 < 0.67": passmark.show_pair gives the digits that tell them apart
-    assert reasons(f, ev) == ["trajectory recall 0.667 < 0.670: missing call confirm"]
+    # 2/3 would read "0.67 < 0.67": passmark.show_pair gives the score the digits that tell it
+    # from the threshold, and the threshold prints as given (0.67, as beside any other score)
+    assert reasons(f, ev) == ["trajectory recall 0.667 < 0.67: missing call confirm"]
     ev = evaluate(f, Settings(trajectory="recall", trajectory_threshold=0.5))
     assert reasons(f, ev) == ["all checks pass (trajectory recall 0.67, F1 1.00 >= 0.80)"]
     ev = evaluate(f, Settings(trajectory="precision"))

@@ -12,6 +12,7 @@ from __future__ import annotations
 from ..core.evaluation.settings import Settings
 from ..core.plural import counted, half_width_words, noun  # noqa: F401  (re-exported: counts in words for the views)
 from ..core.scoring.arg_rules import NO_RULES, ArgRule, ArgRules
+from ..core.scoring.passmark import show_limit
 from ..core.scoring.trajectory_metrics import DEFINITIONS, canonical, scores_one_or_zero
 
 TRAJECTORY_WORDS = {**{f: d.label for f, d in DEFINITIONS.items()}, "none": "not scored"}
@@ -31,7 +32,9 @@ SCORER_WORDS = {
 
 
 def _threshold(value: float) -> str:
-    return f"{value:.2f}"
+    """A threshold as the reasons print it (:func:`~explorer.core.scoring.passmark.show_limit`:
+    ``0.80``, ``0.675``), never rounded to another value."""
+    return show_limit(value)
 
 
 def response_words(s: Settings) -> str:

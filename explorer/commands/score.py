@@ -12,7 +12,7 @@ from ..core.evaluation.confidence import RESAMPLES, SEED, summary_intervals
 from ..core.evaluation.prevalence import rogan_gladen
 from ..core.evaluation.sample_size import DEFAULT_HALF_WIDTH, labels_needed
 from ..core.plural import half_width_words
-from ..core.evaluation.verdicts import evaluate, result_table
+from ..core.evaluation.verdicts import evaluate, response_score_text, result_table, score_texts
 from ..core.evaluation.features import build_features
 from ..core.scoring.trajectory_metrics import DEFINITIONS, canonical
 from ..core.io.exports import dumps_csv_frame, extra_columns, scored_table_parquet
@@ -206,8 +206,9 @@ def run(args: argparse.Namespace) -> int:
         raise CliError("--out writes json, csv or parquet: give --format too")
     s = report["summary"]
     out = table[["id", "title", "trajectory_score", "f1", "verdict", "human_verdict", "outcome", "decided_by", "reason"]].copy()
-    out["trajectory_score"] = out["trajectory_score"].map(lambda v: "-" if v != v else f"{v:.2f}")
-    out["f1"] = out["f1"].map(lambda v: f"{v:.2f}")
+    # scores read on the right side of their threshold (recall 2/3 at 0.67: 0.667, not 0.67)
+    out["trajectory_score"] = score_texts(out["trajectory_score"], settings.trajectory_threshold)
+    out["f1"] = score_texts(out["f1"], settings.f1_threshold)
     adk = adk_verdicts(table)
     if adk is not None:  # ADK's own verdict beside ours
         out.insert(out.columns.get_loc("verdict") + 1, "adk_verdict", adk)
@@ -226,7 +227,7 @@ def run(args: argparse.Namespace) -> int:
         + (f", {n_rules} argument rule{'s' if n_rules != 1 else ''}" if n_rules else "")
     )
     if "response" in report:
-        out.insert(4, "response_score", table["response_score"].map(lambda v: "-" if v != v else f"{v:.2f}"))
+        out.insert(4, "response_score", [response_score_text(float(v), settings) for v in table["response_score"]])
         print(response_line(report["response"]))
     print(out.to_string(index=False))
     print()

@@ -93,7 +93,8 @@ def test_recall_at_0_67_changes_the_agreement_and_the_reasons(app_page):
     app.expect_chosen("me-chart-x", "Trajectory threshold")  # the live threshold is charted
 
     app.next_events(5, then_time=60.0)  # the input change rewound the replay
-    expect(app.row_of("E4")).to_contain_text("trajectory recall 0.667 < 0.670: missing call confirm_booking")
+    expect(app.row_of("E4")).to_contain_text("trajectory recall 0.667 < 0.67: missing call confirm_booking")
+    expect(app.row_of("E4")).to_contain_text("fail 0.667")  # its Trajectory cell read "fail 0.67" beside threshold 0.67
     expect(app.row_of("E2")).to_contain_text("all checks pass (trajectory recall 1.00, F1 0.86 >= 0.80)")
 
     box = app.el("me-trajectory-threshold-input").locator("input").first

@@ -15,7 +15,7 @@ from typing import Callable
 import numpy as np
 import panel as pn
 
-from ...core.evaluation.verdicts import Evaluation
+from ...core.evaluation.verdicts import Evaluation, response_score_text
 from ...core.evaluation.features import Features
 from ..labels import SessionLabels
 from .style import LiveHTML, styled
@@ -124,7 +124,7 @@ class ReviewQueueView:
         rows = []
         for i in self._queue:
             mark = ' class="me-review-current"' if i == self.current else ""
-            text = f"{_esc(features.run_ids[i])} · cosine {ev.response_score[i]:.2f}"
+            text = f"{_esc(features.run_ids[i])} · cosine {response_score_text(float(ev.response_score[i]), ev.settings)}"
             rows.append(f"<li{mark}><b>{text}</b></li>" if mark else f"<li>{text}</li>")
         self.waiting.show(f'<ul class="me-review-ids">{"".join(rows)}</ul>' if rows else "")
 

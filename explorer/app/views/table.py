@@ -16,8 +16,9 @@ import numpy as np
 import pandas as pd
 import panel as pn
 
-from ...core.evaluation.verdicts import Evaluation, matcher_for, result_table
+from ...core.evaluation.verdicts import Evaluation, matcher_for, response_score_text, result_table
 from ...core.evaluation.features import Features
+from ...core.scoring.passmark import show_score
 from ...core.scoring.trajectory import MarkedCall, mark_calls
 from .style import LiveHTML, flex_item, styled
 
@@ -110,13 +111,13 @@ def table_frame(features: Features, ev: Evaluation, k: int, start: int = 0,
         else:
             score = rec["trajectory_score"]
             word = "pass" if rec["trajectory_pass"] else "fail"
-            traj = f'<span class="me-{word}">{word}</span> {score:.2f}' if not math.isnan(score) else "—"
+            traj = f'<span class="me-{word}">{word}</span> {show_score(score, s.trajectory_threshold)}' if not math.isnan(score) else "—"
         f1_word = "pass" if rec["f1_pass"] else "fail"
-        f1 = f'<span class="me-{f1_word}-num">{rec["f1"]:.2f}</span>'
+        f1 = f'<span class="me-{f1_word}-num">{show_score(rec["f1"], s.f1_threshold)}</span>'
         if ev.response is not None:  # the chosen response scorer's score under F1 (issue 5)
             rs = rec["response_score"]
             model = f' title="{_esc(ev.response.embedding.label())}"' if ev.response.embedding is not None else ""
-            f1 += f'<br><small class="me-response-score"{model}>{_esc(s.response_scorer)} {"–" if math.isnan(rs) else f"{rs:.2f}"}</small>'
+            f1 += f'<br><small class="me-response-score"{model}>{_esc(s.response_scorer)} {"–" if math.isnan(rs) else response_score_text(rs, s)}</small>'
             if rec.get("response_note"):  # ROUGE-1 0 on non-Latin text, a windowed cosine (issue 10)
                 f1 += f'<br><small class="me-response-note">{_esc(rec["response_note"])}</small>'
         if s.key_fields:

@@ -36,7 +36,7 @@ from ..scoring.normalise import is_empty_answer
 from .settings import Settings
 from ..scoring.arg_match import ArgMatcher
 from ..scoring.cascade import EMPTY_REASON, WINDOW_NOTE
-from ..scoring.passmark import lowest_reaching, quantise, show_pair
+from ..scoring.passmark import lowest_reaching, quantise, show_pair, show_score
 from ..scoring.trajectory import NO_OUTPUT_REASON, explain_trajectory, family_label, rule_notes
 from ..scoring.trajectory_metrics import DEFINITIONS, canonical
 
@@ -465,8 +465,10 @@ def reason(features: Features, ev: Evaluation, i: int) -> str:
     """One-line reason for run ``i``'s verdict, e.g. ``"missing call confirm_booking"``,
     ``"extra call get_weather at position 2"``, ``"denied tool delete_booking"``,
     ``"date 21 March differs from 12 March"``, ``"F1 0.62 < 0.80"``, ``"turn 2: the agent
-    produced nothing"``, ``"empty answer"``. Scores and thresholds are printed with enough
-    digits that a failing comparison never reads as equal (``F1 0.5185 < 0.5190``)."""
+    produced nothing"``, ``"empty answer"``. Thresholds print with 2 decimals (more when their
+    value has more) and scores with enough digits that a failing comparison never reads as
+    equal (``F1 0.5185 < 0.519``, ``trajectory recall 0.667 < 0.67``):
+    :func:`~explorer.core.scoring.passmark.show_pair`."""
     s = ev.settings
     code = int(ev.decided_by[i])
     run = features.runs[i]
@@ -517,8 +519,30 @@ def _is_partial(family: str) -> bool:
 
 
 def _traj_words(s: Settings, score: float) -> str:
-    """``trajectory 1.00`` (a match family), ``trajectory recall 0.67`` (a partial score)."""
-    return f"trajectory {family_label(s.trajectory)} {score:.2f}" if _is_partial(s.trajectory) else f"trajectory {score:.2f}"
+    """``trajectory 1.00`` (a match family), ``trajectory recall 0.67`` (a partial score); under
+    combine all the score is written as :func:`score_texts` writes it (never reading below a
+    threshold it reaches), under the mean rule (no trajectory threshold read) with 2 decimals."""
+    text = show_score(score, s.trajectory_threshold) if s.combine == "all" else f"{score:.2f}"
+    return f"trajectory {family_label(s.trajectory)} {text}" if _is_partial(s.trajectory) else f"trajectory {text}"
+
+
+def score_texts(scores: Sequence[float] | np.ndarray, threshold: float) -> list[str]:
+    """Scores as the tables and panels show them beside their pass or fail mark:
+    :func:`~explorer.core.scoring.passmark.show_score` against ``threshold`` (2 decimals, more
+    when 2 would read on the wrong side of it: recall 2/3 against 0.67 reads ``0.667``); NaN
+    (no score) reads ``"-"``. One string per score."""
+    return ["-" if v != v else show_score(float(v), threshold) for v in scores]
+
+
+def response_score_text(score: float, s: Settings) -> str:
+    """The response scorer's score as shown beside its verdict: against ``f1_threshold``, or for
+    the cascade against both ``pass_above`` and ``fail_below`` (the more decimals of the two), as
+    :func:`~explorer.core.scoring.passmark.show_score` writes it; ``"-"`` for NaN."""
+    if score != score:
+        return "-"
+    if s.response_scorer != "cascade":
+        return show_score(score, s.f1_threshold)
+    return max(show_score(score, s.pass_above), show_score(score, s.fail_below), key=len)
 
 
 def _rule_notes(features: Features, s: Settings, i: int) -> str:

@@ -36,7 +36,7 @@ from typing import Any
 import pandas as pd
 
 from .csv_cells import neutralise_frame
-from ..scoring.passmark import show_threshold
+from ..scoring.passmark import show_limit, show_threshold
 from .errors import LoadError, json_spelling
 from ..evaluation.verdicts import TABLE_COLUMNS, Evaluation, result_table
 from ..evaluation.features import Features
@@ -227,7 +227,7 @@ def adk_unsupported(settings: Settings, arg_rules: ArgRules | None = None) -> li
     elif not adk_family:
         d = DEFINITIONS[family]
         what = "partial score" if d.kind == "partial" else "match family"
-        thr = f" >= {settings.trajectory_threshold:.2f}" if d.kind == "partial" else ""
+        thr = f" >= {show_limit(settings.trajectory_threshold)}" if d.kind == "partial" else ""
         notes.append(
             f"Trajectory {d.label}{thr} ({what}, {d.source}) has no ADK criterion: tool_trajectory_avg_score "
             f"is left out; ADK's match types are EXACT, IN_ORDER and ANY_ORDER, scored 1/0 per invocation."

@@ -11,9 +11,12 @@ and quantising twice changes nothing, so a threshold printed as its quantised va
 exactly the bands it came from. Two scores closer than 5e-13 count as equal (unigram F1 values of
 texts under a million tokens are never that close unless equal).
 
-Printing: :func:`show_pair` writes a score and a threshold with as many decimals as it takes
-for a failing comparison never to read ``0.52 < 0.52``; :func:`show_threshold` writes a threshold
-alone in its shortest exact form.
+Printing (the rule for every score shown beside a threshold, in reasons, tables and panels): a
+threshold prints with 2 decimals, more only when its value has more (:func:`show_limit`: ``0.80``,
+``0.67``, ``0.675``); a score prints with 2 decimals, more only when 2 would read on the wrong side
+of the threshold (:func:`show_score`: 2/3 against 0.67 reads ``0.667``, never ``0.67``);
+:func:`show_pair` gives both. :func:`show_threshold` writes a threshold alone in its shortest
+exact form (links, settings files).
 """
 
 from __future__ import annotations
@@ -136,14 +139,38 @@ def show_threshold(value: float) -> str:
     return text[:-2] if text.endswith(".0") else text
 
 
-def show_pair(score: float, threshold: float, digits: int = 2) -> tuple[str, str]:
-    """``(score text, threshold text)`` with the same number of decimals, at least ``digits``,
-    and more when fewer would print a score that does not reach the threshold as equal to it:
-    ``show_pair(0.5185185, 0.519) == ("0.5185", "0.5190")``. Scores that reach it may print
-    equal (``0.52 >= 0.52`` is true)."""
-    s, t = quantise(score), quantise(threshold)
+def show_limit(threshold: float, digits: int = 2) -> str:
+    """A threshold as it is printed beside scores: at least ``digits`` decimals, more when its
+    value has them (it is never rounded): ``0.8`` -> ``"0.80"``, ``0.67`` -> ``"0.67"``,
+    ``0.675`` -> ``"0.675"``, ``14 / 27`` -> ``"0.518518518519"``. So one threshold prints the
+    same in every reason of a table, whatever the scores beside it."""
+    t = quantise(threshold)
     d = digits
-    if s < t:
-        while d < DECIMALS and f"{s:.{d}f}" == f"{t:.{d}f}":
-            d += 1
-    return f"{s:.{d}f}", f"{t:.{d}f}"
+    while d < DECIMALS and float(f"{t:.{d}f}") != t:
+        d += 1
+    return f"{t:.{d}f}"
+
+
+def show_score(score: float, threshold: float, digits: int = 2) -> str:
+    """A score as it is printed beside ``threshold``: ``digits`` decimals, more when fewer would
+    read on the wrong side of the threshold as printed (:func:`show_limit`): a score that fails
+    never reads as reaching it, one that reaches it never as below it. ``show_score(2 / 3,
+    0.67) == "0.667"`` (``"0.67"`` would read as reaching 0.67), ``show_score(2 / 3, 0.5) ==
+    "0.67"``, ``show_score(0.674, 0.6731) == "0.674"`` (``"0.67"`` would read below 0.6731).
+    NaN reads ``"nan"``."""
+    s = quantise(score)
+    if s != s:
+        return "nan"
+    passes = bool(reaches(s, threshold))
+    d = digits
+    while d < DECIMALS and bool(reaches(float(f"{s:.{d}f}"), threshold)) != passes:
+        d += 1
+    return f"{s:.{d}f}"
+
+
+def show_pair(score: float, threshold: float, digits: int = 2) -> tuple[str, str]:
+    """``(score text, threshold text)``: :func:`show_score` and :func:`show_limit`, so a failing
+    comparison never reads ``0.52 < 0.52`` and a threshold prints alike whatever the score:
+    ``show_pair(2 / 3, 0.67) == ("0.667", "0.67")``, ``show_pair(1 / 3, 0.67) == ("0.33", "0.67")``,
+    ``show_pair(0.5185185, 0.519) == ("0.5185", "0.519")``."""
+    return show_score(score, threshold, digits), show_limit(threshold, digits)
