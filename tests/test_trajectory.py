@@ -244,3 +244,21 @@ def test_no_reason_contradicts_its_marks_on_the_ten_booking_runs():
         for mode in FAMILIES_COMPARED:
             for args in ARG_MODES:
                 _assert_reason_agrees_with_marks(run.invocations[0], mode, ArgMatcher(mode=args))
+
+
+def test_exact_reasons_of_the_ten_booking_runs_say_what_seed_002_says():
+    """Seed 002: an extra weather lookup (E2), a profile read before the search (E3), booked
+    without confirming (E4), deleted an old booking between the expected calls (E6), a retried
+    search (E8), gave up after the search (E9), claimed a booking it never made (E10)."""
+    runs = {r.id: r for r in load_case_set(Path(__file__).parent.parent / "cases" / "booking_agent.json").runs}
+    why = {k: explain_invocation(r.invocations[0], "exact") for k, r in runs.items()}
+    assert why == {
+        "E1": "", "E5": "", "E7": "",
+        "E2": "extra call get_weather at position 2",
+        "E3": "out of order: get_profile at position 1 where search_flights was expected",
+        "E4": "missing call confirm_booking",
+        "E6": "extra call delete_booking at position 2",
+        "E8": "extra call search_flights at position 2",
+        "E9": "missing calls book_flight, confirm_booking",
+        "E10": 'missing call book_flight; confirm_booking at position 2: booking_id "BK-4407" ≠ "BK-4470"',
+    }

@@ -17,7 +17,9 @@ Every function here also takes, in place of ``compare_args``, an
 :class:`~explorer.core.scoring.arg_match.ArgMatcher` (argument mode and per-key rules), and the
 reasons and marks cover every family of :mod:`explorer.core.scoring.trajectory_metrics`. Calls
 are paired by a maximum matching (:mod:`explorer.core.scoring.matching`), which for ADK's ``==``
-and ``ignore_args`` (equivalences) is ADK's greedy pairing. A turn the agent never ran
+and ``ignore_args`` (equivalences) is ADK's greedy pairing. The reasons and the call marks read
+one alignment (:func:`align_calls`), so a reason never names a call as extra, missing, out of
+order or differing in its arguments unless the marks show it so. A turn the agent never ran
 (``Invocation.no_output``) matches no family (issue 10, kind 1; ADK would not evaluate it).
 """
 
