@@ -123,10 +123,41 @@ def test_calibration_says_why_a_band_or_the_use_button_is_missing(shared):
     assert shown(s.calibration.use_reason.object) == (
         "Nothing to use: no threshold reaches precision 0.95 on these 20 pairs. Lower the target precision.")
     assert "Pass none: no threshold reaches precision 0.95 on these 20 pairs." in shown(s.calibration.bands_pane.object)
-    # stored scores exist only for the pairs
+    # stored scores exist only for the pairs: choosing the case set puts the score back to cosine
     s.calibration.state.param.update(source="case", score="stored")
-    assert s.calibration.use.disabled
-    assert shown(s.calibration.use_reason.object) == "Nothing to use: stored scores exist only for the bundled pairs."
+    assert s.calibration.state.score == "cosine" and "10 labelled runs" in shown(s.calibration.info.object)
+
+
+def test_calibration_says_it_is_computing_and_offers_no_band_until_drawn(shared):
+    # the trial: ~3 s of an empty chart, a stale gray band at 0.6-0.85, no band text and a live
+    # "Use these bands" button; then Stored scores with This case set shaded a stale 0.79-0.98 band
+    from explorer.app.views.calibration import computing_text
+
+    assert computing_text("case", "cosine", 10) == "Computing precision and recall at every threshold on 10 labelled runs (Embedding cosine)…"
+    assert computing_text("case", "f1", 1) == "Computing precision and recall at every threshold on 1 labelled run (Unigram F1)…"
+    assert computing_text("pairs", "stored", 20) == (
+        "Computing precision and recall at every threshold on the 20 bundled labelled pairs (Stored scores)…")
+    s = ExplorerSession(shared)
+    s.layout()
+    view = s.calibration
+    assert view.use.disabled and not view.gray.visible  # before anything is computed
+    assert "me-stored-off" in view.score_choice.css_classes and view.stored_note.visible  # case set: not stored
+    view.features = s.features
+    view.state.source = "pairs"
+    assert "me-stored-off" not in view.score_choice.css_classes and not view.stored_note.visible
+    view.state.score = "stored"
+    view.refresh(background=True)
+    assert view.status.visible and shown(view.status.object) == (
+        "Computing precision and recall at every threshold on the 20 bundled labelled pairs (Stored scores)…")
+    assert view.results.loading and view.use.disabled and not view.gray.visible and view.bands is None
+    view.job.join(60)
+    view.poll()  # what the session's periodic callback does
+    assert view.job is None and not view.status.visible and not view.results.loading
+    # the pairs' stored bands at 0.80: fail below 0.76, pass from 0.89 (test above)
+    assert view.gray.visible and (view.gray.left, view.gray.right) == (0.76, 0.89) and not view.use.disabled
+    view.state.source = "case"  # stored cannot apply: back to cosine, no stale pairs band
+    assert view.state.score == "cosine" and "me-stored-off" in view.score_choice.css_classes
+    assert "10 labelled runs" in shown(view.info.object) and (view.gray.left, view.gray.right) != (0.76, 0.89)
 
 
 def test_trace_names_the_cascade_stage(shared):

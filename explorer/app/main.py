@@ -355,6 +355,8 @@ class ExplorerSession:
         self.stop_timer()
         self.rules.stop()
         self.labels.param.unwatch(self._labels_watcher)
+        if self._calibration is not None:
+            self._calibration.stop()  # a running computation's result is dropped
         if self._how_sure is not None:
             self._how_sure.close()  # the side picker too
         else:

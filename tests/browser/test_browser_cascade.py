@@ -69,7 +69,14 @@ def test_cascade_review_queue_changes_agreement(app_page):
 def test_calibration_tab_shows_bands_for_the_bundled_pairs(app_page):
     app = app_page
     app.open_tab("Calibration")
+    # the case set's cosine: computed, the status line gone; Stored scores greyed and not clickable
+    app.expect_text("me-calibration-info", "10 labelled runs")
+    expect(app.el("me-calibration-status")).to_be_hidden()
+    stored = app.el("me-calibration-score").get_by_role("button", name="Stored scores", exact=True)
+    assert stored.evaluate("b => getComputedStyle(b).pointerEvents") == "none"
+    app.expect_text("me-calibration-stored-note", "Stored scores exist only for the bundled pairs")
     app.choose("me-calibration-source", "Bundled labelled pairs")
+    assert stored.evaluate("b => getComputedStyle(b).pointerEvents") != "none"
     app.choose("me-calibration-score", "Stored scores")
     # the stored scores (seed 000's illustration): from 0.89 up, 5 acceptable and 1 not (precision
     # 5/6 = 0.833 >= 0.8; one step lower it drops below); below 0.76 only the 2 unacceptable pairs

@@ -12,6 +12,14 @@ Thresholds read with at most 3 decimals (:func:`threshold_text`, as the rest of 
 full value is in the tooltip, and "Use these bands in the cascade" sets the exact values, so a
 score between the shown and the exact threshold is never decided differently from the bands shown.
 A band that cannot be given says why (:func:`missing_band_why`), and so does the disabled button.
+
+In a session the scores, table and bands are computed in a background thread
+(:meth:`CalibrationView.refresh`, as the Settings sweep): until they are drawn the tab says
+``Computing precision and recall at every threshold on 10 labelled runs (Embedding cosine)…``
+(``me-calibration-status``, :func:`computing_text`), the results under it are dimmed by Panel's
+loading indicator, the chart draws no band and "Use these bands" is disabled (a trial saw ~3 s of
+an empty chart with a stale gray band and a live button). "Stored scores" exist only for the
+bundled pairs: with "This case set" chosen the button is disabled (``me-stored-off``) and says so.
 """
 
 from __future__ import annotations
@@ -37,6 +45,7 @@ from ...core.evaluation.response_features import ResponseFeatures
 from ...core.scoring.passmark import quantise, show_threshold
 from ...core.scoring.response_scorers import CosineScorer, make_scorer
 from ...core.plural import counted, half_width_words
+from ..loading import BackgroundLoad
 from .response_inputs import model_html
 from .style import LiveHTML, styled
 
@@ -45,6 +54,15 @@ BUNDLED_PAIRS = Path(__file__).resolve().parents[3] / "cases" / "labelled_pairs.
 SOURCE_OPTIONS = {"This case set": "case", "Bundled labelled pairs": "pairs"}
 SCORE_OPTIONS = {"Embedding cosine": "cosine", "Unigram F1": "f1", "ROUGE-1 (ADK)": "rouge1", "Stored scores": "stored"}
 """Score label -> name; ``stored`` only for the pairs (their illustrative stored scores)."""
+SCORE_LABELS = {name: label for label, name in SCORE_OPTIONS.items()}
+POLL_MS = 200
+"""How often a session looks whether its background calibration has finished (ms)."""
+STORED_OFF = (
+    ":host(.me-stored-off) .bk-btn-group > .bk-btn:last-child "
+    "{ opacity: 0.45; cursor: not-allowed; pointer-events: none; }"
+)
+"""The "Stored scores" button greyed out and not clickable while the case set is the source."""
+STORED_ONLY_PAIRS = "Stored scores exist only for the bundled pairs: choose Bundled labelled pairs to use them."
 
 _PAIR_SCORES: dict[str, np.ndarray] = {}
 _PAIRS: list[PairSet] = []
@@ -128,6 +146,18 @@ def table_html(table) -> str:
             f"<td>{r.tn}</td><td>{_f(r.precision)}</td><td>{_f(r.recall)}</td><td>{_f(r.f_measure)}</td></tr>"
         )
     return f'{note}<table class="me-pr-table"><tr>{head}</tr>{"".join(rows)}</table>'
+
+
+def computing_text(source: str, score: str, n: int) -> str:
+    """The line shown while the tab computes: ``"Computing precision and recall at every threshold
+    on 10 labelled runs (Embedding cosine)…"`` (``source`` ``"case"``: ``n`` labelled runs, ``1
+    labelled run``, ``no labelled run``; ``"pairs"``: ``on the 20 bundled labelled pairs``;
+    ``score``: a name of :data:`SCORE_OPTIONS`)."""
+    if source == "pairs":
+        what = f"the {n:,} bundled labelled pairs"
+    else:
+        what = "no labelled run" if n == 0 else f"{n:,} labelled run" + ("" if n == 1 else "s")
+    return f"Computing precision and recall at every threshold on {what} ({SCORE_LABELS[score]})…"
 
 
 def _pairs(n: int) -> str:
@@ -227,7 +257,8 @@ class CalibrationView:
             r = fig.step("threshold", key, source=self.source, line_width=2.5, color=colour, mode="after", line_dash=dash)
             fig.scatter("threshold", key, source=self.source, size=5, color=colour)
             items.append(LegendItem(label=key, renderers=[r]))
-        self.gray = BoxAnnotation(left=0.6, right=0.85, fill_color="#94a3b8", fill_alpha=0.18)
+        # no band until one is computed (a trial saw a stale 0.6-0.85 band over an empty chart)
+        self.gray = BoxAnnotation(left=0.6, right=0.85, fill_color="#94a3b8", fill_alpha=0.18, visible=False)
         fig.add_layout(self.gray)
         fig.add_layout(Legend(items=items, orientation="horizontal", location="top_left"), "above")
         fig.add_tools(HoverTool(tooltips=[("threshold", "@threshold{0.000}"), ("precision", "@precision{0.000}"), ("recall", "@recall{0.000}")], mode="vline"))
@@ -241,12 +272,17 @@ class CalibrationView:
         )
         self.score_choice = pn.widgets.RadioButtonGroup.from_param(
             p.score, label="Score", css_classes=["me-calibration-score"], color="primary", variant="outline",
+            stylesheets=[STORED_OFF],
         )
+        self.stored_note = LiveHTML(f'<div class="me-hint">{html.escape(STORED_ONLY_PAIRS)}</div>',
+                                    css_classes=["me-calibration-stored-note"], visible=False,
+                                    **styled(margin=(4, 10), sizing_mode="stretch_width"))
         self.target = pn.widgets.FloatSlider.from_param(
             p.target_precision, label="Target precision", start=0.05, end=1.0, step=0.05, format="0.00",
             css_classes=["me-target-precision"], width=320,
         )
-        self.use = pn.widgets.Button(label="Use these bands in the cascade", css_classes=["me-calibration-use"], color="primary")
+        self.use = pn.widgets.Button(label="Use these bands in the cascade", css_classes=["me-calibration-use"], color="primary",
+                                     disabled=True)
         self.use.on_click(self._use)
         self.use_reason = LiveHTML("", css_classes=["me-calibration-use-reason"], visible=False,
                                    **styled(margin=(12, 6), sizing_mode="stretch_width"))
@@ -255,6 +291,18 @@ class CalibrationView:
         self.bands_pane = LiveHTML("", css_classes=["me-calibration-bands"], **styled(margin=(4, 10), sizing_mode="stretch_width"))
         self.needed = LiveHTML("", css_classes=["me-calibration-labels-needed"], **styled(margin=(0, 10), sizing_mode="stretch_width"))
         self.table = LiveHTML("", css_classes=["me-calibration-table"], **styled(margin=(4, 10), sizing_mode="stretch_width"))
+        self.status = LiveHTML("", css_classes=["me-calibration-status"], visible=False,
+                               **styled(sizing_mode="stretch_width", margin=(0, 10)))
+        self.results = pn.Column(
+            self.info, self.model, self.bands_pane, self.needed,
+            pn.Row(self.use, self.use_reason, sizing_mode="stretch_width", margin=0),
+            self.chart, self.table, sizing_mode="stretch_width", margin=0,
+        )
+        """Everything computed, dimmed by Panel's loading indicator while it is computed."""
+        self.job: BackgroundLoad[dict] | None = None
+        self._callback = None
+        self.errors: list[str] = []
+        self._stored_state()
         self.state.param.watch(lambda *_: self.refresh(), ["source", "score", "target_precision"])
 
     def _use(self, _event=None) -> None:
@@ -271,47 +319,128 @@ class CalibrationView:
         self.features = features
         self.refresh()
 
-    def _inputs(self) -> tuple[np.ndarray, np.ndarray, str, EmbedderIdentity | None]:
-        """(scores, acceptable, description, embedding identity) for the chosen source and score."""
-        s = self.state
-        if s.source == "pairs":
+    def _inputs(self, source: str, score: str) -> tuple[np.ndarray, np.ndarray, str, EmbedderIdentity | None]:
+        """(scores, acceptable, description, embedding identity) for ``source`` and ``score``.
+        Raises ValueError for stored scores of the case set, SimilarityUnavailable for cosine
+        without the similarity extra."""
+        if source == "pairs":
             ps = bundled_pairs()
-            scores = pair_scores(s.score)
-            identity = make_embedder().identity() if s.score == "cosine" else None
+            scores = pair_scores(score)
+            identity = make_embedder().identity() if score == "cosine" else None
             what = f"{len(ps.pairs)} bundled labelled pairs ({html.escape(ps.name)})"
             return scores, ps.labels(), what, identity
-        if s.score == "stored":
+        if score == "stored":
             raise ValueError("stored scores exist only for the bundled pairs")
         assert self.features is not None
         human = self.features.human
         # an empty answer (or a turn never run) fails at any threshold: not calibrated (as calibrate)
         labelled = (human >= 0) & self.features.has_answer
-        column = {"cosine": self.response.cosine, "rouge1": self.response.rouge1}.get(s.score)
+        column = {"cosine": self.response.cosine, "rouge1": self.response.rouge1}.get(score)
         scores = self.features.f1 if column is None else column()
-        identity = self.response.embedding_identity() if s.score == "cosine" else None
+        identity = self.response.embedding_identity() if score == "cosine" else None
         left_out = int(((human >= 0) & self.features.empty_answer).sum())
         what = f"{counted(int(labelled.sum()), 'labelled run')} of this case set (this session's labels)" + (
             f"; {left_out} with an empty answer left out (they fail at any threshold)" if left_out else "")
         return scores[labelled], human[labelled] == 1, what, identity
 
-    def refresh(self) -> None:
-        """Fill the table, chart and bands from the current choices."""
+    def compute(self, source: str, score: str, target: float) -> dict:
+        """What the tab draws for ``source``, ``score`` and ``target`` precision: ``{"why": str}``
+        when it cannot be computed (stored scores of the case set, no similarity extra), else
+        ``scores``, ``acceptable``, ``what``, ``identity``, ``table`` and ``bands``."""
+        try:
+            scores, acceptable, what, identity = self._inputs(source, score)
+            table = threshold_table(scores, acceptable)
+            bands = choose_bands(scores, acceptable, target)
+        except SimilarityUnavailable as exc:
+            return {"why": f"Embedding similarity unavailable: {exc}"}
+        except ValueError as exc:
+            return {"why": str(exc)}
+        return {"scores": scores, "acceptable": acceptable, "what": what, "identity": identity, "table": table,
+                "bands": bands, "score": score}
+
+    def _stored_state(self) -> bool:
+        """Grey out "Stored scores" while the case set is the source; True when the chosen score
+        was stored and has been put back to the default (which refreshes by itself)."""
+        off = self.state.source == "case"
+        classes = [c for c in self.score_choice.css_classes if c != "me-stored-off"]
+        self.score_choice.css_classes = classes + (["me-stored-off"] if off else [])
+        self.stored_note.visible = off
+        if off and self.state.score == "stored":
+            self.state.score = CalibrationState.param.score.default
+            return True
+        return False
+
+    def refresh(self, background: bool | None = None) -> None:
+        """Compute the table, chart and bands for the current choices and draw them, saying
+        meanwhile that it is computing (:func:`computing_text`, Panel's loading indicator on the
+        results, no band drawn, "Use these bands" disabled): in a background thread when
+        ``background`` (default: in a session; a periodic callback draws the result), else at
+        once. A new refresh supersedes a running one (whose result is then dropped)."""
         if self.features is None:
             return
-        try:
-            scores, acceptable, what, identity = self._inputs()
-            table = threshold_table(scores, acceptable)
-            bands = choose_bands(scores, acceptable, self.state.target_precision)
-        except SimilarityUnavailable as exc:
-            self._empty(f"Embedding similarity unavailable: {exc}")
+        if self._stored_state():
             return
-        except ValueError as exc:
-            self._empty(str(exc))
+        self.stop()
+        s = self.state
+        source, score, target = s.source, s.score, s.target_precision
+        n = len(bundled_pairs().pairs) if source == "pairs" else int(((self.features.human >= 0) & self.features.has_answer).sum())
+        self._busy(computing_text(source, score, n))
+        if background is None:
+            background = pn.state.curdoc is not None
+        if not background:
+            self.draw(self.compute(source, score, target))
             return
+        self.errors = []
+        job = BackgroundLoad(lambda _progress: self.compute(source, score, target), "the calibration",
+                             on_error=self.errors.append)
+        self.job = job.start()
+
+        def poll() -> None:
+            if self.job is not job:
+                return
+            if job.result is not None:
+                self.stop()
+                self.draw(job.result)
+            elif self.errors:
+                self.stop()
+                self._empty(f"The calibration could not be computed: {self.errors[0]}")
+
+        self.poll = poll
+        if pn.state.curdoc is not None:
+            self._callback = pn.state.add_periodic_callback(poll, period=POLL_MS, start=True)
+
+    def stop(self) -> None:
+        """Stop following a running computation (its result is dropped)."""
+        self.job = None
+        if self._callback is not None and self._callback.running:
+            self._callback.stop()
+        self._callback = None
+
+    def _busy(self, text: str) -> None:
+        self.status.object = f'<div class="me-hint me-calibration-computing" role="status">{html.escape(text)}</div>'
+        self.status.visible = True
+        self.results.loading = True
+        self.gray.visible = False
+        self.bands = None
+        self.use.disabled = True
+        self.use_reason.visible = False
+
+    def _done(self) -> None:
+        self.status.object = ""
+        self.status.visible = False
+        self.results.loading = False
+
+    def draw(self, d: dict) -> None:
+        """Draw a computed result ``d`` (:meth:`compute`)."""
+        self._done()
+        if "why" in d:
+            self._empty(d["why"])
+            return
+        scores, acceptable, bands, table, identity = d["scores"], d["acceptable"], d["bands"], d["table"], d["identity"]
         self.bands = bands
         self.info.object = (
-            f'<div class="me-calibration-what">{what}: {int(acceptable.sum())} acceptable, '
-            f"{int((~acceptable).sum())} unacceptable; score {html.escape(self.state.score)}</div>"
+            f'<div class="me-calibration-what">{d["what"]}: {int(acceptable.sum())} acceptable, '
+            f"{int((~acceptable).sum())} unacceptable; score {html.escape(d['score'])}</div>"
         )
         self.model.object = model_html(identity) if identity is not None else ""
         self.model.visible = identity is not None
@@ -327,18 +456,21 @@ class CalibrationView:
         lo = bands.fail_below if bands.fail_below is not None else float(table["threshold"].min())
         hi = bands.pass_above if bands.pass_above is not None else float(table["threshold"].max())
         self.gray.left, self.gray.right = lo, hi
+        self.gray.visible = True
         self.figure.x_range.start = min(0.0, float(scores.min()))
         self._use_state(None if bands.pass_above is not None else
                         f"Nothing to use: {missing_band_why(bands, scores, acceptable, 'pass')}. Lower the target precision.")
 
     def _empty(self, why: str) -> None:
+        self._done()
         self.bands = None
-        self.info.object = f'<div class="me-calibration-what">{html.escape(why)}</div>'
+        self.info.object = f'<div class="me-calibration-what">{html.escape(why[0].upper() + why[1:])}.</div>'
         self.model.visible = False
         self.bands_pane.object = ""
         self.needed.object = ""
         self.table.object = ""
         self.source.data = {"threshold": [], "precision": [], "recall": []}
+        self.gray.visible = False
         self._use_state(f"Nothing to use: {why.rstrip('.')}.")
 
     def _use_state(self, why_not: str | None) -> None:
@@ -358,14 +490,10 @@ class CalibrationView:
                 **styled(margin=(0, 10), sizing_mode="stretch_width"),
             ),
             pn.Row(self.source_choice, self.score_choice),
+            self.stored_note,
             self.target,
-            self.info,
-            self.model,
-            self.bands_pane,
-            self.needed,
-            pn.Row(self.use, self.use_reason, sizing_mode="stretch_width", margin=0),
-            self.chart,
-            self.table,
+            self.status,
+            self.results,
             css_classes=["me-card", "me-calibration"],
             sizing_mode="stretch_width",
         )
