@@ -172,3 +172,37 @@ def test_the_lesson_marks_the_step_the_inputs_are_on(shared):
     assert kinds() == ["light"] * 5 + ["primary", "light"]
     session.inputs.f1_threshold = 0.55  # no step has this
     assert kinds() == ["light"] * 7
+
+
+def test_a_relabelled_run_shows_the_file_note_as_the_earlier_verdicts(shared):
+    # the trial: E4 (unacceptable in the file) labelled acceptable read "Person acceptable: The
+    # agent never called confirm_booking, …", the file's note arguing against the new verdict
+    from explorer.app.views.downloads import session_labels_csv
+    from explorer.core.io.loaders.labels import loads_labels
+
+    note = "The agent never called confirm_booking, so the seat is only held, yet it told the user the booking was confirmed."
+    s = ExplorerSession(shared)
+    i = list(s.features.run_ids).index("E4")
+    before = shown(detail_html(s.features, s.ev, i))
+    assert f"Person unacceptable: {note}" in before  # the file's verdict: its note is its reason
+    s.labels.set(i, "acceptable")
+    after = shown(detail_html(s.features, s.ev, i))
+    assert f"Person acceptable Note from the file (with verdict unacceptable): {note}" in after
+    assert f"acceptable: {note}" not in after
+    assert 'class="me-hint me-file-note"' in detail_html(s.features, s.ev, i)
+    # the download says the same, so a file read back never gives the note as the new verdict's
+    back = loads_labels(session_labels_csv(s.features, s.labels), "labels.csv")
+    assert back["E4"].verdict == "acceptable"
+    assert back["E4"].note == f"Note from the file (with verdict unacceptable): {note}"
+    assert back["E1"].note == shared.case_set.runs[0].human_note  # unchanged verdicts keep their note
+    # cleared: the note is still the file's verdict's
+    s.labels.set(i, None)
+    assert f"Person unlabelled Note from the file (with verdict unacceptable): {note}" in shown(detail_html(s.features, s.ev, i))
+
+
+def test_a_note_typed_with_the_label_is_the_verdicts_own(shared):
+    s = ExplorerSession(shared)
+    s.labels.set(3, "acceptable", note="held seats count as booked here")  # E4
+    s.detail.show(s.features, s.ev, 3)  # as the session does for the selected run
+    assert "Person acceptable: held seats count as booked here" in shown(s.detail.pane.object)
+    assert "Note from the file" not in shown(s.detail.pane.object)

@@ -39,6 +39,20 @@ MAX_NAME = 40
 """Longest annotator name accepted in the app (characters)."""
 
 
+def file_note(verdict: str, file_verdict: str | None, note: str) -> str:
+    """A run file's ``note`` as it reads beside the ``verdict`` shown for the run now
+    (``"acceptable"``, ``"unacceptable"``, ``"unlabelled"``, ``"disputed"``, …), the file having
+    given ``file_verdict`` (None: no verdict). The note itself when the verdict is the file's;
+    else it is the earlier verdict's reason, never the new one's: ``"Note from the file (with
+    verdict unacceptable): …"`` (``(with no verdict)`` when the file gave none). ``""`` without a
+    note. Used by the selected run's panel and the labels download alike."""
+    if not note:
+        return ""
+    if verdict == file_verdict:
+        return note
+    return f"Note from the file (with {'verdict ' + file_verdict if file_verdict else 'no verdict'}): {note}"
+
+
 def clean_annotator_name(name: str, known: Sequence[str]) -> str:
     """``name`` with surrounding spaces removed. Raises ValueError (a sentence for the page) for an
     empty name, one longer than :data:`MAX_NAME`, :data:`CONSENSUS`, or one already in ``known``."""

@@ -113,6 +113,7 @@ class ExplorerSession:
         self.trace = TraceView()
         self.table = TableView(self.features.n, shared.features.longest_run_id)
         self.detail = DetailView(self.unselect)
+        self.detail.notes = lambda i: self.labels.notes.get(str(i))
         self.chart = ChartView(self.features.n, self._draw_chart)
         self._chart_partial: bool | None = None  # the family's kind the chart's x-axis was chosen for
         self.lesson = LessonView(self.choose_step, lesson_for(shared.case_set.source))

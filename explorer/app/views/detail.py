@@ -15,6 +15,7 @@ from ...core.evaluation.features import Features
 from ...core.io.model import EXAMPLE_ID
 from ...core.scoring.overlap import unigram_f1
 from ..highlight import mark_differences
+from ..labels import file_note
 from .style import Deferred, LiveHTML, flex_item, styled
 
 HINT = '<div class="me-empty">Select a revealed run in the table to see its answer, reference and the person\'s note.</div>'
@@ -34,12 +35,28 @@ def example_row(run) -> list[str]:
     return [f'<div class="me-detail-row"><span class="me-k">Example</span><span class="me-v">{html.escape(example)}</span></div>']
 
 
-def detail_html(features: Features, ev: Evaluation, i: int, people: str = "", person: str | None = None) -> str:
+def person_row(verdict: str, file_verdict: str | None, file_text: str, typed: str | None = None) -> str:
+    """The Person row (HTML, escaped): ``verdict`` in bold, then its note: ``typed`` (a note made
+    in this session with the label), else the file's note when the file gave this verdict; a file
+    note of another verdict follows on its own line as that verdict's (``me-file-note``: "Note
+    from the file (with verdict unacceptable): …", :func:`~explorer.app.labels.file_note`), so
+    it never reads as the reason of a verdict changed here."""
+    e = html.escape
+    note = typed if typed else file_note(verdict, file_verdict, file_text)
+    own = bool(typed) or note == file_text
+    after = (": " + e(note)) if note and own else ""
+    earlier = f'<div class="me-hint me-file-note">{e(note)}</div>' if note and not own else ""
+    return (f'<div class="me-detail-row"><span class="me-k">Person</span><span class="me-v"><b>{e(verdict)}</b>'
+            f"{after}{earlier}</span></div>")
+
+
+def detail_html(features: Features, ev: Evaluation, i: int, people: str = "", person: str | None = None,
+                note: str | None = None) -> str:
     """HTML for run ``i``: every text from the run escaped, ``<mark>`` on words that differ
     between the answer and its best reference (and each reference against the answer). The
     person's verdict is the session's (``features.human``: labels made in the app count), or
     ``person`` when given (``"disputed"``); ``people`` (HTML) lists the annotators' labels under it
-    (issue 11)."""
+    (issue 11); ``note``: one typed in this session with the label (:func:`person_row`)."""
     run = features.runs[i]
     e = html.escape
     outcome = OUTCOMES[int(ev.outcome[i])]
@@ -65,10 +82,7 @@ def detail_html(features: Features, ev: Evaluation, i: int, people: str = "", pe
                 f'<span class="me-v me-text">{mark_differences(ref, inv.answer)}</span></div>'
             )
     person = person or PERSON_WORDS[int(features.human[i])]
-    parts.append(
-        f'<div class="me-detail-row"><span class="me-k">Person</span><span class="me-v"><b>{e(person)}</b>'
-        f'{": " + e(run.human_note) if run.human_note else ""}</span></div>'
-    )
+    parts.append(person_row(person, run.human_verdict, run.human_note, note))
     parts.append(people)
     parts.append(
         f'<div class="me-detail-row"><span class="me-k">Evaluator</span><span class="me-v"><b>{verdict}</b>: '
@@ -90,11 +104,14 @@ class DetailView:
         self.people: Callable[[int], tuple[str | None, str]] | None = None
         """Set by the session when several annotators label: run index -> (the Person word when
         it is not the verdict, e.g. ``"disputed"``; their labels as HTML)."""
+        self.notes: Callable[[int], str | None] | None = None
+        """Set by the session: run index -> the note made in this session with its label, or None."""
 
     def show(self, features: Features, ev: Evaluation, i: int | None) -> None:
         """Show run ``i`` and open the panel (None: the hint, panel closed)."""
         person, people = (None, "") if i is None or self.people is None else self.people(i)
-        self.pane.object = HINT if i is None else detail_html(features, ev, i, people, person)
+        note = None if i is None or self.notes is None else self.notes(i)
+        self.pane.object = HINT if i is None else detail_html(features, ev, i, people, person, note)
         if self.card is not None and self.card.visible != (i is not None):
             self.card.visible = i is not None
 

@@ -16,14 +16,16 @@ from ...core.io.exports import dumps_adk_test_config, dumps_scored_table, dumps_
 from ...core.evaluation.features import Features
 from ...core.io.loaders.labels import Label, dumps_annotated_labels, dumps_labels
 from ...core.io.model import AnnotatorLabel
-from ..labels import DEFAULT_ANNOTATOR, SessionLabels
+from ..labels import DEFAULT_ANNOTATOR, SessionLabels, file_note
 from .style import LiveHTML
 
 
 def session_labels_csv(features: Features, labels: SessionLabels) -> str:
     """Labels CSV of the session's labels. One annotator: ``run_id,human_verdict,note`` of every
-    labelled run, with the note typed in this session, else the file's note; unlabelled runs left
-    out. Several annotators (issue 11): :func:`annotated_labels_csv`."""
+    labelled run, with the note typed in this session, else the file's note as the selected run's
+    panel shows it (:func:`~explorer.app.labels.file_note`: marked as the earlier verdict's when
+    the verdict was changed here); unlabelled runs left out. Several annotators (issue 11):
+    :func:`annotated_labels_csv`."""
     if labels.several:
         return annotated_labels_csv(features, labels)
     names = {1: "acceptable", 0: "unacceptable"}
@@ -32,9 +34,15 @@ def session_labels_csv(features: Features, labels: SessionLabels) -> str:
         i = int(i)
         note = labels.notes.get(str(i))
         if note is None:
-            note = getattr(features.runs[i], "human_note", "") or ""
+            note = _file_note(features, i, names[int(labels.human[i])])
         out[str(features.run_ids[i])] = Label(names[int(labels.human[i])], note)
     return dumps_labels(out)
+
+
+def _file_note(features: Features, i: int, verdict: str) -> str:
+    """Run ``i``'s file note beside ``verdict`` (:func:`~explorer.app.labels.file_note`)."""
+    run = features.runs[i]
+    return file_note(verdict, getattr(run, "human_verdict", None), getattr(run, "human_note", "") or "")
 
 
 FILE_VERDICT = "file"
@@ -56,10 +64,10 @@ def annotated_labels_csv(features: Features, labels: SessionLabels) -> str:
             who = names[int(j)]
             note = labels.annotator_notes.get((i, who))
             if note is None and who == DEFAULT_ANNOTATOR:  # the file's verdicts: the file's note
-                note = getattr(features.runs[i], "human_note", "") or ""
+                note = _file_note(features, i, words[int(labels.codes[i, j])])
             row.append(AnnotatorLabel(who, words[int(labels.codes[i, j])], note or ""))
         if labels.fallback[i] >= 0:
-            note = labels.notes.get(str(i)) or getattr(features.runs[i], "human_note", "") or ""
+            note = labels.notes.get(str(i)) or _file_note(features, i, words[int(labels.fallback[i])])
             row.append(AnnotatorLabel(FILE_VERDICT, words[int(labels.fallback[i])], note))
         out[str(features.run_ids[i])] = row
     return dumps_annotated_labels(out)
