@@ -199,8 +199,22 @@ def test_pin_then_any_order_lists_the_flips_and_mcnemar(page):
     # 4/10 -> 6/10: +20 points; McNemar exact on 3 vs 1: P(X <= 1) + P(X >= 3), X ~ Bin(4, 1/2) = 10/16
     assert "A (pinned) 4/10 (40 %) → B (now) 6/10 (60 %)" in text and "change in agreement +20 points" in text
     assert "with 3 runs flipped one way and 1 the other, p = 0.625: not enough runs to tell" in text
+    # the trial: "+20 points (95 % CI −20 to +52)" in bold green; the interval holds 0: neutral
+    assert "(95 % CI −20 to +52)" in text and 'class="me-compare-change me-change-unclear"' in s.compare.text.object
     s.compare.unpin_button.clicks += 1
     assert s.pinned.settings is None and not s.compare.strip.visible
+
+
+def test_a_change_is_better_or_worse_only_when_its_interval_leaves_out_0():
+    from explorer.app.intervals import change_tone
+    from explorer.core.evaluation.confidence import Interval
+
+    assert change_tone(Interval(0.20, -0.20, 0.52, 10)) == "unclear"  # the trial's +20 (−20 to +52)
+    assert change_tone(Interval(0.20, 0.0, 0.52, 10)) == "unclear"  # 0 itself is in it
+    assert change_tone(Interval(0.30, 0.05, 0.52, 10)) == "better"
+    assert change_tone(Interval(-0.30, -0.52, -0.05, 10)) == "worse"
+    assert change_tone(Interval(None, None, None, 0)) == "unclear"
+    assert change_tone(Interval(0.1, None, None, 10)) == "unclear"  # no interval: no claim
 
 
 def test_a_flipped_run_clicked_is_revealed_selected_and_shown(page):
@@ -448,3 +462,16 @@ def test_three_annotators_give_fleiss_kappa_and_alpha_worked_by_hand(page):
     assert "Cohen's kappa" not in figures  # three annotators: pairwise only
     pairs = shown(view.pairwise.object)
     assert "person × B 4 3 3/4" in pairs and "person × C 4 3 3/4" in pairs and "B × C 4 2 2/4" in pairs
+
+
+def test_the_human_ceiling_reading_is_coloured_only_when_its_interval_supports_it():
+    # "not enough runs to tell" was shown in the accent green, as if it were good news
+    from explorer.app.views.annotators import ceiling_html
+    from explorer.core.evaluation.annotators import HumanCeiling
+    from explorer.core.evaluation.confidence import Interval
+
+    iv = Interval(0.5, 0.2, 0.8, 10, 5)
+    unclear = HumanCeiling(iv, iv, {}, "not enough runs to tell", verdict=None)
+    worse = HumanCeiling(iv, iv, {}, "the scorer is worse than the people", verdict="worse")
+    assert 'class="me-ceiling-reading me-ceiling-unclear"' in ceiling_html(unclear)
+    assert 'class="me-ceiling-reading me-ceiling-worse"' in ceiling_html(worse)

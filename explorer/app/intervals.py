@@ -65,6 +65,20 @@ def share_text(iv: Interval) -> str:
     return f"{head}({inner})"
 
 
+def change_tone(iv: Interval) -> str:
+    """How a change with its 95 % interval ``iv`` may be coloured: ``"better"`` when the whole
+    interval lies above 0, ``"worse"`` when it lies below 0, else ``"unclear"`` (it spans 0, or
+    has no interval or no value): a change whose interval holds 0 is shown neutral, never as
+    better or worse (``+20 points (95 % CI −20 to +52)`` is ``"unclear"``)."""
+    if iv.value is None or iv.low is None or iv.high is None:
+        return "unclear"
+    if iv.low > 0:
+        return "better"
+    if iv.high < 0:
+        return "worse"
+    return "unclear"
+
+
 def points_text(iv: Interval) -> str:
     """A change of a proportion in percentage points with its interval:
     ``"+20 points (95 % CI −13 to +49)"``; ``"n/a"`` when undefined."""

@@ -81,6 +81,9 @@ def test_pin_a_change_to_b_shows_the_flips_and_mcnemar(glance_page, output_path)
     expect(app.el("me-compare-strip")).to_be_hidden()
     pin_and_change_to_any_order(app)
     app.expect_text("me-compare", "change in agreement +20 points")
+    # its 95 % CI −20 to +52 holds 0: the change is in the text's ink (#1f2937), not green as "better"
+    bold = app.el("me-compare-change").locator("b").first
+    assert bold.evaluate("b => getComputedStyle(b).color") == "rgb(31, 41, 55)"
     app.expect_text("me-compare-reading", "with 3 runs flipped one way and 1 the other, p = 0.625: not enough runs to tell")
     for run_id in ("E2", "E3", "E8"):
         expect(flip_button(app, "me-compare-fixed", run_id)).to_be_visible()

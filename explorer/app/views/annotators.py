@@ -125,6 +125,11 @@ def pairwise_html(inter: InterAnnotator | None) -> str:
     return f'<div class="me-ia-sub">Pairwise</div><table class="me-pairwise-table">{head}{"".join(rows)}</table>'
 
 
+CEILING_TONES = {"better": "better", "as good as": "better", "worse": "worse"}
+"""The reading's colour (``me-ceiling-<tone>``): green or red only when the interval supports the
+claim; "not enough runs to tell" is neutral (``unclear``)."""
+
+
 def ceiling_html(ceiling: HumanCeiling | None) -> str:
     """The evaluator beside the people (class ``me-human-ceiling``), the reading, and how it is
     decided (:data:`~explorer.core.evaluation.annotators.CEILING_METHOD`)."""
@@ -137,7 +142,7 @@ def ceiling_html(ceiling: HumanCeiling | None) -> str:
         f'<div>Evaluator vs the ground truth: <b>{_esc(share_text(ceiling.evaluator_vs_truth))}</b> · annotators vs each '
         f"other: <b>{_esc(share_text(ceiling.annotators_vs_each_other))}</b></div>"
         f'<div class="me-sub">Evaluator vs each annotator: {per}</div>'
-        f'<div class="me-ceiling-reading">{_esc(reading)}.</div>'
+        f'<div class="me-ceiling-reading me-ceiling-{CEILING_TONES.get(ceiling.verdict, "unclear")}">{_esc(reading)}.</div>'
         f'<div class="me-hint" title="{_esc(CEILING_METHOD)}">"Better", "worse" or "as good as" only when Newcombe\'s 95 % '
         f"interval of the difference supports it: better or worse when it leaves out 0, as good as when it lies within "
         f"{half_width_words(CEILING_MARGIN)} (the two figures taken as independent samples).</div>"

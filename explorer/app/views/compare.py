@@ -19,10 +19,14 @@ from panel.reactive import ReactiveHTML
 
 from ...core.evaluation.compare import Comparison
 from ...core.evaluation.settings import Settings
-from ..intervals import pct, points_text
+from ..intervals import change_tone, pct, points_text
 from ..words import counted, settings_words
 from .style import WRAP, Deferred, LiveHTML, styled, tooltip_below, write_through
 
+TONE_TIPS = {"better": "; the interval lies above 0: B agrees more often",
+             "worse": "; the interval lies below 0: B agrees less often",
+             "unclear": "; the interval holds 0 (or there is none): not shown as better or worse"}
+"""The change's tooltip ends with what its colour says."""
 MAX_FLIP_BUTTONS = 20
 """Flipped runs shown as buttons per direction; more are counted."""
 
@@ -87,7 +91,9 @@ def _agreement(iv) -> str:
 def compare_html(c: Comparison, a: Settings, b: Settings) -> str:
     """The strip's text: ``A 4/10 (40 %) → B 6/10 (60 %) · change +20 points (95 % CI …, paired)``
     and McNemar's test in words (class ``me-compare-reading``); each setting in words in a
-    tooltip; changed verdicts of runs without ground truth counted apart."""
+    tooltip; changed verdicts of runs without ground truth counted apart. The change is coloured
+    as better (``me-change-better``) or worse (``me-change-worse``) only when its interval leaves
+    out 0, else neutral (``me-change-unclear``, :func:`~explorer.app.intervals.change_tone`)."""
     a_words, b_words = html.escape(settings_words(a)), html.escape(settings_words(b))
     same = " (the same settings)" if a == b else ""
     unl = (f' <span class="me-hint">{counted(len(c.changed_unlabelled), "run")} without a verdict (unlabelled, disputed '
@@ -96,8 +102,9 @@ def compare_html(c: Comparison, a: Settings, b: Settings) -> str:
         '<div class="me-compare-line">'
         f'<span class="me-compare-a" title="A: {a_words}"><b>A</b> (pinned) {_agreement(c.agreement_a)}</span> → '
         f'<span class="me-compare-b" title="B: {b_words}"><b>B</b> (now){same} {_agreement(c.agreement_b)}</span> · '
-        f'<span class="me-compare-change" title="B minus A over the same {counted(c.labelled, "labelled run")}; 95 % interval for '
-        f'paired proportions, Newcombe (1998) hybrid score method">change in agreement <b>{points_text(c.change)}</b>, paired</span>'
+        f'<span class="me-compare-change me-change-{change_tone(c.change)}" title="B minus A over the same '
+        f'{counted(c.labelled, "labelled run")}; 95 % interval for paired proportions, Newcombe (1998) hybrid score method'
+        f'{TONE_TIPS[change_tone(c.change)]}">change in agreement <b>{points_text(c.change)}</b>, paired</span>'
         "</div>"
         f'<div class="me-compare-reading" title="McNemar\'s exact test: two-sided binomial test on the runs that flipped">'
         f"McNemar's exact test: {html.escape(c.reading)}.{unl}</div>"
