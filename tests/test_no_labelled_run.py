@@ -100,7 +100,7 @@ def test_score_text_names_what_is_missing(capsys, unlabelled_runs):
     assert "agreement: no labelled run (3 unlabelled)" in out
     # no labelled run passed, none is acceptable or unacceptable: each rate has no runs under it
     assert ("95 % intervals: precision n/a (no labelled run passed); recall n/a (no acceptable run); "
-            "false-pass rate n/a (no unacceptable run); false-fail rate n/a (no acceptable run); kappa n/a") in out
+            "false-pass rate n/a (no unacceptable run); false-fail rate n/a (no acceptable run); kappa n/a (no labelled run)") in out
     assert "0/0" not in out
     # the evaluator passes r1 and r2 (EXACT match, F1 1.0), fails r3 (wrong tool)
     assert "unlabelled runs: the evaluator passes 2/3" in out
@@ -158,3 +158,32 @@ def test_compare_text_says_no_labelled_run(capsys, tmp_path, unlabelled_runs):
     assert main(["compare", "--settings", str(a), "--settings", str(b)]) == 0  # the bundled set: 4/10 and 6/10
     out = capsys.readouterr().out
     assert f"A: {a}  agreement 4/10 · 40 %" in out and f"B: {b}  agreement 6/10 · 60 %" in out
+
+
+def test_the_summary_bar_says_why_a_figure_is_n_a(shared):
+    # the trial: "Precision n/a" with no reason, where the CLI says "n/a (no labelled run passed)"
+    labels = SessionLabels.from_shared(shared)
+    labels.set(4, None)  # E5, the opening's only pass (a false pass): no labelled run passes now
+    features = labels.apply_to(shared.features)
+    text = shown(summary_html(features, evaluate(features, shared.defaults)))
+    # TP + FP = 0: precision undefined; recall 0/5 = 0.00; kappa (p_o - p_e)/(1 - p_e) = (4/9 - 4/9)/(5/9) = 0
+    assert "Precision n/a (no labelled run passed)" in text and "Recall 0.00" in text and "Cohen's kappa 0.00" in text
+    for i in range(shared.features.n):
+        labels.set(i, None)
+    features = labels.apply_to(shared.features)
+    text = shown(summary_html(features, evaluate(features, shared.defaults)))
+    assert ("Precision n/a (no labelled run passed) Recall n/a (no acceptable run) "
+            "Cohen's kappa n/a (no labelled run)") in text
+
+
+def test_the_how_sure_table_says_why_a_figure_is_n_a(shared):
+    from explorer.app.views.how_sure import figures_html
+    from explorer.core.evaluation.confidence import summary_intervals
+
+    labels = SessionLabels.from_shared(shared)
+    for i in range(shared.features.n):
+        labels.set(i, None)
+    features = labels.apply_to(shared.features)
+    ev = evaluate(features, shared.defaults)
+    text = shown(figures_html(summary_intervals(ev.summary)))
+    assert "n/a (no labelled run passed)" in text and "n/a (no unacceptable run)" in text and "n/a (no labelled run)" in text

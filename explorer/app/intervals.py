@@ -18,6 +18,29 @@ BOOTSTRAP_TIP = f"95 % confidence interval: percentile bootstrap over runs, {RES
 """Tooltip of a kappa's (or alpha's) interval."""
 
 
+NA_REASONS = {
+    "agreement": "no labelled run",
+    "precision": "no labelled run passed",
+    "recall": "no acceptable run",
+    "false_pass_rate": "no unacceptable run",
+    "false_fail_rate": "no acceptable run",
+}
+"""Why a proportion is n/a: its denominator is 0 (as ``metric-explorer score`` says it)."""
+
+
+def na_reason(name: str, iv: Interval | None = None) -> str:
+    """Why figure ``name`` (a :class:`SummaryIntervals` figure) is undefined, in a few words:
+    ``"no labelled run passed"`` for precision (TP + FP = 0), ``"no acceptable run"`` for recall
+    (TP + FN = 0), as the CLI; for kappa the interval's reason (``"the evaluator and the person
+    give every run the same verdict"``: p_e = 1), ``"no labelled run"`` when there is none."""
+    if name in NA_REASONS:
+        return NA_REASONS[name]
+    if iv is None or iv.n == 0:
+        return "no labelled run"
+    reason = (iv.reason if iv is not None else "") or "no labelled run"
+    return reason.removeprefix("kappa is undefined: ")
+
+
 def signed(x: float, digits: int = 2) -> str:
     """``-0.2`` -> ``"−0.20"`` (a true minus sign), ``0.5`` -> ``"0.50"``."""
     return f"{x:.{digits}f}".replace("-", MINUS)

@@ -308,9 +308,11 @@ def count_ci(count: int, d: dict, none: str) -> str:
 
 def kappa_ci(d: dict) -> str:
     """A kappa dict -> ``"-0.20 · 95 % CI -0.52–0.00"``; ``"1.00 · no interval (<reason>)"``
-    when the bootstrap has no spread."""
+    when the bootstrap has no spread; ``"n/a (no labelled run)"`` or ``"n/a (the evaluator and the
+    person give every run the same verdict)"`` when kappa is undefined (n = 0, p_e = 1)."""
     if d["value"] is None:
-        return "n/a"
+        why = "no labelled run" if not d["n"] else d.get("reason", "undefined").removeprefix("kappa is undefined: ")
+        return f"n/a ({why})"
     if d["low"] is None:
         return f"{d['value']:.2f} · {no_interval(d)}"
     return f"{d['value']:.2f} · 95 % CI {d['low']:.2f}–{d['high']:.2f}"

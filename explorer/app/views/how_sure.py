@@ -19,7 +19,7 @@ from ...core.evaluation.features import Features
 from ...core.evaluation.prevalence import UnlabelledPassRate, rogan_gladen
 from ...core.evaluation.sample_size import DEFAULT_HALF_WIDTH, LabelsNeeded, labels_needed
 from ...core.evaluation.verdicts import Evaluation
-from ..intervals import kappa_text, pct, pct_ci, signed
+from ..intervals import kappa_text, na_reason, pct, pct_ci, signed
 from ..labels import SessionLabels
 from ..words import half_width_words, noun
 from .annotators import AnnotatorsView
@@ -44,14 +44,14 @@ def figures_html(si: SummaryIntervals) -> str:
         iv = getattr(si, key)
         name, what = FIGURE_NAMES[key]
         if key == "kappa":
-            value = "n/a" if iv.value is None else signed(iv.value)
+            value = f"n/a ({html.escape(na_reason(key, iv))})" if iv.value is None else signed(iv.value)
             ci = kappa_text(iv).split(" · ", 1)[-1] if iv.value is not None else "—"
             if iv.value is not None and iv.low is None:  # the reason under the table (the cells do not wrap)
                 ci = "no interval"
                 why.append(f'<div class="me-hint me-no-interval">{name} has no interval: {html.escape(iv.reason or "too few runs")}.</div>')
             method = "bootstrap"
         else:
-            value = "n/a" if iv.value is None else f"{iv.count}/{iv.n} ({pct(iv.value)} %)"
+            value = f"n/a ({html.escape(na_reason(key, iv))})" if iv.value is None else f"{iv.count}/{iv.n} ({pct(iv.value)} %)"
             ci = pct_ci(iv) if iv.value is not None else "—"
             method = "Wilson"
         rows.append(f'<tr class="me-fig-{key.replace("_", "-")}"><th title="{html.escape(what)}">{name}</th><td>{value}</td>'

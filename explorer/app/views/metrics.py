@@ -29,7 +29,7 @@ from ...core.evaluation.prevalence import UnlabelledPassRate, rogan_gladen
 from ...core.evaluation.replay import ReplayState
 from ...core.evaluation.sample_size import DEFAULT_HALF_WIDTH, labels_needed
 from ...core.evaluation.verdicts import OUTCOMES, Evaluation
-from ..intervals import BOOTSTRAP_TIP, WILSON_TIP, num_ci, pct, pct_ci
+from ..intervals import BOOTSTRAP_TIP, WILSON_TIP, na_reason, num_ci, pct, pct_ci
 from ..words import counted, half_width_words, settings_words
 from .style import LiveHTML, styled
 
@@ -74,7 +74,18 @@ def stats_html(s: Agreement, si: SummaryIntervals | None = None) -> str:
     """``Precision 0.00 [0.00, 0.79] · Recall 0.00 [0.00, 0.43] · Cohen's kappa −0.20 [−0.52, 0.00]``
     (n/a when undefined; the 95 % intervals of ``si`` in ``me-ci``, the method in the tooltip;
     ``Cohen's kappa 0.00 (no interval)`` with the reason in the tooltip when its bootstrap has no
-    spread, class ``me-no-interval``)."""
+    spread, class ``me-no-interval``). An n/a figure says why beside it, as the CLI does
+    (``Precision n/a (no labelled run passed)``, class ``me-na-why``; :func:`~explorer.app.intervals.na_reason`)."""
+    def value(name: str, x: float | None) -> str:
+        if x is not None:
+            return f"<b>{_fmt(x)}</b>"
+        iv = None if si is None else getattr(si, name)
+        if name == "kappa" and iv is None:  # no intervals given: the reason from the counts
+            why = "no labelled run" if s.labelled == 0 else "the evaluator and the person give every run the same verdict"
+        else:
+            why = na_reason(name, iv)
+        return f'<b>n/a</b> <small class="me-na-why">({html.escape(why)})</small>'
+
     def ci(name: str, tip: str) -> str:
         iv = None if si is None else getattr(si, name)
         if iv is not None and iv.value is not None and (iv.low is None or iv.high is None):  # e.g. no spread
@@ -85,11 +96,11 @@ def stats_html(s: Agreement, si: SummaryIntervals | None = None) -> str:
 
     return (
         f'<div class="me-statline"><span title="Of the runs the evaluator passed, the share the person found acceptable">'
-        f"Precision <b>{_fmt(s.precision)}</b>{ci('precision', WILSON_TIP)}</span> "
-        f'<span title="Of the runs the person found acceptable, the share the evaluator passed">Recall <b>{_fmt(s.recall)}</b>'
+        f"Precision {value('precision', s.precision)}{ci('precision', WILSON_TIP)}</span> "
+        f'<span title="Of the runs the person found acceptable, the share the evaluator passed">Recall {value("recall", s.recall)}'
         f"{ci('recall', WILSON_TIP)}</span> "
         f'<span title="Agreement corrected for chance: 1 = perfect, 0 = no better than chance">'
-        f"Cohen's kappa <b>{_fmt(s.kappa)}</b>{ci('kappa', BOOTSTRAP_TIP)}</span></div>"
+        f"Cohen's kappa {value('kappa', s.kappa)}{ci('kappa', BOOTSTRAP_TIP)}</span></div>"
     )
 
 
