@@ -78,6 +78,11 @@ def test_calibration_page_on_the_bundled_pairs(shared):
     ps = bundled_pairs()
     want = choose_bands(ps.stored_scores(), ps.labels(), 0.8)
     assert s.calibration.bands == want
+    # the pairs' name holds brackets of its own: quoted, not bracketed again (the trial read
+    # "20 bundled labelled pairs (Twenty labelled travel-agent answers (a worked calibration example))")
+    assert shown(s.calibration.info.object) == (
+        "20 bundled labelled pairs, “Twenty labelled travel-agent answers (a worked calibration example)”: "
+        "12 acceptable, 8 unacceptable; score stored")
     # the threshold in full (issue 10, kind 2): the stored score 0.89 reads "0.89", not "0.890"
     assert "score ≥ 0.89:" in s.calibration.bands_pane.object and want.pass_above == 0.89
     assert s.calibration.table.object.count("<tr>") == len(set(ps.stored_scores())) + 1

@@ -166,3 +166,6 @@ def test_cases_heading_names_the_file_once():
     assert cases_heading("task (run.eval)", "logs\\run.eval") == "task (logs\\run.eval)"
     assert cases_heading("a.jsonl + b.jsonl", "a.jsonl, b.jsonl") == "a.jsonl + b.jsonl (a.jsonl, b.jsonl)"
     assert cases_heading("served", "") == "served"
+    # the trial: "… (a worked calibration example) (cases/labelled_pairs.json)"
+    assert cases_heading("Twenty answers (a worked example)", "cases/labelled_pairs.json") == (
+        "Twenty answers (a worked example), from cases/labelled_pairs.json")

@@ -374,7 +374,8 @@ def cases_heading(name: str, source: str) -> str:
     (cases/booking_agent.json)``; a name that is the file's name gives the path alone
     (``exports/runs.jsonl``), and a name that ends in it (an Inspect log's ``task (run.eval)``)
     has it replaced by the path (``task (logs/run.eval)``; it read ``task (run.eval)
-    (logs/run.eval)``, a trial finding)."""
+    (logs/run.eval)``, a trial finding); a name that ends in its own bracket gets the path after
+    a comma (``Twenty answers (a worked example), from cases/labelled_pairs.json``)."""
     if not source:
         return name
     base = source.replace("\\", "/").rsplit("/", 1)[-1]
@@ -382,6 +383,8 @@ def cases_heading(name: str, source: str) -> str:
         return source
     if base and name.endswith(f" ({base})"):
         return f"{name[: -len(base) - 3]} ({source})"
+    if name.endswith(")"):  # "… example) (cases/…)" read as nested brackets
+        return f"{name}, from {source}"
     return f"{name} ({source})"
 
 

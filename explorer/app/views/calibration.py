@@ -327,7 +327,8 @@ class CalibrationView:
             ps = bundled_pairs()
             scores = pair_scores(score)
             identity = make_embedder().identity() if score == "cosine" else None
-            what = f"{len(ps.pairs)} bundled labelled pairs ({html.escape(ps.name)})"
+            # the name may hold brackets of its own: quoted after a comma, never in brackets
+            what = f"{len(ps.pairs)} bundled labelled pairs, “{html.escape(ps.name)}”"
             return scores, ps.labels(), what, identity
         if score == "stored":
             raise ValueError("stored scores exist only for the bundled pairs")
