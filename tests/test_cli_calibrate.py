@@ -149,3 +149,28 @@ def test_no_cache_without_cases_is_refused_by_its_own_name(capsys):
     # --no-cache still reads the runs without the cache
     assert main(["calibrate", "--cases", "cases/booking_agent.json", "--no-cache", "--format", "json"]) == 0
     assert json.loads(capsys.readouterr().out)["pairs"] == 10
+
+
+def test_table_format_uses_fixed_decimals_and_plain_words(capsys):
+    # the trial: "0.8" and "0.9" beside "0.55" in the threshold column, and "8 not" for unacceptable
+    assert main(["calibrate"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert "20 pairs: 12 acceptable, 8 unacceptable" in lines
+    head = next(i for i, line in enumerate(lines) if line.split()[:1] == ["threshold"])
+    rows = [line.split() for line in lines[head + 1: head + 21]]
+    # the 20 distinct stored scores, 0.55 to 0.95, each with 2 decimals (0.8 -> 0.80, 0.9 -> 0.90)
+    assert [r[0] for r in rows][:6] == ["0.55", "0.62", "0.76", "0.78", "0.79", "0.80"]
+    assert "0.90" in [r[0] for r in rows] and all(len(r[0]) == 4 for r in rows)
+    assert all(len(x) == 5 for r in rows for x in r[6:9])  # precision, recall, F-measure: 3 decimals
+    text = "\n".join(lines)
+    assert "  pass  >= 0.89                    5 acceptable   1 unacceptable   precision 0.833" in text
+    assert "  fail  < 0.76                     0 acceptable   2 unacceptable   share unacceptable 1.000" in text
+    assert " not " not in text.replace("not a model", "") and "judge" not in text
+
+
+def test_threshold_column_pads_to_the_most_decimals_exactly():
+    from explorer.commands.calibrate import threshold_column
+
+    assert threshold_column([0.55, 0.8, 1.0]) == ["0.55", "0.80", "1.00"]
+    assert threshold_column([0.5, 14 / 27]) == ["0.500000000000", "0.518518518519"]  # in full, as before
+    assert threshold_column([1.0]) == ["1"]

@@ -177,3 +177,15 @@ def test_a_perfect_table_and_a_rogan_gladen_range_with_no_spread(tmp_path, capsy
     text = capsys.readouterr().out
     assert "kappa 1.00 · no interval (the evaluator and the person agree on every run" in text
     assert "0 % acceptable · no interval (too few runs to show a spread" in text and "0–0 %" not in text
+
+
+def test_a_kappa_interval_with_a_negative_end_reads_to_not_a_dash(capsys):
+    # the trial: "kappa -0.20 · 95 % CI -0.52–0.00" (a hyphen-minus beside an en dash)
+    from explorer.core.evaluation.confidence import range_text
+
+    assert range_text(-0.521739, 0.0) == "-0.52 to 0.00" and range_text(-0.6, -0.1) == "-0.60 to -0.10"
+    assert range_text(0.1, 1.0) == "0.10–1.00"  # both non-negative: the en dash, as elsewhere
+    assert main(["score"]) == 0
+    out = capsys.readouterr().out
+    # the opening: kappa -0.20, bootstrap limits -0.521739 and 0.0 (README's JSON)
+    assert "kappa -0.20 · 95 % CI -0.52 to 0.00" in out and "-0.52–" not in out

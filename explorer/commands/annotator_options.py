@@ -11,6 +11,7 @@ import numpy as np
 
 from ..core.evaluation.annotators import Annotations, GroundTruth, annotations_of, ground_truth, human_ceiling, inter_annotator
 from ..core.evaluation.features import Features
+from ..core.evaluation.confidence import range_text
 from ..core.plural import counted
 from ..core.io.model import CaseSet
 from .common import CliError, no_interval, positive_int
@@ -76,7 +77,7 @@ def _fig(d: dict | None) -> str:
         return "n/a"
     if d["low"] is None:
         return f"{d['value']:.2f} · {no_interval(d)}"
-    return f"{d['value']:.2f} · 95 % CI {d['low']:.2f}–{d['high']:.2f}"
+    return f"{d['value']:.2f} · 95 % CI {range_text(d['low'], d['high'])}"
 
 
 def annotators_lines(section: dict) -> list[str]:

@@ -224,6 +224,16 @@ def _f(x) -> str:
     return "-" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.3f}"
 
 
+def threshold_column(values) -> list[str]:
+    """Thresholds with one number of decimals for the column: each in full
+    (:func:`~explorer.core.scoring.passmark.show_threshold`, so a threshold read back reproduces
+    its row) padded with zeros to the most decimals any has (``0.8``, ``0.55`` -> ``"0.80"``,
+    ``"0.55"``; ``1`` -> ``"1.00"``): the trial read ``0.8`` and ``0.9`` beside ``0.55``."""
+    full = [show_threshold(v) for v in values]
+    decimals = max((len(t.split(".")[1]) if "." in t else 0 for t in full), default=0)
+    return [f"{float(t):.{decimals}f}" for t in full]
+
+
 def run(args: argparse.Namespace) -> int:
     """Print the report in the chosen format; 0 on success."""
     report = calibrate_report(args)
@@ -247,10 +257,10 @@ def run(args: argparse.Namespace) -> int:
     if report["decided_before_similarity"]:
         d = report["decided_before_similarity"]
         print(f"decided before similarity (not calibrated): {len(d)}: " + ", ".join(f"{x['id']} {x['stage']}" for x in d))
-    print(f"{counted(report['pairs'], 'pair')}: {report['acceptable']} acceptable, {report['unacceptable']} not")
+    print(f"{counted(report['pairs'], 'pair')}: {report['acceptable']} acceptable, {report['unacceptable']} unacceptable")
     print()
     shown = table.copy()
-    shown["threshold"] = shown["threshold"].map(show_threshold)  # in full: a threshold read back reproduces its row
+    shown["threshold"] = threshold_column(shown["threshold"])  # in full: a threshold read back reproduces its row
     for col in ("precision", "recall", "f_measure"):
         shown[col] = shown[col].map(_f)
     print(shown.to_string(index=False))
@@ -261,9 +271,12 @@ def run(args: argparse.Namespace) -> int:
     # thresholds in full (score --f1-threshold / --pass-above / --fail-below reproduce the bands)
     pa = "none reaches the target" if b["pass_above"] is None else f">= {show_threshold(b['pass_above'])}"
     fb = "none reaches the target" if b["fail_below"] is None else f"< {show_threshold(b['fail_below'])}"
-    print(f"  pass  {pa:<24} {c['pass']['acceptable']:>3} acceptable {c['pass']['unacceptable']:>3} not   precision {_f(b['pass_precision'])}")
-    print(f"  gray  (to the judge)           {c['gray']['acceptable']:>3} acceptable {c['gray']['unacceptable']:>3} not")
-    print(f"  fail  {fb:<24} {c['fail']['acceptable']:>3} acceptable {c['fail']['unacceptable']:>3} not   share not acceptable {_f(b['fail_purity'])}")
+    def counts(band: str) -> str:
+        return f"{c[band]['acceptable']:>3} acceptable {c[band]['unacceptable']:>3} unacceptable"
+
+    print(f"  pass  {pa:<24} {counts('pass')}   precision {_f(b['pass_precision'])}")
+    print(f"  gray  {'in between, for review':<24} {counts('gray')}   (by a person or an LLM evaluator)")
+    print(f"  fail  {fb:<24} {counts('fail')}   share unacceptable {_f(b['fail_purity'])}")
     need = report["labels_needed"]
     a, u = need["acceptable"], need["unacceptable"]
     print()

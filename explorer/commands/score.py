@@ -8,7 +8,7 @@ import sys
 
 import numpy as np
 
-from ..core.evaluation.confidence import RESAMPLES, SEED, summary_intervals
+from ..core.evaluation.confidence import RESAMPLES, SEED, range_text, summary_intervals
 from ..core.evaluation.prevalence import rogan_gladen
 from ..core.evaluation.sample_size import DEFAULT_HALF_WIDTH, labels_needed
 from ..core.plural import half_width_words
@@ -307,7 +307,7 @@ def count_ci(count: int, d: dict, none: str) -> str:
 
 
 def kappa_ci(d: dict) -> str:
-    """A kappa dict -> ``"-0.20 · 95 % CI -0.52–0.00"``; ``"1.00 · no interval (<reason>)"``
+    """A kappa dict -> ``"-0.20 · 95 % CI -0.52 to 0.00"`` (:func:`~explorer.core.evaluation.confidence.range_text`); ``"1.00 · no interval (<reason>)"``
     when the bootstrap has no spread; ``"n/a (no labelled run)"`` or ``"n/a (the evaluator and the
     person give every run the same verdict)"`` when kappa is undefined (n = 0, p_e = 1)."""
     if d["value"] is None:
@@ -315,7 +315,7 @@ def kappa_ci(d: dict) -> str:
         return f"n/a ({why})"
     if d["low"] is None:
         return f"{d['value']:.2f} · {no_interval(d)}"
-    return f"{d['value']:.2f} · 95 % CI {d['low']:.2f}–{d['high']:.2f}"
+    return f"{d['value']:.2f} · 95 % CI {range_text(d['low'], d['high'])}"
 
 
 def needed_line(d: dict) -> str:

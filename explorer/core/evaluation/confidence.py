@@ -90,15 +90,23 @@ class Interval:
         return f"95 % CI {100 * self.low:.0f}–{100 * self.high:.0f} %"
 
     def text(self) -> str:
-        """Compact form: ``"4/10 · 95 % CI 17–69 %"`` for a proportion, ``"-0.20 · 95 % CI -0.60–0.40"``
-        for kappa, ``"n/a (0 runs)"`` when undefined."""
+        """Compact form: ``"4/10 · 95 % CI 17–69 %"`` for a proportion, ``"-0.20 · 95 % CI -0.60 to 0.40"``
+        for kappa (:func:`range_text`), ``"n/a (0 runs)"`` when undefined."""
         if self.value is None:
             return f"n/a ({counted(self.n, 'run')})"
         if self.count is not None:
             return f"{self.count}/{self.n} · {self.percent_text()}"
         if self.low is None or self.high is None:
             return f"{self.value:.2f} · {self.no_interval_text()}"
-        return f"{self.value:.2f} · 95 % CI {self.low:.2f}–{self.high:.2f}"
+        return f"{self.value:.2f} · 95 % CI {range_text(self.low, self.high)}"
+
+
+def range_text(low: float, high: float, digits: int = 2) -> str:
+    """An interval's limits as text: ``"0.10–1.00"`` (an en dash) when neither is negative as
+    shown, ``"-0.52 to 0.00"`` when one is, so the minus sign is never read as part of a dash
+    (a trial read ``-0.52–0.00``)."""
+    lo, hi = f"{low:.{digits}f}", f"{high:.{digits}f}"
+    return f"{lo} to {hi}" if lo.startswith("-") or hi.startswith("-") else f"{lo}–{hi}"
 
 
 def wilson(count: int, n: int, level: float = LEVEL) -> Interval:
