@@ -106,4 +106,4 @@ def test_one_unknown_run_id_in_a_labels_file_is_named_in_the_singular(tmp_path, 
     only = tmp_path / "only.csv"
     only.write_text("run_id,human_verdict\nE99,unacceptable\n")
     assert main(["score", "--labels", str(only)]) != 0
-    assert "its one run id, E99, names no loaded run" in capsys.readouterr().err
+    assert "its one run id names no loaded run by run id or example id (E99)" in capsys.readouterr().err
