@@ -290,7 +290,7 @@ def test_a_link_carries_short_rules_and_says_when_they_are_too_long(booking, ref
     assert rules_from_query({"arg_rules": "[]"}) == (NO_RULES, [])
     assert rules_from_query({}) == (None, [])
     assert rules_from_query({"arg_rules": "[{"}) == (None, [
-        "Ignored arg_rules=[{ from the link: not JSON (Expecting property name enclosed in double quotes)."])
+        "Ignored arg_rules=[{ from the link: line 1, column 3: invalid JSON: Expecting property name enclosed in double quotes."])
     assert rules_from_query({"arg_rules": '[{"key": "x", "rule": "fuzzy"}]'})[1] == [
         'Ignored arg_rules=[{"key": "x", "rule": "fuzzy"}] from the link: arg_rules[0].rule: expected one of '
         "ignore, text, rung, number, date."]
@@ -308,6 +308,38 @@ def test_a_link_carries_short_rules_and_says_when_they_are_too_long(booking, ref
     assert link_note(many) == (f"These 15 rules are too long for the page’s link (over {LINK_RULES_LIMIT:,} characters): "
                                "a shared link opens without them. Share the Settings JSON (Your data tab), which holds them.")
     assert link_note(NO_RULES) == ""
+
+
+DEEP_LINK = "[" * 2000 + "]" * 2000
+"""A link's arg_rules nested 2,000 lists deep: Python's parser gives up near 1,000 (RecursionError)."""
+LONG_NUMBER_LINK = '[{"key":"people","rule":"number","tolerance":' + "9" * 5000 + "}]"
+"""A 5,000-digit tolerance: past Python's 4,300-digit int conversion limit (a bare ValueError)."""
+
+
+@pytest.mark.parametrize("raw, notice", [
+    (DEEP_LINK, "Ignored arg_rules=" + "[" * 39 + "… from the link: line 1, column 1001: invalid JSON: "
+                "nested too deeply (over 1,000 levels of [ and {)."),
+    # the 5,000 digits start after the 45 characters before them: column 46
+    (LONG_NUMBER_LINK, 'Ignored arg_rules=[{"key":"people","rule":"number","toler… from the link: line 1, column 46: '
+                       "invalid JSON: number with more than 4300 digits."),
+])
+def test_a_link_whose_rules_do_not_parse_opens_with_a_notice(booking, raw, notice):
+    # broke: the session raised RecursionError / AttributeError ('ValueError' has no .msg): the page did not open
+    assert rules_from_query({"arg_rules": [raw.encode()]}) == (None, [notice])
+    session = ExplorerSession(booking, {"arg_rules": [raw.encode()], "trajectory": [b"any_order"]})
+    assert session.features.arg_rules == NO_RULES and session.ev.settings.trajectory == "any_order"
+    assert notice in shown(session.notice.object)
+
+
+def test_a_link_with_markup_in_its_rules_shows_it_as_text(booking):
+    """A link is anyone's text: a tool and key holding markup reach the settings words and the rules
+    box as text (the rule matches no call of the booking runs, so the scores stay 4/10)."""
+    raw = '[{"tool":"<img src=x onerror=alert(1)>","key":"<b>id</b>","rule":"ignore"}]'
+    session = ExplorerSession(booking, {"arg_rules": [raw.encode()]})
+    summary_markup = session.metrics.summary.object
+    assert "<img" not in summary_markup and "<b>id</b>" not in summary_markup
+    assert "1 argument rule: <b>id</b> of <img src=x onerror=alert(1)> ignored" in shown(summary_markup)
+    assert "All runs: 4/10 agree" in shown(summary_markup)
 
 
 def test_a_big_set_applies_rules_in_the_background(booking):

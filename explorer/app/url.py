@@ -30,6 +30,7 @@ from typing import Any, Iterable, Mapping, Sequence
 from urllib.parse import urlencode
 
 from ..core.io.errors import LoadError
+from ..core.io.reading import parse_json
 from ..core.evaluation.settings import COMBINE_RULES, RESPONSE_SCORERS, Settings
 from ..core.scoring.arg_match import ARG_MODES
 from ..core.scoring.arg_rules import ArgRules, arg_rules_from_data
@@ -225,16 +226,14 @@ def rules_query_value(rules: ArgRules) -> str | None:
 def rules_from_query(query: Mapping[str, str | bytes | Sequence[str | bytes]]) -> tuple[ArgRules | None, list[str]]:
     """(the argument rules ``query``'s ``arg_rules`` names, or None when it has none or they do not
     read, notices): a bad value is ignored with a notice naming the problem, as for the settings
-    (``"Ignored arg_rules=[{"key": … from the link: arg_rules[0].rule: expected one of ignore, …"``)."""
+    (``"Ignored arg_rules=[{"key": … from the link: arg_rules[0].rule: expected one of ignore, …"``;
+    JSON that does not read is named at its column: ``"Ignored arg_rules=[{ from the link: line 1,
+    column 3: invalid JSON: Expecting property name enclosed in double quotes."``)."""
     if ARG_RULES not in query:
         return None, []
     raw = _last(query[ARG_RULES])
-    try:
-        data = json.loads(raw)
-    except ValueError as exc:
-        return None, [f"Ignored {ARG_RULES}={_show(raw)} from the link: not JSON ({exc.msg})."]
-    try:
-        return arg_rules_from_data(data, "the link", ARG_RULES), []
+    try:  # parse_json: a link nested past 1,000 levels or with a 5,000-digit number is told so, not raised
+        return arg_rules_from_data(parse_json(raw, "the link"), "the link", ARG_RULES), []
     except LoadError as exc:
         return None, [f"Ignored {ARG_RULES}={_show(raw)} from the link: {exc.location}: {exc.problem}."]
 
