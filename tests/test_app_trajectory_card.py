@@ -444,6 +444,22 @@ def test_settings_and_rules_files_dropped_on_the_page(process, refund):
     assert page.session.features.arg_rules == IGNORE_BOOKING_ID
 
 
+def test_a_small_criteria_file_nested_too_deeply_is_named_and_changes_nothing(process):
+    """An ADK test_config.json is told by a small object with "criteria"; one whose criteria nest
+    2,000 lists deep raised RecursionError out of the drop (the page showed nothing). It is now
+    read as a run file, whose reader names the first bracket past 1,000 levels: the "[" at column
+    14 + 999 = 1013 (13 characters before the first one)."""
+    deep = b'{"criteria": ' + b"[" * 2000 + b"]" * 2000 + b"}"
+    assert settings_file_kind(deep) is None
+    page = WorkspacePage(process)
+    page.session.inputs.apply(page.session.inputs.settings().with_(trajectory="recall", trajectory_threshold=0.67))
+    page.received("test_config.json", deep)
+    assert shown(page.upload.error.object) == (
+        "Could not load this file. test_config.json: line 1, column 1013: invalid JSON: nested too deeply "
+        "(over 1,000 levels of [ and {) Nothing changed: the case set, labels and settings are as they were.")
+    assert page.workspace.active == "served" and summary(page.session)[:2] == (6, 10)
+
+
 def test_label_keys_with_no_run_selected_say_so_above_the_table(process):
     page = WorkspacePage(process)
     page.layout()

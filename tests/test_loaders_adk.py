@@ -311,6 +311,22 @@ def test_json_string_that_is_not_json(tmp_path):
     assert "the file is a JSON string but its text is not JSON" in str(info.value)
 
 
+@pytest.mark.parametrize("fmt", ["adk", "auto"])
+def test_json_string_nested_too_deeply_is_named_at_its_bracket(tmp_path, fmt):
+    """An ADK <= 1.21 file is a JSON string holding the JSON; one whose inner JSON nests 2,000
+    lists deep raised RecursionError out of the reader (and out of format detection). The first
+    bracket past 1,000 levels is the 1,001st character of the inner text: column 1001."""
+    path = tmp_path / "x.evalset_result.json"
+    path.write_text(json.dumps("[" * 2000 + "]" * 2000))
+    with pytest.raises(LoadError) as info:
+        load_runs(path, fmt)
+    if fmt == "adk":
+        assert str(info.value) == (f"{path}: (JSON string) line 1, column 1001: the file is a JSON string but its text "
+                                   "is not JSON: nested too deeply (over 1,000 levels of [ and {)")
+    else:  # a string that holds no JSON is no ADK file: the format cannot be told
+        assert str(info.value).startswith(f"{path}: (top level): cannot tell the format")
+
+
 def test_score_cli_shows_adk_columns(tmp_path, capsys):
     path = write(tmp_path, result_file(old_form_case(), new_form_case()))
     assert main(["score", "--cases", str(path), "--format", "json"]) == 0

@@ -174,7 +174,7 @@ def settings_file_kind(data: bytes) -> str | None:
     if b'"criteria"' in head and len(data) <= 65536:  # an ADK test_config.json: a small object of criteria
         try:
             parsed = json.loads(data.decode("utf-8-sig"))
-        except (UnicodeDecodeError, ValueError):
+        except (UnicodeDecodeError, ValueError, RecursionError):  # not one: the run readers name the fault
             return None
         if isinstance(parsed, dict) and "criteria" in parsed and "format" not in parsed:
             return "settings"

@@ -37,7 +37,7 @@ from typing import Any
 
 from ..errors import LoadError, json_spelling
 from ..model import CaseSet, Invocation, Run, ToolCall
-from ..reading import loads_json, parse_json, read_bytes, text_of
+from ..reading import loads_json, nested_too_deeply, parse_json, read_bytes, text_of
 from ._common import (
     Problem, expect_list, expect_object, fast_call, join_path, json_type, make_case_set, parse_call_object, parse_calls,
     short_title, show,
@@ -96,6 +96,10 @@ def unwrap(data: Any, name: str) -> Any:
                 name, f"(JSON string) line {line}, column {col}",
                 f"the file is a JSON string but its text is not JSON: {getattr(exc, 'msg', exc)}",
             ) from None
+        except RecursionError:  # nested past 1,000 levels inside the string
+            deep = nested_too_deeply(name, data)
+            raise LoadError(name, f"(JSON string) {deep.location}",
+                            f"the file is a JSON string but its text is not JSON: {deep.problem.removeprefix('invalid JSON: ')}") from None
     return data
 
 

@@ -54,7 +54,7 @@ def _detect_json(data: Any, name: str) -> str | None:
     if isinstance(data, str):
         try:
             data = loads_json(data)
-        except ValueError:
+        except (ValueError, RecursionError):  # not JSON inside: the ADK reader names the fault
             return None
         return "adk" if adk.is_eval_results(data) or adk.is_eval_set(data) else None
     if isinstance(data, dict):
