@@ -178,3 +178,45 @@ def test_runs_keep_the_datasets_order_not_the_logs_text_order(tmp_path):
 
 def test_each_samples_epochs_follow_it_in_the_datasets_order(logs):
     assert [r.id for r in load_runs(logs["epochs"]).runs] == ["s1#1", "s1#2", "s2#1", "s2#2"]
+
+
+@pytest.fixture(scope="module")
+def three_log(tmp_path_factory):
+    """Booking runs E1, E2 and E10 as an .eval log (stored sorted as text: E1, E10, E2)."""
+    booking = load_case_set(BUNDLED_CASES)
+    three = CaseSet("three", "", tuple(r for r in booking.runs if r.id in ("E1", "E2", "E10")), "")
+    return inspect_log_of(three, tmp_path_factory.mktemp("three"))
+
+
+def rewritten(log, path, sample_ids, ids=None):
+    """``log`` written again by Inspect as a .json log, its header's ``sample_ids`` replaced (and
+    the samples' ids, in stored order, when ``ids`` is given)."""
+    from inspect_ai.log import read_eval_log, write_eval_log
+
+    data = read_eval_log(str(log))
+    data.eval.dataset.sample_ids = sample_ids
+    for sample, new in zip(data.samples, ids or []):
+        sample.id = new
+    write_eval_log(data, str(path), format="json")
+    return path
+
+
+@pytest.mark.parametrize("sample_ids, order", [
+    (None, ["E1", "E10", "E2"]),  # no list: the stored order
+    (["E1", "E10", "E2", "E1"], ["E1", "E10", "E2"]),  # E1 listed twice keeps its first place (it went last)
+    (["E2", "E1", "E2"], ["E2", "E1", "E10"]),  # E2 first; E10, unlisted, after the listed (it came before E2)
+    (["X9", "E2", "E1"], ["E2", "E1", "E10"]),  # X9 names no sample: passed over
+])
+def test_the_dataset_order_with_odd_sample_ids(three_log, tmp_path, sample_ids, order):
+    path = rewritten(three_log, tmp_path / "log.json", sample_ids)
+    assert [r.id for r in load_runs(path).runs] == order
+
+
+def test_an_int_id_and_a_text_id_that_read_alike_are_refused(three_log, tmp_path):
+    # samples 1 (a number) and "1" (text) both became run "1#1" (counted as two epochs of one
+    # sample), so a label or an expectation for "1#1" reached either; now the second is named
+    path = rewritten(three_log, tmp_path / "mixed.json", [1, "1", "E10"], ids=[1, "1", "E10"])
+    with pytest.raises(LoadError) as info:
+        load_runs(path)
+    assert str(info.value) == (f'{path}: samples[1] (id "1", epoch 1): duplicate run id "1#1" '
+                               "(first at samples[0] (id 1, epoch 1))")

@@ -35,11 +35,11 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from ..casefile import json_path
-from ..errors import LoadError
+from ..errors import LoadError, json_spelling
 from ..model import EXAMPLE_ID, CaseSet, Invocation, Run, ToolCall
 from ..reading import check_size, max_bytes
 from ...plural import counted, counted_of, noun
-from ._common import make_case_set, short_title, show
+from ._common import check_unique_ids, make_case_set, short_title, show
 from .options import DEFAULT_OPTIONS, ReadOptions
 
 INSTALL_HINT = (
@@ -209,9 +209,12 @@ def in_dataset_order(log: Any, samples: list[Any]) -> list[Any]:
     """``samples`` in the order of the task's dataset (``log.eval.dataset.sample_ids``, the order
     Inspect read them in), each sample's epochs in turn; samples the header does not list keep
     their place after the others. An ``.eval`` log stores its samples sorted as text (E1, E10,
-    E2, ...), which is not the order anyone wrote them in."""
+    E2, ...), which is not the order anyone wrote them in. An id the header lists twice keeps its
+    first place; ids the header lists that no sample has are passed over."""
     dataset = getattr(getattr(log, "eval", None), "dataset", None)
-    rank = {str(i): k for k, i in enumerate(getattr(dataset, "sample_ids", None) or [])}
+    rank: dict[str, int] = {}
+    for i in getattr(dataset, "sample_ids", None) or []:
+        rank.setdefault(str(i), len(rank))  # the first place of an id listed twice
     order = [(rank[str(s.id)], s.epoch or 0, k) if str(s.id) in rank else (len(rank), 0, k) for k, s in enumerate(samples)]
     return [samples[k] for *_, k in sorted(order)]
 
@@ -232,6 +235,9 @@ def inspect_from_bytes(data: bytes, name: str, fmt: str, options: ReadOptions = 
         seen = sorted({k for s in samples for k in (s.scores or {})})
         raise LoadError(name, "", f'no sample has a score named "{show(options.verdict_score)}" (scores: {", ".join(seen) or "none"})')
     runs = [_run(s, str(s.id) if epochs[str(s.id)] == 1 else f"{s.id}#{s.epoch}", options, name) for s in samples]
+    # an int id and a text id that read alike (1 and "1") would be two runs of one id
+    stored = {id(s): k for k, s in enumerate(log.samples or [])}
+    check_unique_ids(runs, name, (f"samples[{stored[id(s)]}] (id {json_spelling(s.id)}, epoch {s.epoch})" for s in samples))
     notes = []
     no_calls = sum(1 for r in runs if not r.invocations[0].actual_calls)
     no_answer = sum(1 for r in runs if not r.invocations[0].answer.strip())
