@@ -255,6 +255,52 @@ def test_sweep_of_runs_that_call_no_tool_says_there_is_none_to_deny():
     assert d.deny_checks == (False,) and d.deny_note == "Deny-list off only (no tool to deny: no run calls a tool)."
 
 
+def sweep_threads() -> int:
+    import threading
+
+    return sum(1 for t in threading.enumerate() if t.name == "metric-explorer-load" and t.is_alive())
+
+
+def test_label_changes_while_the_sweep_computes_run_one_sweep_at_a_time_and_draw_the_last(shared):
+    # labelling five runs in a row started five sweeps side by side (a thread cannot be stopped),
+    # so the last one's result came five sweeps' time later; now one computes, the latest waits
+    from dataclasses import replace
+    from explorer.app.views.sweep import SweepView
+
+    view = SweepView(lambda _settings: None)
+    view.panel()
+    for n in range(1, 6):  # the first n runs labelled as the file has them, the others not
+        human = np.full_like(shared.features.human, -1)
+        human[:n] = shared.features.human[:n]
+        view.start(replace(shared.features, human=human), shared.defaults, background=True)
+        assert sweep_threads() <= 1
+    assert shown(view.status.object) == "Computing the sweep over 159,176 settings on 5 labelled runs…"
+    first = view.job
+    first.join(60)
+    view.poll()  # the first has ended: its result (1 labelled run) is dropped and the fifth starts
+    assert view.job is not first and view.data is None and view.results.loading
+    view.job.join(60)
+    view.poll()
+    assert view.job is None and not view.results.loading
+    assert view.data.labelled == 5 and view.data.agree == 5  # 10/10 on all ten runs: 5/5 on five of them
+
+
+def test_two_sessions_sweeping_at_once_each_count_their_own_labels(process):
+    # two browser tabs of one served set: A unlabels E1-E5, B keeps the file's ten verdicts
+    a, b = WorkspacePage(process), WorkspacePage(process)
+    for i in range(5):
+        a.session.labels.set(i, None)
+    for page in (a, b):
+        page.attached.sweep.panel()
+        page.attached.sweep.start(page.session.features, page.session.ev.settings, background=True)
+    for page in (a, b):
+        page.attached.sweep.job.join(60)
+        page.attached.sweep.poll()
+    assert (a.attached.sweep.data.agree, a.attached.sweep.data.labelled) == (5, 5)
+    assert (b.attached.sweep.data.agree, b.attached.sweep.data.labelled) == (10, 10)
+    assert int(np.count_nonzero(b.session.labels.human >= 0)) == 10  # B's labels untouched by A's
+
+
 def test_sweep_with_one_labelled_run_offers_each_tied_group_its_middle_threshold(shared):
     # one labelled run (E1, acceptable) ties 103,080 settings in 1,572 groups: each group offers
     # the setting at its middle F1 threshold, which agrees on E1 (1/1)

@@ -51,6 +51,11 @@ class BackgroundLoad(Generic[T]):
         """Wait for the load to end (tests, scripts)."""
         self._thread.join(timeout)
 
+    @property
+    def finished(self) -> bool:
+        """True once the load has ended (:attr:`result` or :attr:`error` set) or never started."""
+        return not self._thread.is_alive()
+
     def _progress(self, done: int, total: int) -> None:
         self.done, self.total = done, total
 
