@@ -174,3 +174,29 @@ def test_threshold_column_pads_to_the_most_decimals_exactly():
     assert threshold_column([0.55, 0.8, 1.0]) == ["0.55", "0.80", "1.00"]
     assert threshold_column([0.5, 14 / 27]) == ["0.500000000000", "0.518518518519"]  # in full, as before
     assert threshold_column([1.0]) == ["1"]
+
+
+LABELS = "run_id,human_verdict\nE1,acceptable\n"
+EXPECTED = '{"id": "E1", "expected_calls": "search_flights>book_flight", "reference": "Booked."}\n'
+
+
+@pytest.mark.parametrize("command", ["calibrate", "score"])
+@pytest.mark.parametrize("flags, wrong, line", [
+    # a labels CSV given as the runs: the runs CSV reader's error, then the flag that reads it
+    (["--cases", "{labels}"], "labels", 'row 1 (header): missing column "id" (got columns: run_id, human_verdict); '
+                                        "this is a labels CSV: give it with --labels"),
+    (["--cases", "{expected}"], "expected", 'line 1: missing "actual_calls"; this is an expectations file: give it with --expectations'),
+    (["--cases", "cases/booking_agent.json", "--expectations", "{labels}"], "labels",
+     "line 1, column 1: invalid JSON: Expecting value; this is a labels CSV: give it with --labels"),
+    (["--cases", "cases/booking_agent.json", "--labels", "{expected}"], "expected",
+     'row 1 (header): missing column "run_id" (a labels CSV has run_id,human_verdict,note); '
+     "this is an expectations file: give it with --expectations"),
+])
+def test_a_file_of_another_kind_is_told_which_flag_reads_it(tmp_path, capsys, command, flags, wrong, line):
+    # a newcomer's calibrate --cases labels.csv was told only that a runs CSV has an id column
+    files = {"labels": tmp_path / "labels.csv", "expected": tmp_path / "expected.jsonl"}
+    files["labels"].write_text(LABELS)
+    files["expected"].write_text(EXPECTED)
+    argv = [a.format(labels=files["labels"], expected=files["expected"]) for a in flags]
+    assert main([command, *argv]) == 2
+    assert capsys.readouterr().err.strip() == f"metric-explorer: error: {files[wrong]}: {line}"

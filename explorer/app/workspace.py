@@ -33,7 +33,9 @@ from ..core.io.errors import LoadError
 from ..core.evaluation.features import build_features
 from ..core.io.loaders.detect import loads_runs
 from ..core.io.loaders.expectations import Expectations, apply_expectations
-from ..core.io.loaders.labels import LabelMatch, example_ids, label_file_from_text, match_label_ids, several_note
+from ..core.io.loaders.labels import (  # noqa: F401  (looks_like_labels_csv: the page tells uploads by it)
+    LabelMatch, example_ids, label_file_from_text, looks_like_labels_csv, match_label_ids, several_note,
+)
 from ..core.io.loaders.options import ReadOptions
 from ..core.io.loaders.otlp import attributes_naming
 from ..core.io.model import EXAMPLE_ID, CaseSet
@@ -141,16 +143,6 @@ class ProcessSets:
                 self._loaded[name] = self._loader(path)
                 self.loads += 1
             return self._loaded[name]
-
-
-def looks_like_labels_csv(data: bytes, name: str) -> bool:
-    """True when the file's first line is a labels CSV header, so an upload applies labels instead
-    of loading runs: it has a ``run_id`` column and ``human_verdict``, or no ``id`` column (a runs
-    CSV names its runs in ``id``; ``run_id,verdict`` is a labels file with a wrong column, and its
-    error should say what a labels CSV holds, not what a runs CSV misses)."""
-    head = data[:2048].split(b"\n", 1)[0].decode("utf-8-sig", errors="replace")
-    cols = [c.strip().strip('"') for c in head.split(",")]
-    return "run_id" in cols and ("human_verdict" in cols or "id" not in cols)
 
 
 SETTINGS_FORMATS = ("metric-explorer/settings@1", "metric-explorer/arg-rules@1")

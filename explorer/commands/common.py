@@ -24,7 +24,7 @@ from ..core.plural import counted, noun
 from ..core.scoring.arg_match import ARG_MODES
 from ..core.scoring.arg_rules import ArgRules, load_arg_rules
 from ..core.scoring.trajectory_metrics import TRAJECTORY_CHOICES
-from .trace_options import add_trace_options, apply_expectations_from_args, print_notes, read_options_from_args
+from .trace_options import add_trace_options, apply_expectations_from_args, print_notes, read_options_from_args, with_kind_hint
 
 BUNDLED_CASES = Path(__file__).resolve().parents[2] / "cases" / "booking_agent.json"
 """The bundled booking-agent case set (seed 002), used when ``--cases`` is not given."""
@@ -319,10 +319,13 @@ def load_cases_from_args(args: argparse.Namespace, progress=None) -> CaseSet:
     ``--settings`` (:func:`arg_rules_from_args`) replacing the files' own. Label ids that name no
     run are reported on stderr; a labels file none of whose ids name a run is an error. The
     loader's notes go to stderr. ``progress``: as for :func:`load_cases`."""
-    case_set = load_cases(
-        args.cases, getattr(args, "input_format", "auto"), progress, read_options_from_args(args), arg_rules_from_args(args),
-        getattr(args, "cache_dir", None),
-    )
+    try:
+        case_set = load_cases(
+            args.cases, getattr(args, "input_format", "auto"), progress, read_options_from_args(args), arg_rules_from_args(args),
+            getattr(args, "cache_dir", None),
+        )
+    except LoadError as exc:  # a labels CSV or an expectations file given as runs: say which flag reads it
+        raise with_kind_hint(exc, "--cases") from None
     print_notes(case_set)
     case_set = apply_expectations_from_args(case_set, args)
     labels_paths = getattr(args, "labels", None) or []
@@ -337,7 +340,10 @@ def apply_labels_from_file(case_set: CaseSet, labels_path: str) -> CaseSet:
     run, and example ids of several runs (not guessed), are warned about on stderr; a file none of
     whose labels applies is a LoadError saying why (for traces read without ``--join-key``, to give
     it)."""
-    label_file = load_label_file(labels_path)
+    try:
+        label_file = load_label_file(labels_path)
+    except LoadError as exc:
+        raise with_kind_hint(exc, "--labels") from None
     labels = label_file.labels
     labelled, match = apply_matched_labels(case_set, labels, label_file.annotated)
     several = several_note(match.several)

@@ -7,7 +7,8 @@ import argparse
 import sys
 
 from ..core.io.errors import LoadError
-from ..core.io.loaders.expectations import apply_expectations, load_expectations, missing_note
+from ..core.io.loaders.expectations import SNIFF_BYTES, apply_expectations, load_expectations, looks_like_expectations, missing_note
+from ..core.io.loaders.labels import looks_like_labels_csv
 from ..core.io.loaders.options import RUN_UNITS, ReadOptions
 from ..core.io.model import CaseSet
 from ..core.plural import counted, noun
@@ -38,6 +39,35 @@ def read_options_from_args(args: argparse.Namespace) -> ReadOptions:
     )
 
 
+KIND_FLAGS = {"labels": "--labels", "expectations": "--expectations"}
+"""A file kind told by its content (:func:`file_kind`) -> the flag that reads it."""
+
+
+def file_kind(path: str) -> str | None:
+    """``"labels"`` for a labels CSV (``run_id,human_verdict,...``), ``"expectations"`` for an
+    expectations file (ids with expected calls or references and no answer), judged by the first
+    MB as the page's drop zone judges them; None for anything else or a file that cannot be read."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(SNIFF_BYTES)
+    except OSError:
+        return None
+    if looks_like_labels_csv(head, str(path)):
+        return "labels"
+    return "expectations" if looks_like_expectations(head) else None
+
+
+def with_kind_hint(exc: LoadError, flag: str) -> LoadError:
+    """``exc`` (raised reading a file given with ``flag``) with the flag its file belongs to when
+    it is of another kind: ``"labels.csv: row 1 (header): missing column "id" (...); this is a
+    labels CSV: give it with --labels"``; ``exc`` itself otherwise."""
+    kind = file_kind(exc.file) if exc.file else None
+    if kind is None or KIND_FLAGS[kind] == flag:
+        return exc
+    return LoadError(exc.file, exc.location, f"{exc.problem}; this is {'a labels CSV' if kind == 'labels' else 'an expectations file'}: "
+                                             f"give it with {KIND_FLAGS[kind]}")
+
+
 def warn(text: str) -> None:
     """One line on stderr, ``metric-explorer: <text>``."""
     print(f"metric-explorer: {text}", file=sys.stderr)
@@ -50,7 +80,10 @@ def apply_expectations_from_args(case_set: CaseSet, args: argparse.Namespace) ->
     path = getattr(args, "expectations", None)
     if not path:
         return case_set
-    expectations = load_expectations(path)
+    try:
+        expectations = load_expectations(path)
+    except LoadError as exc:
+        raise with_kind_hint(exc, "--expectations") from None
     joined, unused, missing = apply_expectations(case_set, expectations)
     if len(unused) == len(expectations.by_id):
         first = next(iter(expectations.by_id))

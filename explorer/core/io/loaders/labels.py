@@ -168,6 +168,16 @@ def label_file_from_text(text: str, name: str) -> LabelFile:
     return LabelFile({rid: Label(majority_verdict(labs)) for rid, labs in per_run.items()}, per_run)
 
 
+def looks_like_labels_csv(data: bytes, name: str) -> bool:
+    """True when the file's first line is a labels CSV header, so an upload applies labels instead
+    of loading runs: it has a ``run_id`` column and ``human_verdict``, or no ``id`` column (a runs
+    CSV names its runs in ``id``; ``run_id,verdict`` is a labels file with a wrong column, and its
+    error should say what a labels CSV holds, not what a runs CSV misses)."""
+    head = data[:2048].split(b"\n", 1)[0].decode("utf-8-sig", errors="replace")
+    cols = [c.strip().strip('"') for c in head.split(",")]
+    return "run_id" in cols and ("human_verdict" in cols or "id" not in cols)
+
+
 def load_label_file(path: str) -> LabelFile:
     """Read a labels CSV with or without an annotator column. Raises LoadError."""
     return label_file_from_text(text_of(read_bytes(path), str(path)), str(path))
