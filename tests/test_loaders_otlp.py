@@ -237,6 +237,21 @@ def test_a_cut_trace_file_reads_as_a_whole_phrase():
     assert str(info.value) == "t.json: line 1, column 19: invalid JSON: Unterminated string starting here"
 
 
+def test_a_trace_file_nested_too_deeply_names_the_bracket():
+    # read as OTLP (--input-format otlp, and the page's join key search) it was "t.jsonl: invalid
+    # JSON: nested too deeply", with no place; the bracket past 1,000 levels is at column 18 + 1,000
+    from explorer.core.io.loaders.otlp import attributes_naming
+
+    deep = '{"resourceSpans": ' + "[" * 2000 + "]" * 2000 + "}"
+    where = "line 1, column 1018: invalid JSON: nested too deeply (over 1,000 levels of [ and {)"
+    with pytest.raises(LoadError) as info:
+        loads_runs(deep.encode(), "t.jsonl", "otlp")
+    assert str(info.value) == f"t.jsonl: {where}"
+    with pytest.raises(LoadError) as info:
+        attributes_naming(deep, "t.jsonl", ["E1"])
+    assert str(info.value) == f"t.jsonl: {where}"
+
+
 def test_agent_span_unit_without_agents_is_a_clear_error():
     tracer, exporter = tracer_and_exporter()
     s, end = span(tracer, "work", {}, 0, 1)

@@ -55,7 +55,7 @@ from typing import Any, Iterable
 
 from ..errors import LoadError
 from ..model import EXAMPLE_ID, CaseSet, Invocation, Run, ToolCall
-from ..reading import json_lines, json_message, loads_json, text_of
+from ..reading import json_lines, json_message, loads_json, nested_too_deeply, text_of
 from ...plural import counted_of, noun
 from ._common import Problem, expect_list, expect_object, expect_str, json_type, make_case_set, parse_verdict, show
 from .options import DEFAULT_OPTIONS, ReadOptions
@@ -628,8 +628,8 @@ def _requests_of_text(text: str, name: str) -> list[tuple[str, Any]]:
     line) or one request per line."""
     try:
         return [("line 1" if "\n" not in text.strip() else "", loads_json(text))]
-    except RecursionError:
-        raise LoadError(name, "", "invalid JSON: nested too deeply") from None
+    except RecursionError:  # named at the first bracket past 1,000 levels, as every reader names it
+        raise nested_too_deeply(name, text) from None
     except json.JSONDecodeError as whole:
         first = next((ln for ln in text.split("\n") if ln.strip()), "")
         try:
