@@ -200,3 +200,22 @@ def test_a_file_of_another_kind_is_told_which_flag_reads_it(tmp_path, capsys, co
     argv = [a.format(labels=files["labels"], expected=files["expected"]) for a in flags]
     assert main([command, *argv]) == 2
     assert capsys.readouterr().err.strip() == f"metric-explorer: error: {files[wrong]}: {line}"
+
+
+def test_a_join_key_no_span_carries_is_said_so(tmp_path, capsys):
+    # --join-key eval.example (the producer writes eval.example_id): the expectations' error told
+    # "for traces give --join-key ATTR", which the person had given
+    from producers import booking_as_otlp, expectations_jsonl
+
+    from explorer.commands.common import BUNDLED_CASES
+    from explorer.core.io.casefile import load_case_set
+
+    booking = load_case_set(BUNDLED_CASES)
+    traces, expectations = tmp_path / "traces.jsonl", tmp_path / "expected.jsonl"
+    booking_as_otlp(booking, traces, example_key="eval.example_id")
+    expectations.write_text(expectations_jsonl(booking))
+    assert main(["calibrate", "--cases", str(traces), "--expectations", str(expectations), "--join-key", "eval.example"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert f'metric-explorer: note: {traces}: no span has the join key attribute "eval.example": no run has an example id' in err
+    assert err[-1] == (f"metric-explorer: error: {expectations}: none of the 10 expectation ids names a loaded run or its "
+                       "example_id (first: E1); the join key eval.example names none of them either")

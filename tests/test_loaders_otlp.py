@@ -148,6 +148,23 @@ def test_join_key_names_the_example_and_titles_the_run():
     assert run.extra["example_id"] == "E7" and run.title == "E7"
 
 
+def test_a_join_key_or_verdict_attribute_no_span_carries_is_noted():
+    # a misspelt --join-key / --verdict-attribute was silent: every run unlabelled, or expectations
+    # told "for traces give --join-key ATTR" when one was given
+    tracer, exporter = tracer_and_exporter()
+    agent, end_agent = span(tracer, "invoke_agent booker", {**AGENT, "dataset.example.id": "E7", "human.verdict": "acceptable"}, 0, 10)
+    end_agent()
+    request = otlp_json(exporter.get_finished_spans())
+    cs = load(request, join_key="dataset.example_id", verdict_attribute="human_verdict")
+    assert cs.notes[-2:] == (
+        'traces.json: no span has the join key attribute "dataset.example_id": no run has an example id',
+        'traces.json: no span or span event has a verdict in the attribute "human_verdict": every run is unlabelled',
+    )
+    spelt = load(request, join_key="dataset.example.id", verdict_attribute="human.verdict")
+    assert not any("join key" in n or "verdict in" in n for n in spelt.notes)
+    assert spelt.runs[0].human_verdict == "acceptable" and spelt.runs[0].extra["example_id"] == "E7"
+
+
 def base64_ids(value):
     """The same request as protobuf's plain JSON printer writes it: ids in base64."""
     if isinstance(value, dict):

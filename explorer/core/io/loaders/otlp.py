@@ -486,6 +486,8 @@ class _Counts:
     runs: int = 0
     no_tools: int = 0
     no_answer: int = 0
+    joined: int = 0  # runs given an example id by the join key
+    verdicts: int = 0  # runs given a verdict by the verdict attribute
 
 
 def _with_place(span: Span, fn, *args):
@@ -548,6 +550,8 @@ def _run(spans: list[Span], top: Span, run_id: str, options: ReadOptions, counts
                 title = value.strip()
     verdict = verdict_of(ordered, options.verdict_attribute) if options.verdict_attribute else None
     counts.runs += 1
+    counts.joined += EXAMPLE_ID in extra
+    counts.verdicts += verdict is not None
     counts.no_tools += not calls
     answer = answer or ""
     counts.no_answer += not answer.strip()
@@ -620,6 +624,12 @@ def runs_from_spans(spans: list[Span], options: ReadOptions = DEFAULT_OPTIONS) -
     if no_agent:
         notes.append(f"{counted_of(no_agent, len(traces), 'trace')} {noun(no_agent, 'has', 'have')} no agent span and "
                      f"{noun(no_agent, 'gives', 'give')} no run (run unit agent-span)")
+    # a join key or verdict attribute no span carries is most likely misspelt: say so, not silence
+    if options.join_key and counts.runs and not counts.joined:
+        notes.append(f'no span has the join key attribute "{show(options.join_key)}": no run has an example id')
+    if options.verdict_attribute and counts.runs and not counts.verdicts:
+        notes.append(f'no span or span event has a verdict in the attribute "{show(options.verdict_attribute)}": '
+                     "every run is unlabelled")
     return runs, notes
 
 
