@@ -181,6 +181,29 @@ def test_rules_in_use_are_in_the_settings_words_and_the_link(app_page):
     expect(app.el("me-arg-rules-link")).to_be_hidden()
 
 
+def test_a_hostile_link_opens_the_page_and_shows_its_rules_as_text(app_page, output_path):
+    # arg_rules nested 2,000 lists deep raised RecursionError in the session: the link opened no page
+    from urllib.parse import quote
+
+    app = app_page
+    app.open("?arg_rules=" + quote("[" * 2000 + "]" * 2000))
+    app.expect_text("me-notice", "from the link: line 1, column 1001: invalid JSON: nested too deeply (over 1,000 levels of [ and {).")
+    app.expect_whole("4/10")
+    app.page.set_viewport_size({"width": 1024, "height": 768})
+    try:
+        assert app.page.evaluate("document.documentElement.scrollWidth") <= 1024  # the notice wraps
+        shoot(app, output_path, "hostile-link-notice-1024")
+    finally:
+        app.page.set_viewport_size({"width": 1280, "height": 720})
+    # markup in a rule's tool and key (a link is anyone's text) reads as text in the settings words
+    rule = '[{"tool":"<img src=x onerror=alert(1)>","key":"<b>id</b>","rule":"ignore"}]'
+    app.open("?arg_rules=" + quote(rule))
+    app.expect_text("me-settings-words", "1 argument rule: <b>id</b> of <img src=x onerror=alert(1)> ignored")
+    expect(app.el("me-settings-words").locator("img")).to_have_count(0)
+    expect(app.el("me-settings-words").locator("b", has_text="id")).to_have_count(0)
+    assert app.dialogs == []
+
+
 @pytest.mark.parametrize("width", [1024, 1440])
 def test_the_rules_file_input_is_whole_inside_its_card(app_page, width):
     app = app_page
