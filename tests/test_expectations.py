@@ -51,6 +51,10 @@ def test_a_case_set_gives_expected_calls_references_fields_and_key_field_setting
     ('{"id": "E1", "expected_calls": [{"args": {}}]}', "line 1, expected_calls[0]", 'missing "name"'),
     ('{"id": "E1", "reference": "a", "references": ["b"]}', "line 1", 'give "reference" or "references", not both'),
     ('{"id": "E1"}\n{"id": ', "line 2, column 8", "invalid JSON: Expecting value"),
+    # 7 is the id "7", as the run readers read it; they name what else an id may be, and so does this one
+    # (it said "expected a string, got a number" for 1.5 while taking 7)
+    ('{"id": 1.5, "reference": "a"}', "line 1, id", "expected a string or a whole number, got a number (1.5)"),
+    ('{"id": true, "reference": "a"}', "line 1, id", "expected a string or a whole number, got a boolean"),
 ])
 def test_bad_expectations_name_line_and_field(text, where, problem):
     with pytest.raises(LoadError) as info:

@@ -32,7 +32,10 @@ from ..errors import LoadError
 from ..model import EXAMPLE_ID, CaseSet, ExpectedField, Invocation, Run, ToolCall
 from ..reading import json_lines, loads_json, read_bytes, text_of
 from ...plural import counted, counted_of, noun
-from ._common import Problem, expect_list, expect_object, expect_str, join_path, json_type, parse_calls, show
+from ._common import (
+    Problem, expect_list, expect_object, expect_str, join_path, json_type, parse_calls, run_id_problem, show,
+    whole_number_as_text,
+)
 
 FIELDS = ("id", "title", "user_input", "expected_calls", "reference", "references", "invocations")
 
@@ -88,10 +91,10 @@ def expectation_from_record(obj: Any) -> tuple[str, Expectation]:
             raise Problem(show(key), f'unknown field "{show(key)}" (known: {", ".join(FIELDS)}){hint}')
     if "id" not in obj:
         raise Problem("", 'missing "id"')
-    rid = obj["id"]
-    if isinstance(rid, int) and not isinstance(rid, bool):
-        rid = str(rid)
-    rid = expect_str(rid, "id").strip()
+    rid = whole_number_as_text(obj["id"])  # 7 is the run "7", as the run readers read it
+    if not isinstance(rid, str):
+        raise Problem("id", run_id_problem(rid))
+    rid = rid.strip()
     if not rid:
         raise Problem("id", "empty id")
     if "invocations" in obj:
