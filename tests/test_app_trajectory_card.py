@@ -354,6 +354,32 @@ def test_a_big_set_applies_rules_in_the_background(booking):
     assert "Applied 1 rule from rules.json" in shown(view.status.object)
 
 
+def test_rules_changed_while_a_change_computes_wait_and_the_latest_applies():
+    # three changes in a row ran three recomputations side by side (about 12 s each at 1M runs);
+    # 20,000 runs (the booking runs 2,000 times) take about 0.2 s each, long enough to overlap
+    import threading
+    from dataclasses import replace
+
+    def threads() -> int:
+        return sum(1 for t in threading.enumerate() if t.name == "metric-explorer-load" and t.is_alive())
+
+    runs = load_case_set(BOOKING).runs
+    big = shared_from_case_set(replace(load_case_set(BOOKING), runs=tuple(
+        replace(r, id=f"{r.id}-{k}") for k in range(2000) for r in runs)))
+    view = ArgRulesView(NO_RULES, lambda rules, source: None)
+    change = RulesChange(view)
+    got = []
+    third = arg_rules_from_data([{"tool": "*", "key": "date", "rule": "date"}], "x")
+    for rules in (IGNORE_BOOKING_ID, arg_rules_from_data([{"key": "city", "rule": "text"}], "x"), third):
+        change.start(big.features, rules, "the rules box", got.append, background=True)
+        assert threads() <= 1
+    while change.job is not None:  # what the session's periodic callback does
+        change.job.join(60)
+        change.poll()
+    assert len(got) == 1 and got[0].arg_rules == third  # the first's result dropped, the second never computed
+    assert shown(view.status.object) == "Applied 1 rule from the rules box: the trajectory scores of 20,000 runs were computed again."
+
+
 # --- lessons ----------------------------------------------------------------------------------
 
 def test_each_bundled_set_has_its_lesson(booking, refund):
