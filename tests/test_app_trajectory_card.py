@@ -373,6 +373,10 @@ def test_rules_changed_while_a_change_computes_wait_and_the_latest_applies():
     for rules in (IGNORE_BOOKING_ID, arg_rules_from_data([{"key": "city", "rule": "text"}], "x"), third):
         change.start(big.features, rules, "the rules box", got.append, background=True)
         assert threads() <= 1
+    if not change.job.finished:  # the first still computes (0.2 s, unless the machine stalled): the line names the latest
+        change.poll()
+        assert shown(view.status.object) == ("Applying 1 rule to 20,000 runs: waiting for the change before it. "
+                                             "The page shows the scores under the old rules until then.")
     while change.job is not None:  # what the session's periodic callback does
         change.job.join(60)
         change.poll()

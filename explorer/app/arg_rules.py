@@ -89,7 +89,9 @@ class RulesChange:
             return
         rules, source, done, n = self._wanted
         if not job.finished:
-            self.view.show_busy(f"Applying {rules_count(rules)} to {n:,} runs: {job.percent()}%. "
+            progress = "waiting for the change before it" if self._next is not None else f"{job.percent()}%"
+            latest = self._next[1] if self._next is not None else rules
+            self.view.show_busy(f"Applying {rules_count(latest)} to {n:,} runs: {progress}. "
                                 "The page shows the scores under the old rules until then.")
             return
         if self._next is not None:  # asked for while this one computed: its result is stale
