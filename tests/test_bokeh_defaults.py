@@ -130,3 +130,25 @@ def test_uninstall_puts_bokehs_own_lookups_back(cache_off_after):
     assert Property.themed_default is not shipped and bokeh_defaults.install()  # idempotent
     bokeh_defaults.uninstall()
     assert Property.themed_default is shipped and bokeh_defaults.installed()[0] is False
+
+
+def test_a_page_whose_build_raises_shows_one_escaped_line_not_the_traceback(capsys):
+    # Panel's own error page put the traceback, unescaped, into the page: the server's paths, and
+    # any text of the link the error carried as markup (found with a link's arg_rules nested
+    # 2,000 deep, which raised RecursionError while the page was built)
+    import panel as pn
+    from panel.io.application import _eval_panel
+
+    from explorer.app.serving import page_builder
+
+    def build():
+        raise ValueError('<img src=x onerror="alert(1)"> from /srv/secret/path.py')
+
+    pn.extension(notifications=False)
+    doc = Document()
+    _eval_panel(page_builder(build), None, "Metric Trade-off Explorer", True, False, doc)
+    shipped = serialize_json(doc.to_json())
+    assert "<img" not in shipped and "/srv/secret/path.py" not in shipped and "Traceback" not in shipped
+    assert "This page could not be built (ValueError): the server" in shipped
+    err = capsys.readouterr().err
+    assert "Traceback" in err and "/srv/secret/path.py" in err  # the details stay in the server's log

@@ -37,8 +37,10 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import gc
+import html
 import os
 import sys
+import traceback
 from typing import Callable
 
 import panel as pn
@@ -164,6 +166,23 @@ def page_builder(build: Callable[[], pn.viewable.Viewable]) -> Callable[[], pn.v
         use_local_resources()
         if pn.state.curdoc is not None and pn.state.curdoc.session_context is not None:
             pn.state.on_session_destroyed(_schedule_reclaim)
-        return build()
+        try:
+            return build()
+        except Exception as exc:  # noqa: BLE001 - any fault: the details go to the server's log only
+            traceback.print_exc()
+            return failed_page(exc)
 
     return session_page
+
+
+def failed_page(exc: BaseException) -> pn.viewable.Viewable:
+    """What a page shows when building it raised ``exc``: one plain line naming the error's type
+    (``me-page-error``). Panel's own page showed the whole traceback, unescaped, to whoever opened
+    the link: the server's paths, and any text of the link the error carried as markup (a link's
+    arg_rules nested 2,000 deep raised RecursionError there). The traceback goes to stderr."""
+    return pn.pane.HTML(
+        f'<div class="me-input-error me-page-error" role="alert">This page could not be built '
+        f"({html.escape(type(exc).__name__)}): the server’s log has the details. The link without its query "
+        "(after ?) opens the page with its usual settings.</div>",
+        sizing_mode="stretch_width",
+    )
