@@ -342,6 +342,14 @@ def test_a_link_with_markup_in_its_rules_shows_it_as_text(booking):
     assert "All runs: 4/10 agree" in shown(summary_markup)
 
 
+def test_a_rule_with_a_long_tool_or_key_is_cut_in_the_settings_words():
+    # a link's rule with a 400-character key pushed the summary card about 3,000 px wide
+    rules = arg_rules_from_data([{"tool": "t" * 300, "key": "k" * 400, "rule": "ignore"}], "the link")
+    assert settings_words(OPENING, rules).endswith(" · 1 argument rule: " + "k" * 39 + "… of " + "t" * 39 + "… ignored")
+    exact = arg_rules_from_data([{"tool": "t" * 40, "key": "k" * 40, "rule": "ignore"}], "the link")  # 40: whole
+    assert settings_words(OPENING, exact).endswith(" · 1 argument rule: " + "k" * 40 + " of " + "t" * 40 + " ignored")
+
+
 def test_a_big_set_applies_rules_in_the_background(booking):
     view = ArgRulesView(NO_RULES, lambda rules, source: None)
     change = RulesChange(view)

@@ -76,11 +76,22 @@ RULE_WORDS = {"ignore": "ignored", "text": "as text", "date": "as dates"}
 """``ArgRule.kind`` -> how a rule reads in the settings words (rung and number add their value)."""
 
 
+NAME_SHOWN = 40
+"""Longest tool or key a rule's words show whole (then cut with ``…``): a link is anyone's text, and
+a 400-character key pushed the summary card 3,000 px wide."""
+
+
+def _name(text: str) -> str:
+    return text if len(text) <= NAME_SHOWN else text[: NAME_SHOWN - 1] + "…"
+
+
 def rule_words(rule: ArgRule) -> str:
     """One argument rule: ``"sent_at of send_confirmation ignored"``, ``"*.timestamp ignored"``
     (every tool), ``"name of book_table as text"``, ``"city as rung 3"``, ``"people as a number
-    ±0.5"``, ``"date as dates"`` (the file's text: escape it for HTML)."""
-    where = rule.key if rule.tool == "*" else f"{rule.key} of {rule.tool}"
+    ±0.5"``, ``"date as dates"``; a tool or key over ``NAME_SHOWN`` characters is cut (the
+    file's text: escape it for HTML)."""
+    key, tool = _name(rule.key), _name(rule.tool)
+    where = key if rule.tool == "*" else f"{key} of {tool}"
     if rule.kind == "rung":
         how = f"as rung {rule.rung}"
     elif rule.kind == "number":

@@ -202,6 +202,15 @@ def test_a_hostile_link_opens_the_page_and_shows_its_rules_as_text(app_page, out
     expect(app.el("me-settings-words").locator("img")).to_have_count(0)
     expect(app.el("me-settings-words").locator("b", has_text="id")).to_have_count(0)
     assert app.dialogs == []
+    # a 400-character key and a 300-character tool are cut in the words: no sideways scroll at 1024x768
+    app.open("?arg_rules=" + quote(json.dumps([{"tool": "t" * 300, "key": "k" * 400, "rule": "ignore"}])))
+    app.expect_text("me-settings-words", "1 argument rule: " + "k" * 39 + "… of " + "t" * 39 + "… ignored")
+    app.page.set_viewport_size({"width": 1024, "height": 768})
+    try:
+        assert app.page.evaluate("document.documentElement.scrollWidth") <= 1024
+        shoot(app, output_path, "long-rule-words-1024")
+    finally:
+        app.page.set_viewport_size({"width": 1280, "height": 720})
 
 
 @pytest.mark.parametrize("width", [1024, 1440])
