@@ -298,3 +298,12 @@ def test_labels_by_example_id_dropped_before_the_traces_keep_waiting_for_the_exp
     drop(page, ("expected.jsonl", expectations_jsonl(THREE).encode()))
     assert status(page).endswith("Applied the labels in labels.csv (matched by example id).")
     assert list(page.session.labels.human) == [1, 0, 0]  # E1, E3, E4 in file order
+
+
+def test_the_load_report_cuts_an_id_of_500_characters():
+    # an expectations file's 500-character id was named whole: the page scrolled 5,422 px wide
+    from explorer.app.views.upload import expectations_message
+
+    assert expectations_message("e.jsonl", "trace id", 1, 1, [], ["X" * 500, "E2"]) == (
+        "Joined e.jsonl: expected calls and references for 1 of 1 run (joined by trace id). "
+        "2 expectation ids name no run here: " + "X" * 39 + "…, E2.")

@@ -156,6 +156,22 @@ def test_expectations_labels_and_traces_dropped_together_join_and_score(app_page
     app.page.set_viewport_size(VIEWPORT)  # the shared page, as the next test expects it
 
 
+def test_an_expectation_id_of_500_characters_is_cut_in_the_load_report(app_page, traces, output_path):
+    # the report named the unmatched id whole: the page scrolled sideways to 5,422 px at 1024x768
+    data, _, _, _ = traces
+    app = app_page
+    expected = (expectations_jsonl(BOOKING) + json.dumps({"id": "X" * 500, "reference": "y"}) + "\n").encode()
+    app.upload(("traces.jsonl", data, "application/jsonl"), ("expected.jsonl", expected, "application/jsonl"))
+    app.expect_text("me-load-status", re.compile(re.escape("1 expectation id names no run here: " + "X" * 39 + "….")), timeout=30_000)
+    app.page.set_viewport_size({"width": 1024, "height": 768})
+    try:
+        app.page.evaluate("window.scrollTo(0, 0)")
+        assert app.page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")  # no sideways scroll
+        shoot(app, output_path, "long-expectation-id")
+    finally:
+        app.page.set_viewport_size(VIEWPORT)
+
+
 def test_label_keys_with_no_run_selected_say_where_to_look(app_page):
     app = app_page
     app.page.keyboard.press("a")

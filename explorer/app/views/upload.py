@@ -101,9 +101,15 @@ def pending_expectations_message(name: str, n_ids: int) -> str:
             "or drop both together).")
 
 
+ID_SHOWN = 40
+"""Longest id the load report shows whole (then cut with ``…``): an expectations file's 500-character
+id pushed the page 5,422 px wide at 1024x768."""
+
+
 def _some(ids: list[str], shown: int = 3) -> str:
-    """``"a, b, c (+2 more)"``."""
-    return ", ".join(ids[:shown]) + (f" (+{len(ids) - shown:,} more)" if len(ids) > shown else "")
+    """``"a, b, c (+2 more)"``, each id over ``ID_SHOWN`` characters cut."""
+    cut = [i if len(i) <= ID_SHOWN else i[: ID_SHOWN - 1] + "…" for i in ids[:shown]]
+    return ", ".join(cut) + (f" (+{len(ids) - shown:,} more)" if len(ids) > shown else "")
 
 
 def expectations_message(name: str, key_words: str, matched: int, total: int,
