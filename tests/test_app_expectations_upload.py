@@ -307,3 +307,15 @@ def test_the_load_report_cuts_an_id_of_500_characters():
     assert expectations_message("e.jsonl", "trace id", 1, 1, [], ["X" * 500, "E2"]) == (
         "Joined e.jsonl: expected calls and references for 1 of 1 run (joined by trace id). "
         "2 expectation ids name no run here: " + "X" * 39 + "…, E2.")
+
+
+def test_a_run_file_whose_first_record_lacks_the_runs_fields_is_read_as_runs(process):
+    # its first record read as an expectation, so the page said 'line 2, actual_calls: unknown
+    # field' of a run file; read as runs, the error names what line 1 lacks
+    page = WorkspacePage(process)
+    before = page.session.shared
+    drop(page, ("runs.jsonl", b'{"id": "r1", "expected_calls": "a", "reference": "x"}\n'
+                              b'{"id": "r2", "expected_calls": "a", "actual_calls": "a", "answer": "x", "reference": "x"}\n'))
+    assert shown(page.upload.error.object) == ('Could not load this file. runs.jsonl: line 1: missing "actual_calls" '
+                                               "Nothing changed: the case set, labels and settings are as they were.")
+    assert page.session.shared is before and page.pending_expectations is None

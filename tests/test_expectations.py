@@ -55,6 +55,10 @@ def test_a_case_set_gives_expected_calls_references_fields_and_key_field_setting
     # (it said "expected a string, got a number" for 1.5 while taking 7)
     ('{"id": 1.5, "reference": "a"}', "line 1, id", "expected a string or a whole number, got a number (1.5)"),
     ('{"id": true, "reference": "a"}', "line 1, id", "expected a string or a whole number, got a boolean"),
+    # a run file given as expectations: its run's fields are named as such
+    ('{"id": "r1", "expected_calls": "a", "actual_calls": "a", "answer": "x", "reference": "x"}', "line 1, actual_calls",
+     'unknown field "actual_calls" (known: id, title, user_input, expected_calls, reference, references, invocations) '
+     "(a run's field: a run file goes in --cases, and each of its records has actual_calls and answer)"),
 ])
 def test_bad_expectations_name_line_and_field(text, where, problem):
     with pytest.raises(LoadError) as info:

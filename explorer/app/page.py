@@ -22,7 +22,7 @@ import panel as pn
 
 from ..core.io.errors import LoadError
 from ..core.io.loaders.detect import FORMAT_DROP_HINT, FORMAT_FLAG_HINT
-from ..core.io.loaders.expectations import Expectations, loads_expectations, looks_like_expectations
+from ..core.io.loaders.expectations import RUN_FIELD_HINT, Expectations, loads_expectations, looks_like_expectations
 from ..core.io.loaders.labels import several_note
 from ..core.io.exports import settings_from_data
 from ..core.io.reading import parse_json, text_of
@@ -415,8 +415,16 @@ class WorkspacePage:
     def _expectations_received(self, name: str, data: bytes) -> None:
         """Join an expectations file onto the runs shown when they come from traces or logs (the
         explorer rebuilt with the settings and labels kept); else keep it for the next trace or log
-        file. LoadError (a bad file, or ids naming none of the runs) changes nothing."""
-        expectations = loads_expectations(data, name)
+        file. LoadError (a bad file, or ids naming none of the runs) changes nothing. A file told
+        as expectations by its first record whose later records are runs (``actual_calls``,
+        ``answer``) is read as runs: their reader names what the first record lacks."""
+        try:
+            expectations = loads_expectations(data, name)
+        except LoadError as exc:
+            if exc.problem.endswith(RUN_FIELD_HINT):
+                self._runs_received(name, data)
+                return
+            raise
         if trace_or_log(self.session.shared.case_set) is None:
             self.pending_expectations = (name, expectations)
             self.upload.show_status(pending_expectations_message(name, len(expectations.by_id)), waiting=True, about=name)

@@ -38,6 +38,10 @@ from ._common import (
 )
 
 FIELDS = ("id", "title", "user_input", "expected_calls", "reference", "references", "invocations")
+RUN_FIELDS = ("actual_calls", "answer")
+"""Fields of a run that an expectation never has: a record holding one is a run (a run file read as
+expectations, e.g. one whose first record lacks them, or a run file given to --expectations)."""
+RUN_FIELD_HINT = " (a run's field: a run file goes in --cases, and each of its records has actual_calls and answer)"
 
 
 @dataclass(frozen=True)
@@ -87,7 +91,8 @@ def expectation_from_record(obj: Any) -> tuple[str, Expectation]:
     obj = expect_object(obj, "")
     for key in obj:
         if key not in FIELDS:
-            hint = " (a person's verdict goes in a labels CSV: --labels)" if key in ("human_verdict", "human_note") else ""
+            hint = (" (a person's verdict goes in a labels CSV: --labels)" if key in ("human_verdict", "human_note") else
+                    RUN_FIELD_HINT if key in RUN_FIELDS else "")
             raise Problem(show(key), f'unknown field "{show(key)}" (known: {", ".join(FIELDS)}){hint}')
     if "id" not in obj:
         raise Problem("", 'missing "id"')
