@@ -301,6 +301,22 @@ def test_two_sessions_sweeping_at_once_each_count_their_own_labels(process):
     assert int(np.count_nonzero(b.session.labels.human >= 0)) == 10  # B's labels untouched by A's
 
 
+def test_a_file_uploaded_while_the_sweep_computes_drops_that_sweep(process):
+    # the sweep of the set left behind must not be drawn over the new set's page
+    page = WorkspacePage(process)
+    old = page.attached.sweep
+    old.panel()
+    old.start(page.session.features, page.session.ev.settings, background=True)
+    job = old.job
+    page.received("mine.jsonl", flat_jsonl(["r1", "r2"], "acceptable"))
+    assert page.session.features.n == 2 and old.job is None
+    job.join(60)
+    old.poll()
+    assert old.data is None  # dropped, not drawn
+    page.attached.open_sweep()  # the new set's own sweep: 2 labelled runs
+    assert page.attached.sweep is not old and page.attached.sweep.data.labelled == 2
+
+
 def test_sweep_with_one_labelled_run_offers_each_tied_group_its_middle_threshold(shared):
     # one labelled run (E1, acceptable) ties 103,080 settings in 1,572 groups: each group offers
     # the setting at its middle F1 threshold, which agrees on E1 (1/1)
