@@ -10,19 +10,15 @@ keep the shared ones.
 
 from __future__ import annotations
 
-from typing import Any, Callable
-
-import panel as pn
+from typing import Callable
 
 from ..core.evaluation.features import Features, with_arg_rules
 from ..core.scoring.arg_rules import ArgRules
-from .loading import BackgroundLoad
+from .loading import BackgroundLoad, LatestJob
 from .views.arg_rules import ArgRulesView, rules_count
 
 BACKGROUND_ABOVE = 20_000
 """Sets with more runs than this apply rules in a background thread (about 0.3 s of work at this size)."""
-POLL_MS = 250
-"""How often a background change reports its progress (ms)."""
 
 
 def done_text(rules: ArgRules, source: str, n_runs: int) -> str:
@@ -34,17 +30,15 @@ def done_text(rules: ArgRules, source: str, n_runs: int) -> str:
 
 
 class RulesChange:
-    """One session's rules changes, shown in ``view``; at most one runs at a time (a new change
-    supersedes a running one, whose result is then dropped)."""
+    """One session's rules changes, shown in ``view``: at most one computes at a time, and only
+    the latest asked for meanwhile is computed next and handed over
+    (:class:`~explorer.app.loading.LatestJob`)."""
 
     def __init__(self, view: ArgRulesView) -> None:
         self.view = view
-        self.job: BackgroundLoad[Features] | None = None
-        self._next: tuple[Features, ArgRules, str, Callable[[Features], None]] | None = None
-        """The latest change asked for while :attr:`job` computed (it starts when that one ends)."""
-        self._wanted: tuple[ArgRules, str, Callable[[Features], None], int] = (ArgRules(), "", lambda _f: None, 0)
-        """(rules, source, done, runs) of :attr:`job`."""
-        self._callback: Any = None
+        self.jobs: LatestJob[Features] = LatestJob("the rules", waiting=self._progress)
+        self._latest: tuple[ArgRules, int] = (ArgRules(), 0)
+        """(rules, runs) of the latest change asked for, which the progress line names."""
 
     def start(self, features: Features, rules: ArgRules, source: str, done: Callable[[Features], None],
               background: bool | None = None) -> None:
@@ -66,42 +60,33 @@ class RulesChange:
             self.stop()
             self._finish(with_arg_rules(features, rules), rules, source, done)
             return
-        if self.job is not None and not self.job.finished:
-            self._next = (features, rules, source, done)  # computed when the running change ends
-        else:
-            self._launch(features, rules, source, done)
+        self._latest = (rules, features.n)
+
+        def computed(result: Features | None, error: str | None) -> None:
+            if result is not None:
+                self._finish(result, rules, source, done)
+            else:
+                self.view.show_error(error or "")
+
+        self.jobs.submit(lambda progress: with_arg_rules(features, rules, progress), computed, source or "the rules")
         self.view.show_busy(f"Applying {rules_count(rules)} to {features.n:,} runs: starting. "
                             "The page shows the scores under the old rules until then.")
-        if self._callback is None and pn.state.curdoc is not None:
-            self._callback = pn.state.add_periodic_callback(self.poll, period=POLL_MS, start=True)
 
-    def _launch(self, features: Features, rules: ArgRules, source: str, done: Callable[[Features], None]) -> None:
-        self._next = None
-        self._wanted = (rules, source, done, features.n)
-        self.job = BackgroundLoad(lambda progress: with_arg_rules(features, rules, progress), source or "the rules",
-                                  on_error=lambda _message: None).start()
+    def _progress(self, job: BackgroundLoad[Features], queued: bool) -> None:
+        rules, n = self._latest
+        progress = "waiting for the change before it" if queued else f"{job.percent()}%"
+        self.view.show_busy(f"Applying {rules_count(rules)} to {n:,} runs: {progress}. "
+                            "The page shows the scores under the old rules until then.")
+
+    @property
+    def job(self) -> BackgroundLoad[Features] | None:
+        """The change computing, or computed and not handed over yet (None when idle)."""
+        return self.jobs.job
 
     def poll(self) -> None:
         """Show the running change's progress, hand its result over when it has finished, or
         start the change asked for meanwhile (what the session's periodic callback calls)."""
-        job = self.job
-        if job is None:
-            return
-        rules, source, done, n = self._wanted
-        if not job.finished:
-            progress = "waiting for the change before it" if self._next is not None else f"{job.percent()}%"
-            latest = self._next[1] if self._next is not None else rules
-            self.view.show_busy(f"Applying {rules_count(latest)} to {n:,} runs: {progress}. "
-                                "The page shows the scores under the old rules until then.")
-            return
-        if self._next is not None:  # asked for while this one computed: its result is stale
-            self._launch(*self._next)
-            return
-        self.stop()
-        if job.result is not None:
-            self._finish(job.result, rules, source, done)
-        else:
-            self.view.show_error(job.error or "")
+        self.jobs.poll()
 
     def _finish(self, features: Features, rules: ArgRules, source: str, done: Callable[[Features], None]) -> None:
         done(features)
@@ -110,8 +95,4 @@ class RulesChange:
 
     def stop(self) -> None:
         """Stop following a running change (its result is dropped)."""
-        self.job = None
-        self._next = None
-        if self._callback is not None and self._callback.running:
-            self._callback.stop()
-        self._callback = None
+        self.jobs.stop()

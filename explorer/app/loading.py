@@ -82,6 +82,82 @@ class BackgroundLoad(Generic[T]):
         return f"Loading {self.name}: {self.done / 1e6:,.0f} of {self.total / 1e6:,.0f} MB ({self.percent()}%)"
 
 
+JOB_POLL_MS = 200
+"""How often a session looks whether its :class:`LatestJob` has finished (ms)."""
+
+
+class LatestJob(Generic[T]):
+    """One view's background computations in a session, one at a time, the latest winning: the
+    Settings sweep, the Calibration tab and a change of argument rules.
+
+    :meth:`submit` starts ``work(progress)`` in a thread (:class:`BackgroundLoad`, named ``name``)
+    when none computes; while one does (a thread cannot be stopped) the new work waits, and a later
+    submit replaces the waiting one, so only the latest asked for is computed next and handed over.
+    A periodic callback of the session (:data:`JOB_POLL_MS`) calls :meth:`poll`, which on the
+    session's thread calls ``done(result, None)`` or ``done(None, error)`` for the latest work,
+    drops a result made stale by a later submit, and otherwise ``waiting(job, queued)`` when given
+    (a progress line; ``queued``: a later work waits). Outside a session (tests, scripts) nothing
+    polls by itself: call :meth:`poll`. Labelling ten runs in a row used to start ten sweeps side
+    by side, the last one's result coming ten sweeps' time later on a server's shared cores."""
+
+    def __init__(self, name: str, waiting: Callable[[BackgroundLoad[T], bool], None] | None = None) -> None:
+        self.name = name
+        self.job: BackgroundLoad[T] | None = None
+        """The work computing, or computed and not handed over yet (None when idle)."""
+        self._waiting = waiting
+        self._next: tuple[Callable[[Callable[[int, int], None]], T], Callable[[T | None, str | None], None], str] | None = None
+        self._done: Callable[[T | None, str | None], None] | None = None
+        self._callback = None
+
+    @property
+    def queued(self) -> bool:
+        """True while a later work waits for the one computing."""
+        return self._next is not None
+
+    def submit(self, work: Callable[[Callable[[int, int], None]], T], done: Callable[[T | None, str | None], None],
+               name: str | None = None) -> None:
+        """Compute ``work`` in the background and hand its outcome to ``done`` (see the class);
+        ``name`` (default the job's) heads the error of a work that raised."""
+        if self.job is not None and not self.job.finished:
+            self._next = (work, done, name or self.name)
+        else:
+            self._launch(work, done, name or self.name)
+        if self._callback is None and pn.state.curdoc is not None:
+            self._callback = pn.state.add_periodic_callback(self.poll, period=JOB_POLL_MS, start=True)
+
+    def _launch(self, work: Callable[[Callable[[int, int], None]], T], done: Callable[[T | None, str | None], None],
+                name: str) -> None:
+        self._next = None
+        self._done = done
+        self.job = BackgroundLoad(work, name, on_error=lambda _message: None).start()
+
+    def poll(self) -> None:
+        """Hand over the finished work's outcome, start the one that waited, or report progress."""
+        job = self.job
+        if job is None:
+            return
+        if not job.finished:
+            if self._waiting is not None:
+                self._waiting(job, self._next is not None)
+            return
+        if self._next is not None:  # asked for while this one computed: its result is stale
+            self._launch(*self._next)
+            return
+        done = self._done
+        self.stop()
+        if done is not None:
+            done(job.result, None if job.result is not None else job.error or f"{self.name} gave no result")
+
+    def stop(self) -> None:
+        """Drop the work computing and any waiting (their results are never handed over)."""
+        self.job = None
+        self._next = None
+        self._done = None
+        if self._callback is not None and self._callback.running:
+            self._callback.stop()
+        self._callback = None
+
+
 def _exit_with(message: str) -> None:
     print(f"metric-explorer: error: {message}", file=sys.stderr, flush=True)
     os._exit(2)  # the server runs in the main thread; the load cannot raise into it

@@ -45,7 +45,7 @@ from ...core.evaluation.response_features import ResponseFeatures
 from ...core.scoring.passmark import quantise, show_threshold
 from ...core.scoring.response_scorers import CosineScorer, make_scorer
 from ...core.plural import counted, half_width_words
-from ..loading import BackgroundLoad
+from ..loading import LatestJob
 from .response_inputs import model_html
 from .style import LiveHTML, styled
 
@@ -55,8 +55,6 @@ SOURCE_OPTIONS = {"This case set": "case", "Bundled labelled pairs": "pairs"}
 SCORE_OPTIONS = {"Embedding cosine": "cosine", "Unigram F1": "f1", "ROUGE-1 (ADK)": "rouge1", "Stored scores": "stored"}
 """Score label -> name; ``stored`` only for the pairs (their illustrative stored scores)."""
 SCORE_LABELS = {name: label for label, name in SCORE_OPTIONS.items()}
-POLL_MS = 200
-"""How often a session looks whether its background calibration has finished (ms)."""
 STORED_OFF = (
     ":host(.me-stored-off) .bk-btn-group > .bk-btn:last-child "
     "{ opacity: 0.45; cursor: not-allowed; pointer-events: none; }"
@@ -299,9 +297,8 @@ class CalibrationView:
             self.chart, self.table, sizing_mode="stretch_width", margin=0,
         )
         """Everything computed, dimmed by Panel's loading indicator while it is computed."""
-        self.job: BackgroundLoad[dict] | None = None
-        self._callback = None
-        self.errors: list[str] = []
+        self.jobs: LatestJob[dict] = LatestJob("the calibration")
+        """The calibrations computing in the background, one at a time, the latest drawn."""
         self._stored_state()
         self.state.param.watch(lambda *_: self.refresh(), ["source", "score", "target_precision"])
 
@@ -375,13 +372,12 @@ class CalibrationView:
         """Compute the table, chart and bands for the current choices and draw them, saying
         meanwhile that it is computing (:func:`computing_text`, Panel's loading indicator on the
         results, no band drawn, "Use these bands" disabled): in a background thread when
-        ``background`` (default: in a session; a periodic callback draws the result), else at
-        once. A new refresh supersedes a running one (whose result is then dropped)."""
+        ``background`` (default: in a session; :class:`~explorer.app.loading.LatestJob`: one at
+        a time, only the latest asked for drawn), else at once."""
         if self.features is None:
             return
         if self._stored_state():
             return
-        self.stop()
         s = self.state
         source, score, target = s.source, s.score, s.target_precision
         n = len(bundled_pairs().pairs) if source == "pairs" else int(((self.features.human >= 0) & self.features.has_answer).sum())
@@ -389,33 +385,30 @@ class CalibrationView:
         if background is None:
             background = pn.state.curdoc is not None
         if not background:
+            self.jobs.stop()
             self.draw(self.compute(source, score, target))
             return
-        self.errors = []
-        job = BackgroundLoad(lambda _progress: self.compute(source, score, target), "the calibration",
-                             on_error=self.errors.append)
-        self.job = job.start()
+        self.jobs.submit(lambda _progress: self.compute(source, score, target), self._computed)
 
-        def poll() -> None:
-            if self.job is not job:
-                return
-            if job.result is not None:
-                self.stop()
-                self.draw(job.result)
-            elif self.errors:
-                self.stop()
-                self._empty(f"The calibration could not be computed: {self.errors[0]}")
+    def _computed(self, result: dict | None, error: str | None) -> None:
+        if result is not None:
+            self.draw(result)
+        else:
+            self._empty(f"The calibration could not be computed: {error}")
 
-        self.poll = poll
-        if pn.state.curdoc is not None:
-            self._callback = pn.state.add_periodic_callback(poll, period=POLL_MS, start=True)
+    @property
+    def job(self):
+        """The calibration computing, or computed and not drawn yet (None when idle)."""
+        return self.jobs.job
+
+    def poll(self) -> None:
+        """Draw the calibration when it has finished, or start the one asked for meanwhile (what
+        the session's periodic callback calls)."""
+        self.jobs.poll()
 
     def stop(self) -> None:
         """Stop following a running computation (its result is dropped)."""
-        self.job = None
-        if self._callback is not None and self._callback.running:
-            self._callback.stop()
-        self._callback = None
+        self.jobs.stop()
 
     def _busy(self, text: str) -> None:
         self.status.object = f'<div class="me-hint me-calibration-computing" role="status">{html.escape(text)}</div>'

@@ -42,7 +42,7 @@ from ...core.evaluation.sweep import (
 )
 from ...core.evaluation.sweep_intervals import SweepReading, sweep_reading, with_intervals
 from ...core.scoring.trajectory_metrics import DEFINITIONS, PARTIAL_SCORES
-from ..loading import BackgroundLoad
+from ..loading import LatestJob
 from ..words import counted, noun
 from .style import WRAP, LiveHTML, flex_item, styled
 
@@ -51,8 +51,6 @@ SHOWN_GROUPS = 8
 HEAT_COLUMNS = ("agree", "false_pass", "false_fail")
 ROW_HEIGHT = 17
 """Heatmap row height (px)."""
-POLL_MS = 200
-"""How often a session looks whether its background sweep has finished (ms)."""
 
 
 def computing_text(features: Features, base: Settings) -> str:
@@ -273,64 +271,42 @@ class SweepView:
         self.results: pn.Column | None = None
         """The best settings and the heatmap (built by :meth:`panel`), dimmed by Panel's loading
         indicator while a sweep is computed."""
-        self.job: BackgroundLoad[SweepData] | None = None
-        """The sweep computing, or computed and not drawn yet."""
-        self._next: tuple[Features, Settings] | None = None
-        """The latest sweep asked for while :attr:`job` computed (it starts when that one ends)."""
-        self._callback = None
-        self.errors: list[str] = []
+        self.jobs: LatestJob[SweepData] = LatestJob("the sweep")
+        """The sweeps computing in the background, one at a time, the latest drawn."""
 
     def start(self, features: Features, base: Settings, background: bool | None = None) -> None:
         """Compute the sweep of ``features`` and show it, saying meanwhile that it is computing
         (:func:`computing_text`, Panel's loading indicator on the results): in a background thread
-        when ``background`` (default: in a session; a periodic callback draws the result), else at
-        once. A new start supersedes a running one, whose result is then dropped; while that one
-        computes (a thread cannot be stopped) the new one waits, and only the latest of the
-        starts made meanwhile is computed next: labelling ten runs in a row ran ten sweeps side by
-        side, so the last one's result came ten sweeps' time later, on a server's shared cores."""
+        when ``background`` (default: in a session; :class:`~explorer.app.loading.LatestJob`:
+        one sweep at a time, only the latest asked for drawn), else at once."""
         self._busy(computing_text(features, base))
         if background is None:
             background = pn.state.curdoc is not None
         if not background:  # no session (tests, scripts): at once
-            self.stop()
+            self.jobs.stop()
             self.show(features, base)
             return
-        if self.job is not None and not self.job.finished:
-            self._next = (features, base)  # computed when the running sweep ends
-        else:
-            self._launch(features, base)
-        if self._callback is None and pn.state.curdoc is not None:
-            self._callback = pn.state.add_periodic_callback(self.poll, period=POLL_MS, start=True)
+        self.jobs.submit(lambda _progress: sweep_view_data(features, base), self._computed)
 
-    def _launch(self, features: Features, base: Settings) -> None:
-        self._next = None
-        self.errors = []
-        errors = self.errors
-        self.job = BackgroundLoad(lambda _progress: sweep_view_data(features, base), "the sweep",
-                                  on_error=errors.append).start()
+    def _computed(self, data: SweepData | None, error: str | None) -> None:
+        if data is not None:
+            self.draw_data(data)
+        else:
+            self._done(f"The sweep could not be computed: {error}")
+
+    @property
+    def job(self):
+        """The sweep computing, or computed and not drawn yet (None when idle)."""
+        return self.jobs.job
 
     def poll(self) -> None:
         """Draw the sweep when it has finished, or start the one asked for meanwhile (what the
         session's periodic callback calls)."""
-        job = self.job
-        if job is None or not job.finished:
-            return
-        if self._next is not None:  # asked for while this one computed: this result is stale
-            self._launch(*self._next)
-            return
-        self.stop()
-        if job.result is not None:
-            self.draw_data(job.result)
-        else:
-            self._done(f"The sweep could not be computed: {job.error}")
+        self.jobs.poll()
 
     def stop(self) -> None:
         """Stop following a running sweep (its result is dropped)."""
-        self.job = None
-        self._next = None
-        if self._callback is not None and self._callback.running:
-            self._callback.stop()
-        self._callback = None
+        self.jobs.stop()
 
     def _busy(self, text: str) -> None:
         self.status.object = f'<div class="me-hint me-sweep-computing" role="status">{html.escape(text)}</div>'
