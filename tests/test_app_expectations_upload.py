@@ -123,7 +123,8 @@ def test_traces_labels_and_expectations_dropped_together_read_as_one_line(proces
     page = WorkspacePage(process)
     labels = labels_csv({trace_ids["E1"]: "acceptable"}).encode()
     drop(page, ("traces.jsonl", traces), ("labels.csv", labels), ("expected.jsonl", expected))
-    assert status(page) == f"{LOADED} Applied the labels in labels.csv. {joined_line(trace_ids)}"
+    # a drop is handled runs, expectations, labels (page.drop_order), whatever the arrival order
+    assert status(page) == f"{LOADED} {joined_line(trace_ids)} Applied the labels in labels.csv."
     assert page.session.ev.summary.labelled == 1  # the labels survive the join's rebuild
     assert scores(page, "exact") == [1.0, 0.0, 0.0]
 
@@ -156,11 +157,19 @@ def test_expectations_naming_no_run_are_an_error_and_change_nothing(process, fil
 def test_waiting_expectations_that_name_none_of_the_traces_are_an_error_the_traces_load(process, files):
     traces, _, _ = files
     page = WorkspacePage(process)
-    drop(page, ("other.jsonl", b'{"id": "X1", "expected_calls": "a>b"}\n'), ("traces.jsonl", traces))
+    other = ("other.jsonl", b'{"id": "X1", "expected_calls": "a>b"}\n')
+    drop(page, other)  # waits for a trace file
+    drop(page, ("traces.jsonl", traces))
     assert page.session.features.n == 3
     assert status(page) == f"{LOADED} The expectations in other.jsonl were not joined: they name none of these runs. {NO_EXPECTED}"
+    assert 'other.jsonl: its one expectation id, "X1", names no run shown here' in shown(page.upload.error.object)
+    assert page.pending_expectations is None
+    # in one drop the traces are handled first, then the expectations, which name none of them
+    page = WorkspacePage(process)
+    drop(page, other, ("traces.jsonl", traces))
+    assert page.session.features.n == 3 and status(page) == f"{LOADED} {NO_EXPECTED}"
     error = shown(page.upload.error.object)
-    assert 'other.jsonl: none of the 1 expectation ids names a run shown here' in error
+    assert 'other.jsonl: its one expectation id, "X1", names no run shown here' in error
     assert "the drop's other files were applied" in error
     assert page.pending_expectations is None
 
@@ -319,3 +328,34 @@ def test_a_run_file_whose_first_record_lacks_the_runs_fields_is_read_as_runs(pro
     assert shown(page.upload.error.object) == ('Could not load this file. runs.jsonl: line 1: missing "actual_calls" '
                                                "Nothing changed: the case set, labels and settings are as they were.")
     assert page.session.shared is before and page.pending_expectations is None
+
+
+@pytest.mark.parametrize("order", [
+    ("traces.jsonl", "expected.jsonl", "labels.csv"), ("labels.csv", "traces.jsonl", "expected.jsonl"),
+    ("expected.jsonl", "labels.csv", "traces.jsonl"), ("labels.csv", "expected.jsonl", "traces.jsonl"),
+])
+def test_one_drop_of_traces_expectations_and_labels_gives_the_same_page_in_any_arrival_order(process, ten, order):
+    # a second trial: the browser hands a drop's files over as each finishes uploading, so the small
+    # labels CSV arrived first and was applied to the booking set shown (its ids E1..E10), and the
+    # traces loaded unlabelled; a drop is now handled runs, expectations, labels
+    d, _trace_ids = ten
+    page = WorkspacePage(process)
+    drop(page, *((name, (d / name).read_bytes()) for name in order))
+    s = page.session.ev.summary
+    assert (s.agree, s.labelled) == (4, 10)  # the booking set's opening figures, on its traces
+    assert status(page) == (f"{TEN_LOADED} Joined expected.jsonl: expected calls and references for 10 of 10 runs (joined "
+                            "by span attribute eval.example_id). Applied the labels in labels.csv (matched by example id).")
+    # the set shown before the drop keeps its own labels (nothing was applied to it)
+    assert page.workspace.labels_for("served").human.tolist() == [int(r.human_verdict == "acceptable") for r in BOOKING.runs]
+
+
+def test_a_drop_hands_over_runs_then_expectations_then_labels_then_settings():
+    from explorer.app.page import drop_order
+
+    files = [("labels.csv", b"run_id,human_verdict\nE1,acceptable\n"),
+             ("settings.json", b'{"format": "metric-explorer/settings@1", "settings": {}}'),
+             ("expected.jsonl", b'{"id": "E1", "expected_calls": "a>b"}\n'),
+             ("runs.jsonl", b'{"id": "r1", "expected_calls": "a", "actual_calls": "a", "answer": "x", "reference": "x"}\n'),
+             ("more.jsonl", b'{"id": "r2", "expected_calls": "a", "actual_calls": "a", "answer": "x", "reference": "x"}\n')]
+    # each kind in arrival order
+    assert [n for n, _ in drop_order(files)] == ["runs.jsonl", "more.jsonl", "expected.jsonl", "labels.csv", "settings.json"]

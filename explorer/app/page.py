@@ -219,7 +219,7 @@ class WorkspacePage:
         self.state = PageState(present=present)
         self.workspace = Workspace(process)
         self.header = PageHeader(self.state, self.reset)
-        self.upload = UploadView(self.received, self._after_drop)
+        self.upload = UploadView(self.received, self._after_drop, order=drop_order)
         self.picker = pn.widgets.Select(label="Case set", options=self.workspace.options(), value="served",
                                         css_classes=["me-case-picker"], width=360)
         self.picker.param.watch(self._on_pick, ["value"])
@@ -331,8 +331,7 @@ class WorkspacePage:
         the active one (with the labels and expectations that were waiting for it). Errors leave
         everything as it was."""
         try:
-            kind = "labels" if looks_like_labels_csv(data, name) else settings_file_kind(data) or (
-                "expectations" if looks_like_expectations(data) else "runs")
+            kind = file_kind(name, data)
             if kind == "labels":
                 self._labels_received(name, data)
             elif kind in ("settings", "rules"):
@@ -536,6 +535,36 @@ def load_report(case_set) -> list[str]:
         if sentence:
             out.append(sentence)
     return out
+
+
+def file_kind(name: str, data: bytes) -> str:
+    """What an uploaded file is, by its content: ``"labels"`` (a labels CSV), ``"settings"`` /
+    ``"rules"`` (a settings JSON or an argument-rules file), ``"expectations"`` or ``"runs"``.
+    Raises LoadError when a settings file is malformed."""
+    if looks_like_labels_csv(data, name):
+        return "labels"
+    return settings_file_kind(data) or ("expectations" if looks_like_expectations(data) else "runs")
+
+
+DROP_ORDER = {"runs": 0, "expectations": 1, "labels": 2, "settings": 3, "rules": 3}
+"""The order of the files of one drop: runs first, so that labels and expectations dropped with
+them apply to them and not to the set shown before; expectations before labels, which may name
+runs by the example ids the join gives; settings and argument rules last, onto the set shown then."""
+
+
+def drop_order(files: list[tuple[str, bytes]]) -> list[tuple[str, bytes]]:
+    """The ``(name, bytes)`` of one drop in :data:`DROP_ORDER` (files of one kind in arrival
+    order; a file whose kind cannot be told is taken as runs, and its error shown when it is
+    handled). The browser hands a drop's files over as each finishes uploading, so a small labels
+    CSV dropped with its traces arrived first and was applied to the set shown (a trial: the
+    booking set, whose ids E1..E10 it named), and the traces then loaded unlabelled."""
+    def rank(item: tuple[str, bytes]) -> int:
+        try:
+            return DROP_ORDER[file_kind(*item)]
+        except LoadError:
+            return DROP_ORDER["runs"]
+
+    return sorted(files, key=rank)
 
 
 def full_report(case_set) -> list[str]:

@@ -155,9 +155,12 @@ class UploadView:
     (``me-load-error``). ``received(name, data)`` is called once for each file as it finishes
     uploading; the page then calls :meth:`show_status` or :meth:`show_error`."""
 
-    def __init__(self, received: Callable[[str, bytes], None], after_drop: Callable[[bool], None] | None = None) -> None:
+    def __init__(self, received: Callable[[str, bytes], None], after_drop: Callable[[bool], None] | None = None,
+                 order: Callable[[list[tuple[str, bytes]]], list[tuple[str, bytes]]] | None = None) -> None:
         self._received = received
         self._after_drop = after_drop
+        self._order = order
+        """The order a drop's files are handed over in (default: as they arrived)."""
         """Called once a drop's files are handled, with whether any failed (the page shows the
         error box then: a file that loaded may have opened another tab)."""
         self._seen: dict[str, int] = {}
@@ -210,11 +213,13 @@ class UploadView:
         self.handle_arrived()
 
     def handle_arrived(self) -> None:
-        """Hand over the files that have arrived, in arrival order, as one drop: their outcomes
-        are shown together when the last is done."""
+        """Hand over the files that have arrived as one drop, in the order the page gives them
+        (default: arrival order): their outcomes are shown together when the last is done."""
         arrived, self._arrived = self._arrived, []
         if not arrived:
             return
+        if self._order is not None:
+            arrived = self._order(arrived)
         self._batch = ([], [])
         try:
             for name, data in arrived:
