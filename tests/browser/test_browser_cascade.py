@@ -76,6 +76,7 @@ def test_calibration_tab_shows_bands_for_the_bundled_pairs(app_page):
     assert stored.evaluate("b => getComputedStyle(b).pointerEvents") == "none"
     app.expect_text("me-calibration-stored-note", "Stored scores exist only for the bundled pairs")
     app.choose("me-calibration-source", "Bundled labelled pairs")
+    expect(app.el("me-calibration-stored-note")).to_be_hidden()  # the server's answer has come
     assert stored.evaluate("b => getComputedStyle(b).pointerEvents") != "none"
     app.choose("me-calibration-score", "Stored scores")
     # the stored scores (seed 000's illustration): from 0.89 up, 5 acceptable and 1 not (precision

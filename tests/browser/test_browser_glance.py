@@ -316,7 +316,12 @@ def test_each_run_s_reason_is_whole_in_view_beside_its_outcome(new_offline_conte
     # E1's reason (opening settings: F1 0.62 < 0.80), the whole cell inside the visible table
     cell = app.row_of("E1").locator(".tabulator-cell", has_text="F1 0.62 < 0.80").first
     expect(cell).to_be_visible()
-    box = cell.bounding_box()
+    box = None
+    for _attempt in range(50):  # Tabulator redraws its rows after a reveal or a selection
+        box = cell.bounding_box()
+        if box is not None:
+            break
+        app.page.wait_for_timeout(100)
     assert box is not None and left <= box["x"] and box["x"] + box["width"] <= right, (
         f"E1's reason cell at {box} is outside the table's visible {holder}")
     scroll, client, text = cell.evaluate(CELL_FITS)
