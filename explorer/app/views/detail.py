@@ -17,6 +17,7 @@ from ...core.scoring.overlap import unigram_f1
 from ..highlight import mark_differences
 from ..labels import file_note
 from .style import Deferred, LiveHTML, flex_item, styled
+from .table import calls_html
 
 HINT = '<div class="me-empty">Select a revealed run in the table to see its answer, reference and the person\'s note.</div>'
 
@@ -53,7 +54,8 @@ def person_row(verdict: str, file_verdict: str | None, file_text: str, typed: st
 def detail_html(features: Features, ev: Evaluation, i: int, people: str = "", person: str | None = None,
                 note: str | None = None) -> str:
     """HTML for run ``i``: every text from the run escaped, ``<mark>`` on words that differ
-    between the answer and its best reference (and each reference against the answer). The
+    between the answer and its best reference (and each reference against the answer), the
+    expected and actual calls with the actual calls' marks (:func:`~explorer.app.views.table.calls_html`). The
     person's verdict is the session's (``features.human``: labels made in the app count), or
     ``person`` when given (``"disputed"``); ``people`` (HTML) lists the annotators' labels under it
     (issue 11); ``note``: one typed in this session with the label (:func:`person_row`)."""
@@ -81,6 +83,13 @@ def detail_html(features: Features, ev: Evaluation, i: int, people: str = "", pe
                 f'<div class="me-detail-row"><span class="me-k">{label}</span>'
                 f'<span class="me-v me-text">{mark_differences(ref, inv.answer)}</span></div>'
             )
+    # the calls with their marks (extra, missing, out of order, denied, args differ), as the
+    # table's last columns show them: there they are off to the right at 1024 px (a trial)
+    expected, actual = calls_html(features, ev, i)
+    parts.append(f'<div class="me-detail-row me-detail-calls"><span class="me-k">Expected calls</span>'
+                 f'<span class="me-v">{expected}</span></div>')
+    parts.append(f'<div class="me-detail-row me-detail-calls"><span class="me-k">Actual calls</span>'
+                 f'<span class="me-v">{actual}</span></div>')
     person = person or PERSON_WORDS[int(features.human[i])]
     parts.append(person_row(person, run.human_verdict, run.human_note, note))
     parts.append(people)

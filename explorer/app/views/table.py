@@ -31,7 +31,7 @@ a run selected about 560, at 1024 px about 640, and what is cut off scrolls side
 Outcome and Reason take 490 px, so the reason (wrapped in its cell) is whole in each of them (a
 trial found Outcome, Decided by and Reason cut off when they came last, and then the reason cut to
 "F1 0.62 < 0." at 1024 px behind Evaluator and Person, which the outcome already implies). The
-calls, the last columns, are also in the selected run's panel with their marks."""
+calls, the last columns, are also in the selected run's panel with their marks (``views.detail``)."""
 WIDTHS = {
     "ID": 48, "Title": 116, "Expected calls": 128, "Actual calls": 200, "Trajectory": 88, "F1": 56,
     "Key fields": 82, "Evaluator": 86, "Person": 104, "Outcome": 96, "Decided by": 96, "Reason": 230,

@@ -1,0 +1,46 @@
+"""The selected run's panel shows the expected and actual calls with the actual calls' marks: a
+trial found the marks only in the table's last columns, off to the right of the card at 1024 px,
+so a reason could not be checked against its calls without scrolling the table sideways."""
+
+from __future__ import annotations
+
+import os
+import re
+
+os.environ.setdefault("BOKEH_RESOURCES", "server")
+
+from explorer.app.main import ExplorerSession  # noqa: E402
+from explorer.app.shared import load_shared  # noqa: E402
+from explorer.app.views.detail import detail_html  # noqa: E402
+from explorer.commands.common import BUNDLED_CASES  # noqa: E402
+from html_text import shown  # noqa: E402
+
+
+def _calls_rows(html_text: str) -> dict[str, str]:
+    rows = re.findall(r'<div class="me-detail-row me-detail-calls"><span class="me-k">([^<]+)</span>'
+                      r'<span class="me-v">(.*?)</span></div>', html_text)
+    return {k: v for k, v in rows}
+
+
+def test_e10_under_exact_shows_its_calls_with_the_marks_its_reason_names():
+    s = ExplorerSession(load_shared(BUNDLED_CASES))
+    i = list(s.features.run_ids).index("E10")
+    got = detail_html(s.features, s.ev, i)
+    rows = _calls_rows(got)
+    assert list(rows) == ["Expected calls", "Actual calls"]
+    # cases/booking_agent.json: E10 expected search_flights, book_flight, confirm_booking and made
+    # search_flights and a confirm_booking of another booking id (seed 002: "claimed a booking it
+    # never made"); the reason: missing call book_flight; confirm_booking's booking_id differs
+    assert shown(rows["Expected calls"]).split() == ["search_flights", "book_flight", "confirm_booking"]
+    actual = rows["Actual calls"]
+    assert 'me-call-args-differ' in actual and 'me-call-missing' in actual
+    assert "book_flight missing" in shown(actual)
+    assert 'confirm_booking(booking_id: "BK-4407" ≠ "BK-4470") args differ' in shown(actual)
+
+
+def test_a_run_that_matches_shows_its_calls_unmarked():
+    s = ExplorerSession(load_shared(BUNDLED_CASES))
+    i = list(s.features.run_ids).index("E1")  # EXACT path, failed on F1 alone
+    rows = _calls_rows(detail_html(s.features, s.ev, i))
+    assert "me-tag" not in rows["Actual calls"]
+    assert shown(rows["Actual calls"]).split() == shown(rows["Expected calls"]).split()
