@@ -44,3 +44,24 @@ def test_a_run_that_matches_shows_its_calls_unmarked():
     rows = _calls_rows(detail_html(s.features, s.ev, i))
     assert "me-tag" not in rows["Actual calls"]
     assert shown(rows["Actual calls"]).split() == shown(rows["Expected calls"]).split()
+
+
+def test_a_mark_the_family_does_not_count_says_it_is_allowed():
+    # a second trial: E2 (an extra weather lookup) passes IN_ORDER but its call still read EXTRA,
+    # as under EXACT, which fails it; the mark stays (it is what happened) and says it is allowed
+    from explorer.core.evaluation.settings import Settings
+
+    s = ExplorerSession(load_shared(BUNDLED_CASES))
+    i = list(s.features.run_ids).index("E2")
+    exact = shown(_calls_rows(detail_html(s.features, s.ev, i))["Actual calls"])
+    assert "get_weather extra" in exact and "allowed" not in exact
+    from explorer.core.evaluation.verdicts import evaluate
+
+    ev = evaluate(s.features, Settings(trajectory="in_order"))
+    in_order = _calls_rows(detail_html(s.features, ev, i))["Actual calls"]
+    assert "get_weather extra, allowed" in shown(in_order) and "me-call-extra me-call-allowed" in in_order
+    # recall does not count extra calls either; subset does not count a missing one (E9 gave up)
+    assert "extra, allowed" in shown(_calls_rows(detail_html(s.features, evaluate(s.features, Settings(trajectory="recall")), i))["Actual calls"])
+    e9 = list(s.features.run_ids).index("E9")
+    subset = shown(_calls_rows(detail_html(s.features, evaluate(s.features, Settings(trajectory="subset")), e9))["Actual calls"])
+    assert "book_flight missing, allowed" in subset

@@ -19,6 +19,7 @@ import panel as pn
 from ...core.evaluation.verdicts import Evaluation, matcher_for, response_score_text, result_table
 from ...core.evaluation.features import Features
 from ...core.scoring.passmark import show_score
+from ...core.scoring.trajectory_metrics import allowed_marks
 from ...core.scoring.trajectory import MarkedCall, mark_calls
 from .style import LiveHTML, flex_item, styled
 
@@ -64,14 +65,20 @@ def _esc(value: object) -> str:
     return html.escape(str(value))
 
 
-def call_html(m: MarkedCall) -> str:
+def call_html(m: MarkedCall, allowed: frozenset[str] = frozenset()) -> str:
     """One marked call as HTML: the name, or for ``args differ`` the call with the differing
     arguments (``confirm_booking(booking_id: "BK-4407" ≠ "BK-4470")``), then the mark as a tag;
-    class ``me-call-<mark>`` (``args differ`` -> ``me-call-args-differ``), the full call in the tooltip."""
+    class ``me-call-<mark>`` (``args differ`` -> ``me-call-args-differ``), the full call in the
+    tooltip. A mark in ``allowed`` (the family's score does not count it,
+    :func:`~explorer.core.scoring.trajectory_metrics.allowed_marks`) reads ``extra, allowed`` and
+    is shown muted (``me-call-allowed``): a trial saw E2 pass IN_ORDER while still marked EXTRA."""
     slug = m.mark.replace(" ", "-")
-    tag = "" if m.mark == "ok" else f' <small class="me-tag">{_esc(m.mark)}</small>'
+    ok_here = m.mark in allowed
+    word = f"{m.mark}, allowed" if ok_here else m.mark
+    tag = "" if m.mark == "ok" else f' <small class="me-tag">{_esc(word)}</small>'
     text = m.label if m.mark == "args differ" else m.name
-    return f'<span class="me-call me-call-{slug}" title="{_esc(m.label)}">{_esc(text)}{tag}</span>'
+    extra_class = " me-call-allowed" if ok_here else ""
+    return f'<span class="me-call me-call-{slug}{extra_class}" title="{_esc(m.label)}">{_esc(text)}{tag}</span>'
 
 
 def calls_html(features: Features, ev: Evaluation, i: int) -> tuple[str, str]:
@@ -81,13 +88,14 @@ def calls_html(features: Features, ev: Evaluation, i: int) -> tuple[str, str]:
     their argument mode and the features' argument rules (``verdicts.matcher_for``)."""
     s = ev.settings
     matcher = matcher_for(features, s)
+    allowed = allowed_marks(s.trajectory) if s.trajectory != "none" else frozenset()
     expected_parts, actual_parts = [], []
     for k, inv in enumerate(features.runs[i].invocations):
         prefix = f'<span class="me-inv">#{k + 1}</span> ' if features.n_invocations[i] > 1 else ""
         exp = "<br>".join(f'<span class="me-call" title="{_esc(c.label())}">{_esc(c.name)}</span>' for c in inv.expected_calls)
         expected_parts.append(prefix + (exp or '<span class="me-none">none</span>'))
         marked = mark_calls(inv.expected_calls, inv.actual_calls, s.trajectory, matcher, s.active_deny)
-        items = [call_html(m) for m in marked]
+        items = [call_html(m, allowed) for m in marked]
         actual_parts.append(prefix + ("<br>".join(items) or '<span class="me-none">none</span>'))
     return "<br>".join(expected_parts), "<br>".join(actual_parts)
 

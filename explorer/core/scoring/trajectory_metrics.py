@@ -117,6 +117,27 @@ DEFINITIONS: dict[str, Definition] = {
 }
 
 
+ALLOWED_MARKS: dict[str, frozenset[str]] = {
+    "in_order": frozenset({"extra"}),
+    "any_order": frozenset({"extra"}),
+    "superset": frozenset({"extra"}),
+    "recall": frozenset({"extra"}),
+    "lcs": frozenset({"extra"}),
+    "subset": frozenset({"missing"}),
+    "precision": frozenset({"missing"}),
+    "single_tool_use": frozenset({"extra", "missing"}),
+}
+"""The call marks a family's score does not count (by the definitions above): an extra call under
+IN_ORDER, ANY_ORDER (superset), recall and LCS; a missing call under subset and precision; any
+other call but the named tool under single tool use. The page still marks such calls (they are
+what happened) and says they are allowed."""
+
+
+def allowed_marks(family: str) -> frozenset[str]:
+    """:data:`ALLOWED_MARKS` of ``family`` (``strict`` is EXACT's other name); empty for the rest."""
+    return ALLOWED_MARKS.get(canonical(family), frozenset())
+
+
 def scores_one_or_zero(family: str) -> bool:
     """True when ``family`` scores each turn 1 or 0 (``ONE_OR_ZERO``); False for the partial
     scores (precision, recall, F1, LCS: 0 to 1 per turn) and ``none``."""
