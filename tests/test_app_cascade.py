@@ -131,6 +131,11 @@ def test_calibration_says_why_a_band_or_the_use_button_is_missing(shared):
     # stored scores exist only for the pairs: choosing the case set puts the score back to cosine
     s.calibration.state.param.update(source="case", score="stored")
     assert s.calibration.state.score == "cosine" and "10 labelled runs" in shown(s.calibration.info.object)
+    # on this case set's runs the words say runs, not pairs (a second trial): the booking runs' F1
+    # at 0.95 -- the top score, 0.95, is E4's, unacceptable, and at 0.86 two of five are acceptable
+    s.calibration.state.param.update(source="case", score="f1", target_precision=0.95)
+    assert "Pass none: no threshold reaches precision 0.95 on these 10 runs." in shown(s.calibration.bands_pane.object)
+    assert shown(s.calibration.needed.object).startswith("Labels for ±5 points (95 %): acceptable runs ")
 
 
 def test_calibration_says_it_is_computing_and_offers_no_band_until_drawn(shared):

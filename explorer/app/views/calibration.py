@@ -158,11 +158,7 @@ def computing_text(source: str, score: str, n: int) -> str:
     return f"Computing precision and recall at every threshold on {what} ({SCORE_LABELS[score]})…"
 
 
-def _pairs(n: int) -> str:
-    return f"{n:,} pair" + ("" if n == 1 else "s")
-
-
-def missing_band_why(bands: Bands, scores: np.ndarray, acceptable: np.ndarray, band: str) -> str:
+def missing_band_why(bands: Bands, scores: np.ndarray, acceptable: np.ndarray, band: str, unit: str = "pair") -> str:
     """Why ``band`` (``"pass"`` or ``"fail"``) of ``bands`` is empty, in a sentence (the rules of
     :func:`~explorer.core.evaluation.calibration.choose_bands`; ``scores`` and ``acceptable`` as
     given to it):
@@ -172,22 +168,25 @@ def missing_band_why(bands: Bands, scores: np.ndarray, acceptable: np.ndarray, b
       fail; this is what a target at or below the share of acceptable pairs gives (12 of 20 =
       0.60: at the lowest threshold precision is already 0.60);
     * fail otherwise: no threshold (at or below the pass band, when there is one) has at least
-      the target's share of unacceptable pairs beneath it."""
+      the target's share of unacceptable pairs beneath it.
+
+    ``unit``: what is calibrated, ``"pair"`` (labelled pairs) or ``"run"`` (this case set's runs)."""
     target = f"{bands.target_precision:.2f}"
     if band == "pass":
-        return f"no threshold reaches precision {target} on these {_pairs(len(scores))}"
+        return f"no threshold reaches precision {target} on these {counted(len(scores), unit)}"
     if bands.pass_above is not None and not (quantise(scores) < quantise(bands.pass_above)).any():
         good = int(acceptable.sum())
-        return (f"the pass band starts at the lowest score ({threshold_text(bands.pass_above)}): every pair passes, so none is "
-                f"left to fail. Precision is already {good / len(scores):.2f} ({good} of {_pairs(len(scores))} acceptable) "
+        return (f"the pass band starts at the lowest score ({threshold_text(bands.pass_above)}): every {unit} passes, so none is "
+                f"left to fail. Precision is already {good / len(scores):.2f} ({good} of {counted(len(scores), unit)} acceptable) "
                 f"at the lowest threshold, which meets a target of {target}; raise the target above it for a fail band")
     where = "no threshold" if bands.pass_above is None else "no threshold at or below the pass band"
-    return f"{where} has at least {target} of the pairs beneath it unacceptable"
+    return f"{where} has at least {target} of the {unit}s beneath it unacceptable"
 
 
-def bands_html(bands: Bands, scores: np.ndarray, acceptable: np.ndarray) -> str:
+def bands_html(bands: Bands, scores: np.ndarray, acceptable: np.ndarray, unit: str = "pair") -> str:
     """Pass / gray / fail bands with their counts (acceptable, not); an empty band says why
-    (:func:`missing_band_why`). ``scores`` and ``acceptable``: what the bands were chosen from."""
+    (:func:`missing_band_why`). ``scores`` and ``acceptable``: what the bands were chosen from;
+    ``unit``: ``"pair"`` or ``"run"``, what they are."""
     c = bands.counts
 
     def line(css: str, name: str, where: str, key: str, extra: str = "") -> str:
@@ -197,7 +196,7 @@ def bands_html(bands: Bands, scores: np.ndarray, acceptable: np.ndarray) -> str:
         )
 
     def none(css: str, name: str, key: str) -> str:
-        return f'<div class="{css}"><b>{name}</b> none: {html.escape(missing_band_why(bands, scores, acceptable, key))}.</div>'
+        return f'<div class="{css}"><b>{name}</b> none: {html.escape(missing_band_why(bands, scores, acceptable, key, unit))}.</div>'
 
     pass_line = (none("me-band-pass", "Pass", "pass") if bands.pass_above is None else
                  line("me-band-pass", "Pass", f"score ≥ {threshold_html(bands.pass_above)}", "pass",
@@ -213,15 +212,17 @@ def bands_html(bands: Bands, scores: np.ndarray, acceptable: np.ndarray) -> str:
     )
 
 
-def labels_needed_html(bands: Bands, acceptable: int, unacceptable: int, half_width: float = DEFAULT_HALF_WIDTH) -> str:
-    """How many labelled pairs are enough (issue 11, as ``metric-explorer calibrate``): per class,
-    the pairs needed for a 95 % Wilson interval of ±``half_width`` on the share of acceptable pairs
-    in the pass band and of unacceptable pairs in the fail band, beside the count there is."""
+def labels_needed_html(bands: Bands, acceptable: int, unacceptable: int, half_width: float = DEFAULT_HALF_WIDTH,
+                       unit: str = "pair") -> str:
+    """How many labelled pairs (``unit`` ``"pair"``) or runs (``"run"``) are enough (issue 11, as
+    ``metric-explorer calibrate``): per class, those needed for a 95 % Wilson interval of
+    ±``half_width`` on the share of acceptable ones in the pass band and of unacceptable ones in
+    the fail band, beside the count there is. A trial saw "acceptable pairs" on this case set's runs."""
     c = bands.counts
     acc = class_need(c["pass"]["acceptable"], acceptable, half_width)
     unacc = class_need(c["fail"]["unacceptable"], unacceptable, half_width)
     return (
-        f'<div class="me-calibration-need">Labels for {half_width_words(half_width)} (95 %): acceptable pairs '
+        f'<div class="me-calibration-need">Labels for {half_width_words(half_width)} (95 %): acceptable {unit}s '
         f"<b>{acc.have:,} of {acc.needed:,}</b> needed, unacceptable <b>{unacc.have:,} of {unacc.needed:,}</b> "
         f"(at today's band shares; {acc.needed_worst_case:,} per class in the worst case).</div>"
     )
@@ -354,7 +355,7 @@ class CalibrationView:
         except ValueError as exc:
             return {"why": str(exc)}
         return {"scores": scores, "acceptable": acceptable, "what": what, "identity": identity, "table": table,
-                "bands": bands, "score": score}
+                "bands": bands, "score": score, "unit": "pair" if source == "pairs" else "run"}
 
     def _stored_state(self) -> bool:
         """Grey out "Stored scores" while the case set is the source; True when the chosen score
@@ -438,8 +439,9 @@ class CalibrationView:
         )
         self.model.object = model_html(identity) if identity is not None else ""
         self.model.visible = identity is not None
-        self.bands_pane.object = bands_html(bands, scores, acceptable)
-        self.needed.object = labels_needed_html(bands, int(acceptable.sum()), int((~acceptable).sum()))
+        unit = d.get("unit", "pair")
+        self.bands_pane.object = bands_html(bands, scores, acceptable, unit)
+        self.needed.object = labels_needed_html(bands, int(acceptable.sum()), int((~acceptable).sum()), unit=unit)
         self.table.object = table_html(table)
         shown = table.iloc[thin(len(table), 2000)]  # the chart stays light on a big set
         self.source.data = {
@@ -453,7 +455,7 @@ class CalibrationView:
         self.gray.visible = True
         self.figure.x_range.start = min(0.0, float(scores.min()))
         self._use_state(None if bands.pass_above is not None else
-                        f"Nothing to use: {missing_band_why(bands, scores, acceptable, 'pass')}. Lower the target precision.")
+                        f"Nothing to use: {missing_band_why(bands, scores, acceptable, 'pass', unit)}. Lower the target precision.")
 
     def _empty(self, why: str) -> None:
         self._done()
