@@ -33,7 +33,7 @@ assert sorted(TRAJECTORY_OPTIONS.values()) == sorted(TRAJECTORY_CHOICES)
 ARG_OPTIONS = {"exact": "exact", "ignore (names only)": "ignore", "subset": "subset", "superset": "superset"}
 """Argument mode label -> ``Settings.args`` (``arg_match.ARG_MODES``)."""
 assert sorted(ARG_OPTIONS.values()) == sorted(ARG_MODES)
-COMBINE_OPTIONS = {"Every scorer must pass": "all", "Mean of trajectory and F1 ≥ 0.75": "mean"}
+COMBINE_OPTIONS = {"Every scorer must pass": "all", "Mean of trajectory and F1": "mean"}
 """Combine scores label -> ``Settings.combine``."""
 RESPONSE_OPTIONS = {
     "Unigram F1": "f1", "ROUGE-1 (ADK)": "rouge1", "Normalised exact match": "exact",
@@ -46,7 +46,7 @@ SPEED_OPTIONS = {"0.5x": 0.5, "1x": 1.0, "2x": 2.0, "4x": 4.0}
 """Replay speed label -> inspection seconds per wall second."""
 
 INPUT_NAMES = (
-    "trajectory", "args", "trajectory_threshold", "single_tool", "f1_threshold", "combine", "deny_check", "deny_tools",
+    "trajectory", "args", "trajectory_threshold", "single_tool", "f1_threshold", "combine", "mean_threshold", "deny_check", "deny_tools",
     "key_fields", "response_scorer", "rung", "pass_above", "fail_below", "day_first",
 )
 
@@ -68,6 +68,7 @@ class Inputs(param.Parameterized):
     single_tool = param.String(default="", doc="The tool single tool use looks for")
     f1_threshold = param.Number(default=0.8, bounds=(0.0, 1.0), step=0.01, doc="Response F1 threshold")
     combine = param.Selector(objects=COMBINE_OPTIONS, default="all", doc="Combine scores")
+    mean_threshold = param.Number(default=0.75, bounds=(0.0, 1.0), step=0.01, doc="Mean threshold")
     deny_check = param.Boolean(default=False, doc="Deny-list check")
     deny_tools = param.ListSelector(default=[], objects=[], doc="Denied tools")
     key_fields = param.Boolean(default=False, doc="Exact check on dates and booking ids")
@@ -104,6 +105,7 @@ class Inputs(param.Parameterized):
             single_tool=self.single_tool if canonical(self.trajectory) == "single_tool_use" else "",
             f1_threshold=float(self.f1_threshold),
             combine=self.combine,
+            mean_threshold=float(self.mean_threshold),
             deny_check=bool(self.deny_check),
             deny_tools=tuple(self.deny_tools),
             key_fields=bool(self.key_fields),
@@ -125,6 +127,7 @@ class Inputs(param.Parameterized):
             single_tool=single,
             f1_threshold=settings.f1_threshold,
             combine=settings.combine,
+            mean_threshold=min(max(settings.mean_threshold, 0.0), 1.0),
             deny_check=settings.deny_check,
             deny_tools=tools,
             key_fields=settings.key_fields,

@@ -40,7 +40,7 @@ from ..core.scoring.trajectory_metrics import TRAJECTORY_CHOICES
 QUERY_NAMES = (
     "trajectory", "compare_args", "f1_threshold", "combine", "deny_check", "deny_tools", "key_fields",
     "args", "trajectory_threshold", "single_tool",
-    "response_scorer", "rung", "pass_above", "fail_below", "day_first",
+    "response_scorer", "rung", "pass_above", "fail_below", "day_first", "mean_threshold",
 )
 """The query names the app reads and writes, in the order it writes them."""
 ARG_RULES = "arg_rules"
@@ -116,7 +116,7 @@ def settings_from_query(
                 changes[name] = False
             else:
                 ignore(name, raw, "expected true or false" + (" (03/04 is 3 April, or 4 March)" if name == "day_first" else ""))
-        elif name in ("f1_threshold", "trajectory_threshold"):
+        elif name in ("f1_threshold", "trajectory_threshold", "mean_threshold"):
             try:
                 number = float(text)
             except ValueError:
@@ -179,7 +179,8 @@ def query_from_settings(settings: Settings) -> dict[str, str]:
     response-scorer names (``response_scorer``, ``rung``, ``pass_above``, ``fail_below``) are written
     only when the scorer is not the default unigram F1, ``day_first`` only when set, ``args`` only
     for ``subset`` / ``superset`` (``compare_args`` names ``exact`` and ``ignore``),
-    ``trajectory_threshold`` only when it is not 1 and ``single_tool`` only when set, so the
+    ``trajectory_threshold`` only when it is not 1, ``mean_threshold`` only when it is not 0.75 and
+    ``single_tool`` only when set, so the
     opening's link stays as short as before issue 12."""
     def flag(value: bool) -> str:
         return "true" if value else "false"
@@ -201,6 +202,8 @@ def query_from_settings(settings: Settings) -> dict[str, str]:
         query["single_tool"] = settings.single_tool
     if settings.day_first is not None:
         query["day_first"] = flag(settings.day_first)
+    if settings.mean_threshold != Settings().mean_threshold:  # the mean rule's threshold, when moved
+        query["mean_threshold"] = format_threshold(settings.mean_threshold)
     if settings.response_scorer != "f1":  # links for the default scorer stay short
         query.update(
             response_scorer=settings.response_scorer,

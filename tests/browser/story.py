@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from playwright.sync_api import expect
 
-MEAN = "Mean of trajectory and F1 ≥ 0.75"
+MEAN = "Mean of trajectory and F1"
 ALL = "Every scorer must pass"
 FIVE_GOOD = ["E1", "E2", "E3", "E7", "E8"]
 

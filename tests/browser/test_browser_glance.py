@@ -361,7 +361,7 @@ def test_disabled_controls_say_why(glance_page):
     expect(tools).to_be_enabled()
     expect(app.el("me-deny-reason")).to_be_hidden()
 
-    app.choose("me-combine", "Mean of trajectory and F1 ≥ 0.75")
+    app.choose("me-combine", "Mean of trajectory and F1")
     expect(app.el("me-f1").locator(".noUi-target")).to_have_attribute("disabled", re.compile(".*"))
     expect(app.el("me-f1-input").locator("input").first).to_be_disabled()
     app.expect_text("me-f1-reason", re.compile(r"Not used under “Mean”"))
@@ -495,7 +495,7 @@ def test_screenshots_of_each_state(new_offline_context, booking_app, output_path
     shoot(app, output_path, "run-selected")
     app.press("me-reset")
     app.expect_whole("4/10")
-    app.choose("me-combine", "Mean of trajectory and F1 ≥ 0.75")
+    app.choose("me-combine", "Mean of trajectory and F1")
     app.expect_text("me-f1-reason", re.compile("Not used"))
     shoot(app, output_path, "mean-threshold-disabled")
     upload(app, "broken_runs.json", BROKEN)

@@ -198,6 +198,13 @@ class InputsView:
             p.combine, label="Combine scores", css_classes=["me-combine"], color="primary",
             variant="outline", sizing_mode="stretch_width", stylesheets=[TWO_LINE_BUTTONS],
         )
+        # the mean rule's own threshold (seed 002: 0.75), shown while the rule is chosen: a settings
+        # file or link with another one was read back as 0.75 before
+        self.mean = pn.widgets.FloatSlider.from_param(
+            p.mean_threshold, label="Mean threshold", start=0.0, end=1.0, step=0.01, format="0.00",
+            css_classes=["me-mean-threshold"], sizing_mode="stretch_width", min_width=150,
+            visible=inputs.combine == "mean",
+        )
         self.deny_check = pn.widgets.Checkbox.from_param(p.deny_check, label="Deny-list check", css_classes=["me-deny-check"])
         self.deny_tools = pn.widgets.MultiChoice.from_param(
             p.deny_tools, label="", placeholder="Denied tools", css_classes=["me-deny-tools"], sizing_mode="stretch_width",
@@ -213,7 +220,8 @@ class InputsView:
         )
         self._f1_box = TypedBox(inputs, "f1_threshold", self.f1_input, self.f1_message, follow=follow)
         not_busy(self.trajectory, self.trajectory_threshold, self.trajectory_threshold_input, self.args, self.single_tool,
-                 self.f1, self.f1_input, self.combine, self.deny_check, self.deny_tools, self.key_fields, self.day_first)
+                 self.f1, self.f1_input, self.combine, self.mean, self.deny_check, self.deny_tools, self.key_fields,
+                 self.day_first)
         self.trajectory.param.watch(self._from_trajectory, ["value"])
         self.single_tool.param.watch(self._from_single_tool, ["value"])
         if follow:
@@ -264,6 +272,7 @@ class InputsView:
         deny_off = not i.deny_check
         write_through(self.deny_tools, disabled=deny_off)
         self._reason(self.deny_reason, DENY_OFF_REASON if deny_off else "")
+        write_through(self.mean, visible=i.combine == "mean")
         why = threshold_reason(i.combine, i.response_scorer)
         write_through(self.f1, disabled=bool(why))
         write_through(self.f1_input, disabled=bool(why))
@@ -302,13 +311,15 @@ class InputsView:
         )
 
     def response_group(self) -> pn.Column:
-        """The answer check's threshold (slider and typed box) and the combine rule."""
+        """The answer check's threshold (slider and typed box), the combine rule and, under the
+        mean rule, the threshold the mean must reach."""
         return pn.Column(
             pn.Row(self.f1, self.f1_input, sizing_mode="stretch_width", margin=0),
             self.f1_reason,
             self.f1_message,
             _label("Combine scores"),
             self.combine,
+            self.mean,
             sizing_mode="stretch_width", margin=0,
         )
 
