@@ -408,7 +408,7 @@ class ExplorerSession:
         if varies == "trajectory_threshold":
             unused = self.inputs.threshold_unused()
         else:
-            unused = threshold_reason(settings.combine, "f1")
+            unused = threshold_reason(settings.combine, "f1", settings.mean_threshold)
         curve = sweep(self.features, settings.with_(response_scorer="f1"), varies=varies)
         self.chart.show(curve, getattr(settings, varies), varies, unused)
 

@@ -19,6 +19,8 @@ import html
 
 import panel as pn
 
+from ...core.scoring.passmark import show_limit
+
 from ...core.scoring.trajectory_metrics import DEFINITIONS, canonical
 from ..state import TRAJECTORY_GROUPS, Inputs, is_partial
 from .style import WRAP, LiveHTML, inline_label, not_busy, styled, write_through
@@ -32,17 +34,18 @@ DIMMED_WHEN_DISABLED = ".noUi-target[disabled] { opacity: 0.4; } .noUi-target[di
 
 DENY_OFF_REASON = "Tick Deny-list check to use these tools."
 THRESHOLD_REASONS = {
-    "mean": "Not used under “Mean”: a run passes when the mean of trajectory and F1 reaches 0.75.",
+    "mean": "Not used under “Mean”: a run passes when the mean of trajectory and F1 reaches the mean threshold ({mean}).",
     "cascade": "Not used by the cascade: it passes above and fails below the bands set under Response scorer.",
 }
-"""Why the threshold is disabled, by the setting that makes it unused."""
+"""Why the threshold is disabled, by the setting that makes it unused (``{mean}``: the mean threshold)."""
 
 
-def threshold_reason(combine: str, response_scorer: str) -> str:
+def threshold_reason(combine: str, response_scorer: str, mean_threshold: float = 0.75) -> str:
     """The one-line reason the threshold does nothing, or ``""`` when it is used (``combine`` all
-    and a response scorer other than the cascade)."""
+    and a response scorer other than the cascade); under the mean rule it names
+    ``mean_threshold`` (it said 0.75 whatever the threshold was)."""
     if combine == "mean":
-        return THRESHOLD_REASONS["mean"]
+        return THRESHOLD_REASONS["mean"].format(mean=show_limit(mean_threshold))
     if response_scorer == "cascade":
         return THRESHOLD_REASONS["cascade"]
     return ""
@@ -226,7 +229,8 @@ class InputsView:
         self.single_tool.param.watch(self._from_single_tool, ["value"])
         if follow:
             inputs.param.watch(self._to_trajectory, ["trajectory", "args", "single_tool"])
-            inputs.param.watch(self._honest, ["deny_check", "combine", "response_scorer", "trajectory", "trajectory_threshold"])
+            inputs.param.watch(self._honest, ["deny_check", "combine", "mean_threshold", "response_scorer", "trajectory",
+                                              "trajectory_threshold"])
         self._to_trajectory()
         self._honest()
 
@@ -273,7 +277,7 @@ class InputsView:
         write_through(self.deny_tools, disabled=deny_off)
         self._reason(self.deny_reason, DENY_OFF_REASON if deny_off else "")
         write_through(self.mean, visible=i.combine == "mean")
-        why = threshold_reason(i.combine, i.response_scorer)
+        why = threshold_reason(i.combine, i.response_scorer, i.mean_threshold)
         write_through(self.f1, disabled=bool(why))
         write_through(self.f1_input, disabled=bool(why))
         self._reason(self.f1_reason, why)
