@@ -78,6 +78,36 @@ def shoot(app: "App", output_path: str, name: str) -> None:
     assert path.stat().st_size > 20_000, f"{path} looks empty"
 
 
+WIDEST = """() => {
+  const w = document.documentElement.clientWidth;
+  let worst = null, right = w;
+  for (const el of document.querySelectorAll('body *')) {
+    const r = el.getBoundingClientRect();
+    if (r.width > 0 && r.right > right + 0.5) { right = r.right; worst = el; }
+  }
+  const name = worst ? (worst.tagName.toLowerCase() + (worst.className && typeof worst.className === 'string'
+      ? '.' + worst.className.trim().split(/\\s+/).join('.') : '')) : 'nothing';
+  return [document.documentElement.scrollWidth, w, name, Math.round(right),
+          worst ? (worst.innerText || '').slice(0, 80) : ''];
+}"""
+
+
+def expect_no_sideways_scroll(app: "App", timeout_ms: float = 10_000) -> None:
+    """The page is no wider than the window: nothing scrolls sideways. Bokeh lays the page out
+    again on a resize observer after ``set_viewport_size``, later under load, so this waits up to
+    ``timeout_ms`` for the width to settle (an immediate check failed on CI's two busy cores
+    while the layout was still the wider one); on failure it names the element reaching furthest
+    right and its text."""
+    try:
+        app.page.wait_for_function("() => document.documentElement.scrollWidth <= document.documentElement.clientWidth",
+                                   timeout=timeout_ms)
+    except Exception:  # noqa: BLE001 - the assertion below says how wide it stayed and why
+        pass
+    width, window, widest, right, text = app.page.evaluate(WIDEST)
+    assert width <= window, (f"the page is {width}px wide in a {window}px window: {widest} reaches "
+                             f"{right}px ({text!r})")
+
+
 IDLE = "() => window.Bokeh && Bokeh.documents.length > 0 && Bokeh.documents[0].is_idle"
 """JS: the page's Bokeh document has finished its first render (layout changes sent before that
 can be lost by the client), so uploads wait for it."""

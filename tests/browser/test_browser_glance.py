@@ -24,7 +24,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 from playwright.sync_api import expect
 
-from explorer_page import App, first_event_at, shoot, shown_at
+from explorer_page import App, expect_no_sideways_scroll, first_event_at, shoot, shown_at
 from story import ROWS, STORY, set_through_widgets
 
 pytestmark = pytest.mark.browser
@@ -164,8 +164,7 @@ def test_no_sideways_scroll(new_offline_context, booking_app, width, height, sca
         if state == "presenter mode":
             app.open("?present=true")
             app.next_events(5, then_time=60.0)
-        w, client, _h = app.page.evaluate(PAGE_SIZE)
-        assert w <= client, f"{state}: the page is {w}px wide in a {client}px window"
+        expect_no_sideways_scroll(app)  # in every state
         if state != "opening":  # the replay's time at its widest, "t = 60.0 s", inside its label and card
             expect(app.el("me-time-label")).to_contain_text("t = 60.0 s")
             text = app.page.locator(".me-time-text").first.bounding_box()
@@ -326,8 +325,7 @@ def test_each_run_s_reason_is_whole_in_view_beside_its_outcome(new_offline_conte
         f"E1's reason cell at {box} is outside the table's visible {holder}")
     scroll, client, text = cell.evaluate(CELL_FITS)
     assert text == "F1 0.62 < 0.80" and scroll <= client, f"E1's reason: {scroll}px of text in a {client}px cell"
-    w, client, _h = app.page.evaluate(PAGE_SIZE)
-    assert w <= client, f"the page is {w}px wide in a {client}px window"
+    expect_no_sideways_scroll(app)
     assert external == []
     context.close()
 
@@ -436,8 +434,7 @@ def test_an_uploaded_set_s_ids_are_whole_in_the_table_at_1024(new_offline_contex
         expect(cell).to_be_visible()
         scroll, client, text = cell.evaluate(CELL_FITS)
         assert text == run_id and scroll <= client, f"{run_id}: {scroll}px of text in a {client}px cell"
-    w, client, _h = app.page.evaluate(PAGE_SIZE)
-    assert w <= client, f"the page is {w}px wide in a {client}px window"
+    expect_no_sideways_scroll(app)
     assert external == []
     context.close()
 
@@ -467,8 +464,7 @@ def test_the_sweep_s_best_setting_is_whole_in_its_choice_at_1024(new_offline_con
     button = app.el("me-sweep-apply").bounding_box()
     box = select.bounding_box()
     assert box["x"] + box["width"] <= button["x"] or box["y"] + box["height"] <= button["y"], "the box runs under its button"
-    w, client, _h = app.page.evaluate(PAGE_SIZE)
-    assert w <= client, f"the page is {w}px wide in a {client}px window"
+    expect_no_sideways_scroll(app)
     assert external == []
     context.close()
 

@@ -26,9 +26,9 @@ import time
 import pytest
 from playwright.sync_api import expect
 
-from explorer_page import App
+from explorer_page import App, expect_no_sideways_scroll
 from test_browser_exports import select_row
-from test_browser_glance import PAGE_SIZE, expect_summary_in_view, in_viewport, shoot
+from test_browser_glance import expect_summary_in_view, in_viewport, shoot
 
 pytestmark = pytest.mark.browser
 
@@ -176,8 +176,7 @@ def test_new_states_fit_without_sideways_scroll(new_offline_context, booking_app
     pin_and_change_to_any_order(app)
     app.expect_text("me-compare-reading", "p = 0.625")
     expect_summary_in_view(app, "6/10")
-    w, client, _h = app.page.evaluate(PAGE_SIZE)
-    assert w <= client, f"pinned: the page is {w}px wide in a {client}px window"
+    expect_no_sideways_scroll(app)
     shoot(app, output_path, "pinned")
     # a flipped run clicked: the page scrolls its detail into view under the sticky summary
     flip_button(app, "me-compare-broken", "E6").click()
@@ -187,8 +186,7 @@ def test_new_states_fit_without_sideways_scroll(new_offline_context, booking_app
     shoot(app, output_path, "flip-selected")
     app.open_tab("How sure")
     app.expect_text("me-how-sure-figures", re.compile(r"Agreement\s*6/10 \(60 %\)\s*95 % CI 31–83 %"))
-    w, client, _h = app.page.evaluate(PAGE_SIZE)
-    assert w <= client, f"How sure: the page is {w}px wide in a {client}px window"
+    expect_no_sideways_scroll(app)
     shoot(app, output_path, "how-sure")
     app.open_tab("Calibration")
     app.expect_text("me-calibration-labels-needed", "Labels for ±5 points (95 %)")

@@ -33,7 +33,7 @@ import pytest
 from playwright.sync_api import expect
 
 from conftest import VIEWPORT
-from explorer_page import App, shoot
+from explorer_page import App, expect_no_sideways_scroll, shoot
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "tests"))
@@ -151,7 +151,7 @@ def test_expectations_labels_and_traces_dropped_together_join_and_score(app_page
     for size in ({"width": 1440, "height": 900}, {"width": 1024, "height": 768}):
         app.page.set_viewport_size(size)
         app.page.evaluate("window.scrollTo(0, 0)")
-        assert app.page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")  # no sideways scroll
+        expect_no_sideways_scroll(app)
         shoot(app, output_path, "trace-expectations")
     app.page.set_viewport_size(VIEWPORT)  # the shared page, as the next test expects it
 
@@ -166,7 +166,7 @@ def test_an_expectation_id_of_500_characters_is_cut_in_the_load_report(app_page,
     app.page.set_viewport_size({"width": 1024, "height": 768})
     try:
         app.page.evaluate("window.scrollTo(0, 0)")
-        assert app.page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")  # no sideways scroll
+        expect_no_sideways_scroll(app)
         shoot(app, output_path, "long-expectation-id")
     finally:
         app.page.set_viewport_size(VIEWPORT)

@@ -25,7 +25,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from explorer_page import App, shoot
+from explorer_page import App, expect_no_sideways_scroll, shoot
 
 pytestmark = pytest.mark.browser
 
@@ -181,16 +181,6 @@ def test_rules_in_use_are_in_the_settings_words_and_the_link(app_page):
     expect(app.el("me-arg-rules-link")).to_be_hidden()
 
 
-def fits_1024(app) -> None:
-    """The page, laid out again after the viewport became 1024 px wide (Bokeh reflows on a resize
-    observer, later under load), is no wider than the window: no sideways scroll."""
-    try:
-        app.page.wait_for_function("() => document.documentElement.scrollWidth <= 1024", timeout=10_000)
-    except Exception:  # noqa: BLE001 - the assertion below says how wide it stayed
-        pass
-    assert app.page.evaluate("document.documentElement.scrollWidth") <= 1024
-
-
 def test_a_hostile_link_opens_the_page_and_shows_its_rules_as_text(app_page, output_path):
     # arg_rules nested 2,000 lists deep raised RecursionError in the session: the link opened no page
     from urllib.parse import quote
@@ -201,7 +191,7 @@ def test_a_hostile_link_opens_the_page_and_shows_its_rules_as_text(app_page, out
     app.expect_whole("4/10")
     app.page.set_viewport_size({"width": 1024, "height": 768})
     try:
-        fits_1024(app)  # the notice wraps
+        expect_no_sideways_scroll(app)  # the notice wraps
         shoot(app, output_path, "hostile-link-notice-1024")
     finally:
         app.page.set_viewport_size({"width": 1280, "height": 720})
@@ -217,7 +207,7 @@ def test_a_hostile_link_opens_the_page_and_shows_its_rules_as_text(app_page, out
     app.expect_text("me-settings-words", "1 argument rule: " + "k" * 39 + "… of " + "t" * 39 + "… ignored")
     app.page.set_viewport_size({"width": 1024, "height": 768})
     try:
-        fits_1024(app)
+        expect_no_sideways_scroll(app)
         shoot(app, output_path, "long-rule-words-1024")
     finally:
         app.page.set_viewport_size({"width": 1280, "height": 720})
@@ -236,7 +226,7 @@ def test_the_rules_file_input_is_whole_inside_its_card(app_page, width):
         # Chromium's "Choose File" button and "No file chosen" need about 190 px at 13 px type
         assert box["width"] >= 200, box
         assert box["x"] >= card["x"] - 1 and box["x"] + box["width"] <= card["x"] + card["width"] + 1, (box, card)
-        assert app.page.evaluate("document.documentElement.scrollWidth") <= width
+        expect_no_sideways_scroll(app)
     finally:
         app.page.set_viewport_size({"width": 1280, "height": 720})
 
