@@ -108,6 +108,22 @@ def expect_no_sideways_scroll(app: "App", timeout_ms: float = 10_000) -> None:
                              f"{right}px ({text!r})")
 
 
+def settled_boxes(*locators: Locator, timeout_s: float = 10.0) -> list[dict]:
+    """The bounding boxes of ``locators`` (first match each), all measured in one pass: a pane
+    that re-renders its HTML (the replay's time label on every tick) has no box for a moment, and
+    ``bounding_box()`` is then None, so this measures again until every one has a box; fails
+    naming the ones still missing after ``timeout_s``."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        got = [loc.first.bounding_box() for loc in locators]
+        if all(box is not None for box in got):
+            return got  # type: ignore[return-value]
+        if time.monotonic() > deadline:
+            missing = [str(loc) for loc, box in zip(locators, got) if box is None]
+            raise AssertionError(f"no bounding box after {timeout_s:.0f} s for {missing}")
+        time.sleep(0.05)
+
+
 IDLE = "() => window.Bokeh && Bokeh.documents.length > 0 && Bokeh.documents[0].is_idle"
 """JS: the page's Bokeh document has finished its first render (layout changes sent before that
 can be lost by the client), so uploads wait for it."""

@@ -24,7 +24,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 from playwright.sync_api import expect
 
-from explorer_page import App, expect_no_sideways_scroll, first_event_at, shoot, shown_at
+from explorer_page import App, expect_no_sideways_scroll, first_event_at, settled_boxes, shoot, shown_at
 from story import ROWS, STORY, set_through_widgets
 
 pytestmark = pytest.mark.browser
@@ -167,9 +167,8 @@ def test_no_sideways_scroll(new_offline_context, booking_app, width, height, sca
         expect_no_sideways_scroll(app)  # in every state
         if state != "opening":  # the replay's time at its widest, "t = 60.0 s", inside its label and card
             expect(app.el("me-time-label")).to_contain_text("t = 60.0 s")
-            text = app.page.locator(".me-time-text").first.bounding_box()
-            label = app.el("me-time-label").bounding_box()
-            card = app.page.locator(".me-replay").first.bounding_box()
+            text, label, card = settled_boxes(app.page.locator(".me-time-text"), app.el("me-time-label"),
+                                              app.page.locator(".me-replay"))
             right = text["x"] + text["width"]
             assert right <= label["x"] + label["width"] + 0.5, f"{state}: 't = 60.0 s' overflows its label ({text} in {label})"
             assert right <= card["x"] + card["width"] - 4, f"{state}: 't = 60.0 s' touches the replay card's edge ({text} in {card})"
