@@ -402,8 +402,16 @@ class ExplorerSession:
 
     def _draw_chart(self) -> None:
         """The trade-off chart over the threshold on its x-axis (F1's, or the trajectory's), the
-        other settings as they are, with why that threshold does nothing when it does not."""
+        other settings as they are, with why that threshold does nothing when it does not. Under
+        the mean rule neither is read: the chart moves the mean threshold, counted from the
+        session's evaluation (its chosen response scorer and review decisions), so its point at
+        the current mean threshold is the summary's agreement."""
         settings = self.ev.settings
+        if settings.combine == "mean":
+            note = "Trajectory is not scored, so the mean is the response score alone." if settings.trajectory == "none" else ""
+            curve = sweep(self.features, settings, varies="mean_threshold", evaluation=self.ev)
+            self.chart.show(curve, settings.mean_threshold, "mean_threshold", note=note)
+            return
         varies = self.chart.varies
         if varies == "trajectory_threshold":
             unused = self.inputs.threshold_unused()

@@ -1,6 +1,7 @@
 """The trade-off chart (Bokeh): agreement, false passes and false fails against the F1 threshold
-or the trajectory threshold (``me-chart-x``, issue 12), for the current other settings, with the
-current threshold marked and, around the agreement, its 95 % Wilson interval at each threshold as a
+or the trajectory threshold (``me-chart-x``, issue 12) or, under the mean rule, the mean threshold
+(the one threshold that rule reads; ``me-chart-x`` is hidden then), for the current other
+settings, with the current threshold marked and, around the agreement, its 95 % Wilson interval at each threshold as a
 shaded band (issue 11; the summary bar's method)."""
 
 from __future__ import annotations
@@ -21,16 +22,28 @@ CHART_HEIGHT = 165
 """Figure height in px (the chart shares the first screen with the settings and the runs table)."""
 X_AXES = {"F1 threshold": "f1_threshold", "Trajectory threshold": "trajectory_threshold"}
 """The chart's x-axis choices: label -> the threshold the curve moves."""
-AXIS_WORDS = {"f1_threshold": "Response F1 threshold", "trajectory_threshold": "Trajectory threshold"}
+AXIS_WORDS = {"f1_threshold": "Response F1 threshold", "trajectory_threshold": "Trajectory threshold",
+              "mean_threshold": "Mean threshold (mean of trajectory and response score)"}
+"""The x-axis title for each threshold the chart can move."""
 HINTS = {
     "f1_threshold": "agreement (band: 95 % CI) of all runs at every Response F1 threshold, the other settings as chosen; dotted: the current one",
     "trajectory_threshold": "agreement (band: 95 % CI) of all runs at every trajectory threshold, the other settings as chosen; dotted: the current one",
+    "mean_threshold": "agreement (band: 95 % CI) of all runs at every mean threshold (a run passes when the mean of its "
+                      "trajectory and response scores reaches it), the other settings as chosen; dotted: the current one",
 }
+"""The caption beside the chart's title, by the threshold on the x-axis."""
+MARKER_NAME = "me-chart-marker"
+"""Bokeh ``name`` of the dotted line at the current threshold (the browser tests read its location)."""
+FIGURE_NAME = "me-chart-figure"
+"""Bokeh ``name`` of the trade-off figure (the browser tests read its x-axis title)."""
 
 
 class ChartView:
     """One Bokeh figure per session; :meth:`show` replaces the data and moves the marker.
-    ``on_axis()`` is called when the person picks the other x-axis (the session draws again)."""
+    ``on_axis()`` is called when the person picks the other x-axis (the session draws again).
+    The person picks F1 or trajectory threshold; the session charts the mean threshold instead
+    under the mean rule (:meth:`show` with ``varies="mean_threshold"`` hides the choice, and the
+    choice is kept for when the rule goes back to ``all``)."""
 
     def __init__(self, n_runs: int, on_axis: Callable[[], None] | None = None) -> None:
         self.x = pn.widgets.RadioButtonGroup(
@@ -38,6 +51,8 @@ class ChartView:
             variant="outline", margin=(0, 10), stylesheets=[":host .bk-btn { padding: 2px 8px; font-size: 12.5px; }"],
         )
         self._quiet = False
+        self.charted = "f1_threshold"
+        """The threshold the chart last drew along its x-axis (``"mean_threshold"`` under the mean rule)."""
         self.x.param.watch(lambda _e: on_axis() if on_axis is not None and not self._quiet else None, ["value"])
         self.hint = LiveHTML("", **styled(margin=(0, 10), sizing_mode="stretch_width", styles={"flex": "1 1 300px", "min-width": "0"}))
         self.source = ColumnDataSource(data={"threshold": [], "agree": [], "false_pass": [], "false_fail": [],
@@ -45,6 +60,7 @@ class ChartView:
         fig = figure(
             height=CHART_HEIGHT, sizing_mode="stretch_width", x_range=(0, 1), y_range=(-0.3, max(n_runs, 1) + 0.5),
             toolbar_location=None, tools="", x_axis_label="Response F1 threshold", y_axis_label="runs",
+            name=FIGURE_NAME,
         )
         band = fig.varea_step("threshold", "agree_low", "agree_high", source=self.source, step_mode="after",
                               fill_color=COLOURS["agree"], fill_alpha=0.13)
@@ -55,7 +71,8 @@ class ChartView:
             r = fig.step("threshold", key, source=self.source, line_width=2.5, color=COLOURS[key], mode="after", line_dash=dash)
             items.append(LegendItem(label=label, renderers=[r]))
         self.hover = None
-        self.marker = Span(location=0.8, dimension="height", line_color="#334155", line_width=1.5, line_dash="dotted")
+        self.marker = Span(location=0.8, dimension="height", line_color="#334155", line_width=1.5, line_dash="dotted",
+                           name=MARKER_NAME)
         fig.add_layout(self.marker)
         # beside the plot, not in it: inside, it covered the agreement line at the top (10/10 at low
         # thresholds is what the lesson's last step points to); above it, it took a fifth of the
@@ -85,7 +102,8 @@ class ChartView:
 
     @staticmethod
     def _tooltips(varies: str) -> list[tuple[str, str]]:
-        return [("F1 ≥" if varies == "f1_threshold" else "trajectory ≥", "@threshold{0.00}"), ("agree", "@agree"),
+        first = {"f1_threshold": "F1 ≥", "trajectory_threshold": "trajectory ≥", "mean_threshold": "mean ≥"}[varies]
+        return [(first, "@threshold{0.00}"), ("agree", "@agree"),
                 ("95 % CI", "@agree_low{0.0}–@agree_high{0.0} runs"), ("false passes", "@false_pass"),
                 ("false fails", "@false_fail")]
 
@@ -103,15 +121,20 @@ class ChartView:
             finally:
                 self._quiet = False
 
-    def show(self, sweep: Sweep, threshold: float, varies: str = "f1_threshold", unused: str = "") -> None:
-        """Plot ``sweep`` (moving the ``varies`` threshold) with the agreement's Wilson band and
-        mark ``threshold``; ``unused``:
-        why that threshold changes nothing under these settings (the lines are then flat)."""
+    def show(self, sweep: Sweep, threshold: float, varies: str = "f1_threshold", unused: str = "", note: str = "") -> None:
+        """Plot ``sweep`` (moving the ``varies`` threshold: ``"f1_threshold"``,
+        ``"trajectory_threshold"`` or ``"mean_threshold"``) with the agreement's Wilson band and
+        mark ``threshold``; ``unused``: why that threshold changes nothing under these settings
+        (the lines are then flat); ``note``: a sentence added to the caption. The F1 / trajectory
+        choice (``me-chart-x``) shows except while the mean threshold is charted."""
+        self.charted = varies
         words = AXIS_WORDS[varies]
         if self.figure.xaxis[0].axis_label != words:
             self.figure.xaxis[0].axis_label = words
             self.hover.tooltips = self._tooltips(varies)
-        hint = HINTS[varies] + (f". {unused} The lines are flat." if unused else "")
+        if self.x.visible != (varies != "mean_threshold"):
+            self.x.visible = varies != "mean_threshold"
+        hint = HINTS[varies] + (f". {unused} The lines are flat." if unused else "") + (f". {note}" if note else "")
         if not sweep.labelled:  # no run labelled: the lines lie at 0: say why, lest 0 read as the answer
             hint = ("No run is labelled yet, so the lines stay at 0: select a run and press a (acceptable) or u "
                     "(unacceptable), or drop a labels CSV on Your data.")
