@@ -293,6 +293,10 @@ class App:
                 return
         raise AssertionError(f"could not bring {name} to {target} by keyboard (shows {self.slider_value(name)})")
 
+    def mean_threshold_keys_to(self, target: float) -> None:
+        """Move the mean rule's ``Mean threshold`` slider to ``target`` by keyboard (one step 0.01)."""
+        self._keys_to("me-mean-threshold", target)
+
     def trajectory_threshold_keys_to(self, target: float) -> None:
         """Move the trajectory threshold slider to ``target`` by keyboard (one step 0.01), and
         check the typed box follows."""
