@@ -24,7 +24,7 @@ from ..core.plural import counted, noun
 from ..core.scoring.arg_match import ARG_MODES
 from ..core.scoring.arg_rules import ArgRules, load_arg_rules
 from ..core.scoring.trajectory_metrics import TRAJECTORY_CHOICES
-from .trace_options import add_trace_options, apply_expectations_from_args, print_notes, read_options_from_args, with_kind_hint
+from .trace_options import add_trace_options, apply_expectations_from_args, check_format_options, print_notes, read_options_from_args, with_kind_hint
 
 BUNDLED_CASES = Path(__file__).resolve().parents[2] / "cases" / "booking_agent.json"
 """The bundled booking-agent case set (seed 002), used when ``--cases`` is not given."""
@@ -92,7 +92,7 @@ def add_run_reading_options(p: argparse.ArgumentParser) -> None:
 
 _READING_DEFAULTS = {
     "input_format": "auto", "labels": None, "cache_dir": None, "expectations": None,
-    "run_unit": "trace", "join_key": None, "verdict_attribute": None, "verdict_score": None,
+    "run_unit": None, "join_key": None, "verdict_attribute": None, "verdict_score": None,
 }
 """Each option of :func:`add_run_reading_options` (its ``dest``) and its default."""
 
@@ -318,7 +318,10 @@ def load_cases_from_args(args: argparse.Namespace, progress=None) -> CaseSet:
     then every ``--labels`` file applied, in order, and the argument rules of ``--arg-rules`` /
     ``--settings`` (:func:`arg_rules_from_args`) replacing the files' own. Label ids that name no
     run are reported on stderr; a labels file none of whose ids name a run is an error. The
-    loader's notes go to stderr. ``progress``: as for :func:`load_cases`."""
+    loader's notes go to stderr. ``progress``: as for :func:`load_cases`. A trace option that
+    applies to none of the files is a CliError (:func:`~.trace_options.check_format_options`)."""
+    paths = [args.cases] if isinstance(args.cases, str) else list(args.cases or []) or [str(BUNDLED_CASES)]
+    check_format_options(args, [str(p) for p in paths])
     try:
         case_set = load_cases(
             args.cases, getattr(args, "input_format", "auto"), progress, read_options_from_args(args), arg_rules_from_args(args),

@@ -31,7 +31,10 @@ from ..core.io.loaders import INPUT_FORMATS
 from ..core.scoring.arg_rules import NO_RULES, load_arg_rules
 from ..core.scoring.fields import DEFAULT_ID_PATTERN
 from .common import CliError, positive_int, print_json
-from .trace_options import add_trace_options, read_options_from_args
+from ..core.io.bigload import looks_like_flat_jsonl
+from ..core.io.loaders.detect import FORMAT_WORDS, file_format
+from ..core.plural import noun
+from .trace_options import add_trace_options, check_format_options, read_options_from_args
 
 HELP = "compute run files' features once into a Parquet features dataset that score, sweep and serve read"
 
@@ -54,11 +57,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--out", required=True, metavar="PATH", help="the features dataset folder to write (replaced when it exists)")
     p.add_argument("--input-format", choices=INPUT_FORMATS, default="auto", help="format of the run files (default auto)")
     x = p.add_mutually_exclusive_group()
-    x.add_argument("--day-first", dest="day_first", action="store_const", const=True, default=True,
+    x.add_argument("--day-first", dest="day_first", action="store_const", const=True, default=None,
                    help="JSONL files read numeric dates such as 04/03/2026 as 4 March (default)")
     x.add_argument("--month-first", dest="day_first", action="store_const", const=False,
                    help="JSONL files read numeric dates month first (3 April)")
-    p.add_argument("--id-pattern", default=DEFAULT_ID_PATTERN, metavar="REGEX", type=_regex,
+    p.add_argument("--id-pattern", default=None, metavar="REGEX", type=_regex,
                    help=f"regex that finds booking ids in JSONL answers (default {DEFAULT_ID_PATTERN})")
     p.add_argument("--arg-rules", metavar="PATH", help="argument rules JSON the trajectory scores are computed under "
                    "(replaces other formats' own rules)")
@@ -108,14 +111,42 @@ def expand_inputs(inputs: list[str]) -> list[str]:
     return out
 
 
+def check_options(args: argparse.Namespace, paths: list[str]) -> None:
+    """CliError for an option that would change nothing, without a word: a trace option no INPUT
+    is of the format for (:func:`~.trace_options.check_format_options`); ``--day-first`` /
+    ``--month-first`` or ``--id-pattern`` when no INPUT is flat JSONL (every other format keeps
+    its file's own date reading and booking-id pattern: ``featurize._file_partition``), naming
+    what each INPUT is; ``--scheduler`` without ``--engine dask``; ``--memory-limit`` without a
+    LocalCluster (``--engine dask`` and no ``--scheduler``: a remote cluster's workers have their
+    own); ``--workers`` with ``--scheduler`` (the cluster's workers are its own)."""
+    check_format_options(args, paths, what="INPUT")
+    jsonl_only = [flag for flag, given in ((("--day-first" if args.day_first else "--month-first"), args.day_first is not None),
+                                           ("--id-pattern", args.id_pattern is not None)) if given]
+    if jsonl_only and not any(looks_like_flat_jsonl(p, args.input_format, min_bytes=0) for p in paths):
+        kinds = "; ".join(f"{p} is {FORMAT_WORDS.get(file_format(p, args.input_format) or '', 'not flat JSONL')}" for p in paths)
+        raise CliError(f"{', '.join(jsonl_only)} {noun(len(jsonl_only), 'applies', 'apply')} to flat JSONL files only, and no "
+                       f"INPUT is one: {kinds} (other formats keep their own date reading and booking-id pattern)")
+    if args.engine != "dask":
+        for flag, given in (("--scheduler", args.scheduler), ("--memory-limit", args.memory_limit)):
+            if given:
+                raise CliError(f"{flag} needs --engine dask")
+    elif args.scheduler:
+        for flag, given in (("--memory-limit", args.memory_limit), ("--workers", args.workers)):
+            if given is not None:
+                raise CliError(f"{flag} applies to the LocalCluster featurize starts: the cluster at --scheduler "
+                               f"{args.scheduler} has its own workers")
+
+
 def run(args: argparse.Namespace) -> int:
     """Featurise, then print what was written (runs, parts, time, runs/s per worker)."""
     from ..core.io.featurize import featurize, local_runner
     from .progress import byte_bar
 
     paths = expand_inputs(args.inputs)
+    check_options(args, paths)
     rules = load_arg_rules(args.arg_rules) if args.arg_rules else None
-    settings = FeatureSettings(day_first=args.day_first, id_pattern=args.id_pattern, arg_rules=rules or NO_RULES,
+    settings = FeatureSettings(day_first=True if args.day_first is None else args.day_first,
+                               id_pattern=args.id_pattern or DEFAULT_ID_PATTERN, arg_rules=rules or NO_RULES,
                                input_format=args.input_format)
     read_options = {k: v for k, v in asdict(read_options_from_args(args)).items() if v is not None}
     if args.partition_mb is not None and args.partition_mb % 8:
@@ -130,8 +161,6 @@ def run(args: argparse.Namespace) -> int:
         except DaskUnavailable as exc:
             raise CliError(str(exc)) from None
     else:
-        if args.scheduler:
-            raise CliError("--scheduler needs --engine dask")
         workers = args.workers or min(4, os.cpu_count() or 1)
         runner = local_runner(workers)
     t0 = time.perf_counter()

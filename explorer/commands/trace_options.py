@@ -8,6 +8,8 @@ import sys
 
 from ..core.io.errors import LoadError
 from ..core.io.loaders.expectations import SNIFF_BYTES, apply_expectations, load_expectations, looks_like_expectations, missing_note
+from ..core.io.featurestore import is_features_path
+from ..core.io.loaders.detect import FORMAT_WORDS, file_format
 from ..core.io.loaders.labels import looks_like_labels_csv
 from ..core.io.loaders.options import RUN_UNITS, ReadOptions
 from ..core.io.model import CaseSet
@@ -19,7 +21,7 @@ def add_trace_options(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("traces and logs (OTLP traces, Inspect logs; see docs/formats.md)")
     g.add_argument("--expectations", metavar="PATH",
                    help="expected calls and references by example id: JSONL {id, expected_calls, reference(s)} or a case set")
-    g.add_argument("--run-unit", choices=RUN_UNITS, default="trace",
+    g.add_argument("--run-unit", choices=RUN_UNITS, default=None,
                    help="OTLP: one run per trace (default) or per outermost agent span")
     g.add_argument("--join-key", metavar="ATTR",
                    help="OTLP: span attribute naming the dataset example (expectations join on it as well as the run id)")
@@ -37,6 +39,51 @@ def read_options_from_args(args: argparse.Namespace) -> ReadOptions:
         verdict_attribute=getattr(args, "verdict_attribute", None),
         verdict_score=getattr(args, "verdict_score", None),
     )
+
+
+FORMAT_OPTIONS = {
+    "run_unit": ("--run-unit", "otlp", "each record of other formats is one run"),
+    "join_key": ("--join-key", "otlp", "an Inspect sample's id is its example id already; other formats join expectations by run id"),
+    "verdict_attribute": ("--verdict-attribute", "otlp", "for an Inspect log give --verdict-score NAME; for other formats the "
+                                                         "person's verdict is human_verdict in the runs or a --labels CSV"),
+    "verdict_score": ("--verdict-score", "inspect", "for OTLP traces give --verdict-attribute ATTR; for other formats the "
+                                                    "person's verdict is human_verdict in the runs or a --labels CSV"),
+}
+"""Each trace option (its ``dest``) -> (flag, the one input format it applies to, what to do
+instead). Given with no input of that format it would change nothing, without a word (a trial
+gave --verdict-score with OTLP traces): :func:`check_format_options` makes it an error."""
+
+
+def check_format_options(args: argparse.Namespace, paths: list[str], what: str = "--cases") -> None:
+    """CliError when a trace option given in ``args`` applies to none of the run files ``paths``
+    (the files ``what`` names; their format ``--input-format`` or detected, see
+    :func:`~explorer.core.io.loaders.detect.file_format`), naming the option, the file(s), what
+    each file is and what to give instead: ``--verdict-score applies to an Inspect log only:
+    traces.jsonl is OTLP traces (for OTLP traces give --verdict-attribute ATTR; ...)``. A features
+    dataset's runs were read when it was written: a trace option (or ``--input-format``) with it
+    is a CliError saying to give it to ``featurize``. A file whose format cannot be told is left
+    to the loader's error. Files are read only when such an option was given."""
+    from .common import CliError  # common imports this module
+    given = [(dest, *FORMAT_OPTIONS[dest]) for dest in FORMAT_OPTIONS if getattr(args, dest, None) is not None]
+    input_format = getattr(args, "input_format", "auto") or "auto"
+    stored = [p for p in paths if is_features_path(p)]
+    if stored:
+        flags = [flag for _, flag, _, _ in given] + (["--input-format"] if input_format != "auto" else [])
+        if flags:
+            raise CliError(f"{', '.join(flags)}: {stored[0]} is a features dataset, whose runs were read when it was written: "
+                           f"give {noun(len(flags), 'that option', 'those options')} to metric-explorer featurize, which reads the run files")
+        return
+    if not given:
+        return
+    formats = {p: file_format(p, input_format) for p in paths}
+    if any(f is None for f in formats.values()):
+        return  # the loader names the file it cannot read
+    for dest, flag, applies, instead in given:
+        if applies in formats.values():
+            continue
+        kinds = "; ".join(f"{p} is {FORMAT_WORDS[f]}" for p, f in formats.items())
+        raise CliError(f"{flag} applies to {FORMAT_WORDS[applies]} only, and no {what} file is one: {kinds} "
+                       f"({instead})")
 
 
 KIND_FLAGS = {"labels": "--labels", "expectations": "--expectations"}

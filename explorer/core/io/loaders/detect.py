@@ -234,3 +234,41 @@ def load_many(paths: Sequence[str | os.PathLike[str]], input_format: str = "auto
     """Load every file of ``paths`` (each detected on its own under ``auto``) and join them with
     :func:`concat_case_sets`. Raises LoadError."""
     return concat_case_sets([load_runs(p, input_format, options) for p in paths])
+
+
+FORMAT_WORDS = {
+    "cases": "a metric-explorer case set", "adk": "an ADK eval set result", "jsonl": "flat JSONL runs",
+    "csv": "flat CSV runs", "messages": "message trajectories", "otlp": "OTLP traces", "inspect": "an Inspect log",
+    "parquet": "flat Parquet runs",
+}
+"""Each of ``INPUT_FORMATS`` but ``auto`` in words, for a message naming what a file is."""
+
+_OTLP_KEY = b'"resourceSpans"'
+"""OTLP's top-level key as it appears in the file's text (inside a JSON string it would read
+``\\"resourceSpans\\"``): in the first MB, the file is OTLP traces without parsing it whole."""
+
+
+def file_format(path: str | os.PathLike[str], input_format: str = "auto") -> str | None:
+    """The format ``path`` is read in (one of ``INPUT_FORMATS`` but ``auto``): ``input_format``
+    itself when given, else as :func:`loads_runs` detects it (Parquet and zip magic first, then
+    the text; a file whose first MB holds the key ``"resourceSpans"`` is OTLP without parsing the
+    rest). None when the file cannot be read or its format cannot be told (the loader then says
+    why). Reads the whole file unless a shortcut decides: for a check before loading, not for
+    every load. Never raises."""
+    if input_format != "auto":
+        return input_format
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(1 << 20)
+        if inspect_log.is_zip(head):
+            return "inspect"
+        if head[:4] == parquet.PARQUET_MAGIC:
+            return "parquet"
+        if _OTLP_KEY in head:
+            return "otlp"
+        data = read_bytes(path)
+        if parquet.is_parquet(data):
+            return "parquet"
+        return _detect(text_of(data, str(path)), str(path))[0]
+    except (OSError, LoadError, ValueError, RecursionError):
+        return None
