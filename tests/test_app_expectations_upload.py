@@ -148,7 +148,7 @@ def test_expectations_naming_no_run_are_an_error_and_change_nothing(process, fil
     drop(page, ("other.jsonl", b'{"id": "X1", "expected_calls": "a>b"}\n{"id": "X2", "reference": "hi"}\n'))
     error = shown(page.upload.error.object)
     assert ('other.jsonl: none of the 2 expectation ids names a run shown here (by trace id or any span attribute; '
-            'first: "X1")') in error
+            'first: "X1", line 1)') in error
     assert error.endswith("Nothing changed: the case set, labels and settings are as they were.")
     assert page.session.shared is before and page.session.inputs.settings().trajectory == "any_order"
     assert scores(page, "exact") == [0.0, 0.0, 0.0]
@@ -162,14 +162,14 @@ def test_waiting_expectations_that_name_none_of_the_traces_are_an_error_the_trac
     drop(page, ("traces.jsonl", traces))
     assert page.session.features.n == 3
     assert status(page) == f"{LOADED} The expectations in other.jsonl were not joined: they name none of these runs. {NO_EXPECTED}"
-    assert 'other.jsonl: its one expectation id, "X1", names no run shown here' in shown(page.upload.error.object)
+    assert 'other.jsonl: line 1, id: its one expectation id, "X1", names no run shown here' in shown(page.upload.error.object)
     assert page.pending_expectations is None
     # in one drop the traces are handled first, then the expectations, which name none of them
     page = WorkspacePage(process)
     drop(page, other, ("traces.jsonl", traces))
     assert page.session.features.n == 3 and status(page) == f"{LOADED} {NO_EXPECTED}"
     error = shown(page.upload.error.object)
-    assert 'other.jsonl: its one expectation id, "X1", names no run shown here' in error
+    assert 'other.jsonl: line 1, id: its one expectation id, "X1", names no run shown here' in error
     assert "the drop's other files were applied" in error
     assert page.pending_expectations is None
 

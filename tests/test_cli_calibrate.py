@@ -218,4 +218,4 @@ def test_a_join_key_no_span_carries_is_said_so(tmp_path, capsys):
     err = capsys.readouterr().err.strip().splitlines()
     assert f'metric-explorer: note: {traces}: no span has the join key attribute "eval.example": no run has an example id' in err
     assert err[-1] == (f"metric-explorer: error: {expectations}: none of the 10 expectation ids names a loaded run or its "
-                       "example_id (first: E1); the join key eval.example names none of them either")
+                       "example_id (first: E1, line 1); the join key eval.example names none of them either")

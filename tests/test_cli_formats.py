@@ -89,7 +89,7 @@ def test_labels_keyed_by_example_id_without_the_join_key_name_the_fix(files, cap
     labels = files / "labels_by_booking_id.csv"
     assert main(["score", "--cases", str(traces), "--labels", str(labels)]) == 2
     assert capsys.readouterr().err == (
-        f"metric-explorer: error: {labels}: none of the 10 run ids names a loaded run by run id or example id (first: E1); "
+        f"metric-explorer: error: {labels}: none of the 10 run ids names a loaded run by run id or example id (first: E1, row 2); "
         "to match traces by example id give --join-key ATTR\n")
 
 
@@ -122,7 +122,7 @@ def test_expectations_that_match_nothing_are_an_error_naming_the_join_key(files,
     code = main(["score", "--cases", str(traces), "--expectations", str(files / "expectations.jsonl")])
     err = capsys.readouterr().err
     assert code == 2
-    assert err.strip().endswith("none of the 10 expectation ids names a loaded run or its example_id (first: E1); for traces give --join-key ATTR")
+    assert err.strip().endswith("none of the 10 expectation ids names a loaded run or its example_id (first: E1, line 1); for traces give --join-key ATTR")
 
 
 # --- Inspect -----------------------------------------------------------------------------------

@@ -111,7 +111,7 @@ def test_labels_with_unknown_ids_warn_and_all_unknown_fail(tmp_path, capsys):
     none = tmp_path / "none.csv"
     none.write_text("run_id,human_verdict,note\nZ1,acceptable,\nZ2,,\n")
     assert main(["score", "--labels", str(none)]) == 2
-    assert capsys.readouterr().err == f"metric-explorer: error: {none}: none of the 2 run ids names a loaded run by run id or example id (first: Z1)\n"
+    assert capsys.readouterr().err == f"metric-explorer: error: {none}: none of the 2 run ids names a loaded run by run id or example id (first: Z1, row 2)\n"
 
 
 @pytest.mark.parametrize("name, content, expected", [

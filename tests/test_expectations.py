@@ -66,9 +66,40 @@ def test_bad_expectations_name_line_and_field(text, where, problem):
     assert (info.value.location, info.value.problem) == (where, problem)
 
 
-def test_invocation_count_mismatch_is_an_error_naming_the_expectation():
+def test_invocation_count_mismatch_is_an_error_naming_the_line_and_field():
+    # the error named the id alone (exp.jsonl: id "E1": ...): the record is on line 2
     cs = CaseSet("t", "", (trace_run("t1", "E1"),))
-    exp = loads_expectations('{"id": "E1", "invocations": [{"expected_calls": "a"}, {"expected_calls": "b"}]}', "exp.jsonl")
+    exp = loads_expectations('{"id": "E0", "expected_calls": "a"}\n'
+                             '{"id": "E1", "invocations": [{"expected_calls": "a"}, {"expected_calls": "b"}]}\n', "exp.jsonl")
     with pytest.raises(LoadError) as info:
         apply_expectations(cs, exp)
-    assert str(info.value) == 'exp.jsonl: id "E1": 2 invocations expected but run t1 has 1'
+    assert str(info.value) == 'exp.jsonl: line 2, invocations: id "E1": 2 invocations expected but run "t1" has 1'
+
+
+def test_a_record_without_invocations_is_one_invocation_and_the_error_says_so():
+    two = Run("t1", "invoke_agent", "", (Invocation((), (), "a", ("",)), Invocation((), (), "b", ("",))), extra={"example_id": "E1"})
+    exp = loads_expectations('[{"id": "E9", "reference": "x"}, {"id": "E1", "reference": "Booked."}]', "exp.json")
+    with pytest.raises(LoadError) as info:
+        apply_expectations(CaseSet("t", "", (two,)), exp)
+    assert str(info.value) == ('exp.json: [1], reference: id "E1": one invocation expected (a record without "invocations" '
+                               'is one) but run "t1" has 2; give "invocations": [...] with one entry per invocation of the run')
+
+
+def test_invocation_count_mismatch_from_a_case_set_names_its_json_path():
+    bundled = load_case_set(BUNDLED_CASES)  # E1..E10, one invocation each
+    two = Run("E3", "", "", (Invocation((), (), "a", ("",)), Invocation((), (), "b", ("",))))
+    exp = load_expectations(str(BUNDLED_CASES))
+    with pytest.raises(LoadError) as info:
+        apply_expectations(CaseSet("t", "", (two,)), exp)
+    assert str(info.value) == f'{BUNDLED_CASES}: runs[2].invocations: id "E3": 1 invocation expected but run "E3" has 2'
+    assert bundled.runs[2].id == "E3"
+
+
+def test_the_cli_names_the_line_of_an_expectation_id_that_names_no_run(tmp_path, capsys):
+    from explorer.cli import main
+
+    exp = tmp_path / "exp.jsonl"
+    exp.write_text('\n{"id": "Z9", "reference": "x"}\n')  # the record is on line 2
+    assert main(["score", "--expectations", str(exp)]) == 2
+    assert capsys.readouterr().err == (f"metric-explorer: error: {exp}: line 2, id: its one expectation id, Z9, names no loaded "
+                                       "run or its example_id; for traces give --join-key ATTR\n")

@@ -108,7 +108,7 @@ def test_labels_by_sample_id_of_several_epochs_are_not_guessed(logs, tmp_path, c
     labels.write_text("run_id,human_verdict\ns1,acceptable\n")
     assert main(["score", "--cases", str(logs["epochs"]), "--labels", str(labels)]) == 2
     assert capsys.readouterr().err.splitlines()[-1] == (
-        f"metric-explorer: error: {labels}: its one run id names no single loaded run: "
+        f"metric-explorer: error: {labels}: row 2, column run_id: its one run id names no single loaded run: "
         "s1 names 2 runs (epochs s1#1, s1#2): key their labels by run id")
 
 

@@ -394,10 +394,12 @@ class Workspace:
         if matched == 0:
             first = next(iter(expectations.by_id))
             where = "by trace id or any span attribute" if key in self.trace_files else "by run id or example id"
-            which = (f"its one expectation id, {json.dumps(first)}, names no run shown here ({where})"
-                     if len(expectations.by_id) == 1 else
-                     f"none of the {len(expectations.by_id):,} expectation ids names a run shown here ({where}; first: {json.dumps(first)})")
-            raise LoadError(expectations.source, "", which)
+            at = expectations.places.get(first)
+            if len(expectations.by_id) == 1:
+                raise LoadError(expectations.source, expectations.place(first),
+                                f"its one expectation id, {json.dumps(first)}, names no run shown here ({where})")
+            raise LoadError(expectations.source, "", f"none of the {len(expectations.by_id):,} expectation ids names a run shown "
+                                                     f"here ({where}; first: {json.dumps(first)}{f', {at}' if at else ''})")
         features = build_features(joined, arg_rules=self.shared(key).features.arg_rules)  # the rules in use
         shared = replace(base, case_set=joined, features=features, tools=tuple(features.tool_names))
         return Joined(shared, _key_words(case_set, expectations, attr), matched, len(case_set.runs), missing, unused)

@@ -353,14 +353,16 @@ def apply_labels_from_file(case_set: CaseSet, labels_path: str) -> CaseSet:
     if not match.run_of:
         first = match.unknown[0] if match.unknown else next(iter(labels))
         one = len(labels) == 1
+        row = label_file.rows.get(first)
         text = (f"its one run id names no loaded run by run id or example id ({first})" if one else
-                f"none of the {len(labels):,} run ids names a loaded run by run id or example id (first: {first})")
+                f"none of the {len(labels):,} run ids names a loaded run by run id or example id "
+                f"(first: {first}{f', row {row}' if row else ''})")
         if several:
             which = "its one run id names no single loaded run" if one else f"none of the {len(labels):,} run ids names exactly one loaded run"
             text = f"{which}: {several}"
         elif trace_or_log_without_example_ids(case_set):
             text += "; to match traces by example id give --join-key ATTR"
-        raise LoadError(labels_path, "", text)
+        raise LoadError(labels_path, label_file.place(first) if one else "", text)
     if match.unknown:
         shown = ", ".join(match.unknown[:10]) + (f" (+{len(match.unknown) - 10} more)" if len(match.unknown) > 10 else "")
         print(f"metric-explorer: warning: {labels_path}: {counted(len(match.unknown), 'run id')} "

@@ -136,9 +136,12 @@ def apply_expectations_from_args(case_set: CaseSet, args: argparse.Namespace) ->
         first = next(iter(expectations.by_id))
         key = getattr(args, "join_key", None)
         remedy = (f"the join key {key} names none of them either" if key else "for traces give --join-key ATTR")
-        which = (f"its one expectation id, {first}, names no loaded run or its example_id" if len(unused) == 1 else
-                 f"none of the {len(unused):,} expectation ids names a loaded run or its example_id (first: {first})")
-        raise LoadError(path, "", f"{which}; {remedy}")
+        if len(unused) == 1:
+            raise LoadError(path, expectations.place(first), f"its one expectation id, {first}, names no loaded run or its "
+                                                              f"example_id; {remedy}")
+        at = expectations.places.get(first)
+        raise LoadError(path, "", f"none of the {len(unused):,} expectation ids names a loaded run or its example_id "
+                                  f"(first: {first}{f', {at}' if at else ''}); {remedy}")
     if unused:
         shown = ", ".join(unused[:10]) + (f" (+{len(unused) - 10} more)" if len(unused) > 10 else "")
         warn(f"warning: {path}: {counted(len(unused), 'expectation id')} {noun(len(unused), 'names', 'name')} no "

@@ -24,7 +24,7 @@ attribute's value; so several epochs or traces of one example share it).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any, Mapping, Sequence
 
 from ..casefile import case_set_from_data
@@ -59,12 +59,28 @@ class Expectation:
 @dataclass(frozen=True)
 class Expectations:
     """Expectations by example id, in file order, read from file ``source``; ``day_first`` /
-    ``id_pattern`` come from a case set (None when read from JSONL)."""
+    ``id_pattern`` come from a case set (None when read from JSONL). ``places``: each id's
+    record in the file (``"line 3"`` in JSONL, ``"[2]"`` in a JSON list, ``"runs[2]"`` in a case
+    set) and ``invocation_fields`` the field of that record its invocations come from
+    (``invocations``, else the first of ``expected_calls`` / ``reference`` / ``references``, else
+    ``id``), for errors about it; empty when not read from a file."""
 
     by_id: Mapping[str, Expectation]
     source: str
     day_first: bool | None = None
     id_pattern: str | None = None
+    places: Mapping[str, str] = field(default_factory=dict)
+    invocation_fields: Mapping[str, str] = field(default_factory=dict)
+
+    def place(self, rid: str, what: str = "id") -> str:
+        """Where field ``what`` of id ``rid``'s record is: ``"line 3, id"``, ``"runs[2].id"``
+        (``what`` ``"invocations"``: the field its invocations come from, ``"line 3,
+        expected_calls"``); ``id "<rid>"`` when the record's place is unknown."""
+        record = self.places.get(rid)
+        if record is None:
+            return f'id "{show(rid)}"'
+        name = self.invocation_fields.get(rid, "invocations") if what == "invocations" else what
+        return f"{record}.{name}" if record.startswith("runs[") else f"{record}, {name}"
 
 
 def _references(obj: dict[str, Any], path: str) -> tuple[str, ...] | None:
@@ -122,6 +138,7 @@ def expectation_from_record(obj: Any) -> tuple[str, Expectation]:
 
 
 def _from_case_set(case_set: CaseSet, name: str) -> Expectations:
+    places = {run.id: f"runs[{i}]" for i, run in enumerate(case_set.runs)}
     by_id = {
         run.id: Expectation(
             invocations=tuple((inv.expected_calls, inv.references) for inv in run.invocations),
@@ -131,7 +148,7 @@ def _from_case_set(case_set: CaseSet, name: str) -> Expectations:
         )
         for run in case_set.runs
     }
-    return Expectations(by_id, name, case_set.day_first, case_set.id_pattern)
+    return Expectations(by_id, name, case_set.day_first, case_set.id_pattern, places, {rid: "invocations" for rid in places})
 
 
 def expectations_from_text(text: str, name: str) -> Expectations:
@@ -145,14 +162,16 @@ def expectations_from_text(text: str, name: str) -> Expectations:
     else:
         if isinstance(data, dict) and str(data.get("format", "")).startswith("metric-explorer/cases"):
             return _from_case_set(case_set_from_data(data, name), name)
-        if isinstance(data, dict):
-            records = [("line 1", data)]
+        if isinstance(data, dict):  # one object: on the line where it starts (after blank lines)
+            records = [(f"line {text[: len(text) - len(text.lstrip())].count(chr(10)) + 1}", data)]
         elif isinstance(data, list):
             records = [(f"[{i}]", r) for i, r in enumerate(data)]
         else:
             raise LoadError(name, "(top level)", f"expected expectations (JSONL objects, a JSON list or a case set), got {json_type(data)}")
     by_id: dict[str, Expectation] = {}
     first: dict[str, str] = {}
+    places: dict[str, str] = {}
+    fields: dict[str, str] = {}
     for place, record in records:
         try:
             rid, exp = expectation_from_record(record)
@@ -162,9 +181,11 @@ def expectations_from_text(text: str, name: str) -> Expectations:
             raise LoadError(name, f"{place}, id", f'duplicate id "{show(rid)}" (first at {first[rid]})')
         first[rid] = place
         by_id[rid] = exp
+        places[rid] = place
+        fields[rid] = next((k for k in ("invocations", "expected_calls", "reference", "references") if k in record), "id")
     if not by_id:
         raise LoadError(name, "", "no expectations in the file")
-    return Expectations(by_id, name)
+    return Expectations(by_id, name, places=places, invocation_fields=fields)
 
 
 def loads_expectations(data: bytes | str, name: str) -> Expectations:
@@ -202,12 +223,18 @@ def load_expectations(path: str) -> Expectations:
     return loads_expectations(read_bytes(path), str(path))
 
 
-def _applied(run: Run, exp: Expectation, source: str, key: str) -> Run:
+def _applied(run: Run, exp: Expectation, expectations: Expectations, key: str) -> Run:
+    """``run`` with ``exp`` (id ``key`` of ``expectations``) applied. LoadError naming the file,
+    the record's line (or JSON path) and field when the invocation counts differ."""
     if len(exp.invocations) != len(run.invocations):
-        raise LoadError(
-            source, f'id "{show(key)}"',
-            f"{counted(len(exp.invocations), 'invocation')} expected but run {show(run.id)} has {len(run.invocations)}",
-        )
+        place = expectations.place(key, "invocations")
+        listed = expectations.invocation_fields.get(key, "invocations") == "invocations"  # its list, or a case set's run
+        n = len(run.invocations)
+        what = (f"{counted(len(exp.invocations), 'invocation')} expected" if listed else
+                'one invocation expected (a record without "invocations" is one)')
+        fix = "" if listed else f'; give "invocations": [...] with one entry per invocation of the run'
+        raise LoadError(expectations.source, place,
+                        f'id "{show(key)}": {what} but run "{show(run.id)}" has {n}{fix}')
     invocations = tuple(
         Invocation(
             expected_calls=inv.expected_calls if calls is None else calls,
@@ -244,7 +271,7 @@ def apply_expectations(case_set: CaseSet, expectations: Expectations) -> tuple[C
             runs.append(run)
             continue
         used.add(key)  # type: ignore[arg-type]
-        runs.append(_applied(run, exp, expectations.source, key))  # type: ignore[arg-type]
+        runs.append(_applied(run, exp, expectations, key))  # type: ignore[arg-type]
     changes: dict[str, Any] = {"runs": tuple(runs)}
     if expectations.day_first is not None:
         changes["day_first"] = expectations.day_first

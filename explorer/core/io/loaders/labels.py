@@ -135,10 +135,18 @@ def labels_from_text(text: str, name: str) -> dict[str, Label]:
 class LabelFile:
     """A labels CSV as read: ``labels`` one :class:`Label` per run (for a file with an annotator
     column, the annotators' majority, None on a tie, with an empty note); ``annotated`` per run the
-    annotators' labels in file order (None for a file without an annotator column)."""
+    annotators' labels in file order (None for a file without an annotator column); ``rows`` the
+    row of each run id's first label (header = row 1; empty when not read from a file), for an
+    error naming a run id."""
 
     labels: dict[str, Label]
     annotated: dict[str, tuple[AnnotatorLabel, ...]] | None = None
+    rows: Mapping[str, int] = field(default_factory=dict)
+
+    def place(self, run_id: str) -> str:
+        """``"row 3, column run_id"``: where ``run_id`` is first labelled (``""`` when unknown)."""
+        row = self.rows.get(run_id)
+        return "" if row is None else f"row {row}, column run_id"
 
     @property
     def annotators(self) -> tuple[str, ...]:
@@ -151,8 +159,11 @@ def label_file_from_text(text: str, name: str) -> LabelFile:
     LoadError as :func:`labels_from_text`; with an annotator column, a (run id, annotator) pair
     listed twice is the duplicate."""
     annotated, rows = _label_rows(text, name)
+    first_rows: dict[str, int] = {}
+    for row in rows:
+        first_rows.setdefault(row[1], row[0])
     if not annotated:
-        return LabelFile(labels_from_text(text, name))
+        return LabelFile(labels_from_text(text, name), rows=first_rows)
     by_run: dict[str, list[AnnotatorLabel]] = {}
     first_row: dict[tuple[str, str], int] = {}
     for row_no, run_id, who, verdict, note in rows:
@@ -165,7 +176,7 @@ def label_file_from_text(text: str, name: str) -> LabelFile:
         if verdict is not None:  # an empty verdict: this annotator gave none
             got.append(AnnotatorLabel(who, verdict, note))  # type: ignore[arg-type]
     per_run = {rid: tuple(labs) for rid, labs in by_run.items()}
-    return LabelFile({rid: Label(majority_verdict(labs)) for rid, labs in per_run.items()}, per_run)
+    return LabelFile({rid: Label(majority_verdict(labs)) for rid, labs in per_run.items()}, per_run, first_rows)
 
 
 def looks_like_labels_csv(data: bytes, name: str) -> bool:
