@@ -42,7 +42,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--half-width", type=half_width_arg, default=DEFAULT_HALF_WIDTH, metavar="H",
                    help="target 95 %% interval half-width for 'labels needed', e.g. 0.05 = ±5 points (default 0.05)")
     p.add_argument("--format", choices=("table", "json", "csv", "parquet"), default="table",
-                   help="output format (default table); parquet is the scored table as a Parquet file")
+                   help="output format (default table: id, example_id when runs have example ids other than their "
+                        "ids, title, scores, verdicts, outcome, decided_by, reason); csv and parquet are the scored "
+                        "table with every column (example_id among the loader's columns at the end)")
     p.add_argument("--out", metavar="PATH", help="write the output to PATH instead of stdout (needed for parquet on a terminal)")
     p.set_defaults(func=run)
 
@@ -229,6 +231,9 @@ def run(args: argparse.Namespace) -> int:
     if "response" in report:
         out.insert(4, "response_score", [response_score_text(float(v), settings) for v in table["response_score"]])
         print(response_line(report["response"]))
+    examples = example_ids_column(table)
+    if examples is not None:  # traces joined by example id: which example each run is, beside its id
+        out.insert(1, "example_id", examples)
     print(out.to_string(index=False))
     print()
     iv = s["intervals"]
@@ -268,6 +273,20 @@ def adk_verdicts(table):
     if "adk_final_eval_status" not in table or table["adk_final_eval_status"].isna().all():
         return None
     return table["adk_final_eval_status"].map(lambda v: ADK_VERDICT.get(v, "-") if isinstance(v, str) else "-")
+
+
+def example_ids_column(table):
+    """The ``example_id`` column of the table output: each run's example id (``Run.extra
+    ["example_id"]``: an OTLP ``--join-key`` attribute's value, an Inspect sample id; ``-`` where a
+    run has none), or None when no run of ``table`` has an example id other than its own run id
+    (then the column would repeat the id, or say nothing; the page's run panel shows the Example
+    row on the same rule, ``views.detail``)."""
+    if "example_id" not in table:
+        return None
+    ids = [v if isinstance(v, str) and v else None for v in table["example_id"]]
+    if not any(v is not None and v != rid for v, rid in zip(ids, table["id"])):
+        return None
+    return ["-" if v is None else v for v in ids]
 
 
 def apart_text(s: dict) -> str:
