@@ -266,3 +266,51 @@ def test_sweep_of_deny_list_off_alone_is_the_full_sweep_without_its_on_rows(bund
     assert key(off) == key(both[~both["deny_check"]])
     # ranks are positions in the shorter list: the best 84 tie at 1, the next group starts at 85
     assert (off["rank"] == 1).sum() == 84 and off["rank"][off["rank"] > 1].min() == 85
+
+
+# --- the table output: one row per distinct result -------------------------------------------
+
+
+def _tie_table():
+    """A hand-made sweep table, best first: 3 settings at 9/10 (two F1 runs of one setting and
+    another setting), then 1 at 8/10 with a false pass, then 2 at 8/10 with a false fail."""
+    rows = [
+        (1, "any_order", "ignore", 0.00, 9, 1, 0), (1, "any_order", "ignore", 0.01, 9, 1, 0), (1, "any_order", "exact", 0.00, 9, 1, 0),
+        (4, "exact", "ignore", 0.50, 8, 1, 1),
+        (5, "exact", "exact", 0.10, 8, 0, 2), (5, "exact", "exact", 0.30, 8, 0, 2),
+    ]
+    import pandas as pd
+
+    return pd.DataFrame([{"rank": r, "trajectory": t, "args": a, "combine": "all", "deny_check": False, "key_fields": True,
+                          "trajectory_threshold": 1.0, "f1_threshold": f1, "agree": ag, "labelled": 10, "false_pass": fp,
+                          "false_fail": ff} for r, t, a, f1, ag, fp, ff in rows])
+
+
+def test_distinct_results_make_one_row_per_tie_with_its_count_and_first_setting():
+    from explorer.core.evaluation.sweep import distinct_results
+
+    out = distinct_results(_tie_table())
+    assert out[["rank", "settings", "trajectory", "args", "f1_thresholds", "groups", "agree", "false_pass", "false_fail"]].values.tolist() == [
+        [1, 3, "any_order", "ignore", "0.00-0.01", 2, 9, 1, 0],
+        [4, 1, "exact", "ignore", "0.50", 1, 8, 1, 1],
+        [5, 2, "exact", "exact", "0.10, 0.30", 1, 8, 0, 2],
+    ]
+    assert distinct_results(_tie_table(), 2)["rank"].tolist() == [1, 4]
+
+
+def test_sweep_table_on_adks_grid_lists_distinct_results_not_one_tie(capsys):
+    # the bundled runs without --deny: 84 of ADK's grid reach 9/10 with 1 false pass (README); the
+    # table listed 20 of those 84, identical but for the F1 threshold
+    from explorer.cli import main
+
+    assert main(["sweep", "--grid", "adk"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    head = next(i for i, line in enumerate(lines) if line.split()[:2] == ["rank", "settings"])
+    assert lines[head - 2].startswith("20 of 21 distinct results, best first; a row is one result (agreement, false passes, false fails)")
+    rows = [line.split() for line in lines[head + 1:]]
+    assert len(rows) == 20
+    assert rows[0][:2] == ["1", "84"] and rows[0][8:14] == ["0.00-0.41", "+1", "9", "10", "1", "0"]
+    results = [tuple(r[10:14]) for r in rows]
+    assert len(set(results)) == 20  # each row a different (agree, labelled, false_pass, false_fail)
+    ranks, counts = [int(r[0]) for r in rows], [int(r[1]) for r in rows]
+    assert all(b - a == n for a, b, n in zip(ranks, ranks[1:], counts))  # a rank is the place of its tie's first setting

@@ -18,7 +18,7 @@ import argparse
 import sys
 
 from ..core.evaluation.features import build_features
-from ..core.evaluation.sweep import ADK_GRID, FULL_GRID, best, deny_checks_for, sweep, threshold_ranges
+from ..core.evaluation.sweep import ADK_GRID, FULL_GRID, best, deny_checks_for, distinct_results, sweep, threshold_ranges
 from ..core.evaluation.sweep_intervals import sweep_reading, with_intervals
 from ..core.io.exports import dumps_csv_frame
 from ..core.plural import counted
@@ -49,7 +49,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--format", choices=("table", "json", "csv"), default="table", help="output format (default table)")
     p.add_argument(
         "--top", type=positive_int, default=None, metavar="N",
-        help="list only the N best settings (default: table 20, json and csv every setting)",
+        help="table: the N best results, one row per result (settings that tie make one row; default 20); "
+             "json and csv: the N best settings (default every setting)",
     )
     p.set_defaults(func=run)
 
@@ -120,14 +121,26 @@ def run(args: argparse.Namespace) -> int:
     if reading.warning:
         print(f"warning: {reading.warning}")
     print()
-    out = shown.drop(columns=["true_pass", "true_fail", "agreement", "compare_args"]).copy()
-    out["f1_threshold"] = out["f1_threshold"].map(lambda v: f"{v:.2f}")
+    rows = distinct_results(table, args.top or 20)
+    n_results = int(table["rank"].nunique())
+    print(f"{len(rows):,} of {counted(n_results, 'distinct result')}, best first; a row is one result (agreement, false passes, "
+          "false fails) and the settings that tie on it:")
+    print("  settings: how many; trajectory .. f1_threshold: the first of them in grid order, at the F1 thresholds where it "
+          "gives the result; +groups: other tied settings beside it (--format csv lists every setting)")
+    print(results_text(rows))
+    return 0
+
+
+def results_text(rows) -> str:
+    """:func:`~explorer.core.evaluation.sweep.distinct_results` rows as the table output: thresholds to
+    two decimals, the interval in percent, other tied groups as ``+N``."""
+    out = rows.drop(columns=["compare_args"], errors="ignore").copy()
     out["trajectory_threshold"] = out["trajectory_threshold"].map(lambda v: f"{v:.2f}")
+    out["groups"] = out["groups"].map(lambda k: f"+{k - 1}" if k > 1 else "-")
     out["agreement_low"] = out["agreement_low"].map(lambda v: f"{100 * v:.0f} %")
     out["agreement_high"] = out["agreement_high"].map(lambda v: f"{100 * v:.0f} %")
-    out = out.rename(columns={"agreement_low": "95% CI low", "agreement_high": "high"})
-    print(out.to_string(index=False))
-    return 0
+    out = out.rename(columns={"f1_thresholds": "f1_threshold", "groups": "+groups", "agreement_low": "95% CI low", "agreement_high": "high"})
+    return out.to_string(index=False)
 
 
 def deny_words(base, deny_checks: tuple[bool, ...]) -> str:

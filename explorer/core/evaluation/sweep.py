@@ -477,3 +477,30 @@ def threshold_ranges(table: pd.DataFrame) -> list[dict]:
                 start = prev = s
         out.append({**dict(zip(keys, values)), "f1_thresholds": ", ".join(spans)})
     return out
+
+
+def distinct_results(table: pd.DataFrame, n: int | None = None) -> pd.DataFrame:
+    """One row per distinct result of a :func:`sweep` table (its ``rank`` groups: settings tied
+    on agree, false_pass and false_fail), best first, the first ``n`` of them (all when None).
+    Each row: ``rank``, ``settings`` (how many settings give that result), the settings of its
+    first row in the table's order (``trajectory`` ... ``trajectory_threshold``, the
+    :data:`GROUP_KEYS` the table has), ``f1_thresholds`` (the F1 thresholds at which those
+    settings give it, as :func:`threshold_ranges` writes them: ``"0.00-0.41"``), ``groups`` (how
+    many such settings-but-the-F1-threshold groups tie) and the result's columns (``agree``,
+    ``labelled``, ``false_pass``, ``false_fail``, and ``agreement_low`` / ``agreement_high`` when
+    the table has them). Counts are the table's own. The sweep table of ``metric-explorer
+    sweep``: 20 rows of one tie (``--grid adk`` on the bundled runs: 84 settings at 9/10) listed
+    one result and hid the others."""
+    rank = table["rank"].to_numpy()
+    starts = np.flatnonzero(np.r_[True, rank[1:] != rank[:-1]]) if len(rank) else np.array([], dtype=np.int64)
+    ends = np.r_[starts[1:], len(rank)]
+    keys = [k for k in GROUP_KEYS if k in table]
+    results = [c for c in ("agree", "labelled", "false_pass", "false_fail", "agreement_low", "agreement_high") if c in table]
+    rows = []
+    for start, end in list(zip(starts, ends))[: n if n is not None else len(starts)]:
+        tie = table.iloc[start:end]
+        groups = threshold_ranges(tie)
+        first = tie.iloc[0]
+        rows.append({"rank": int(first["rank"]), "settings": end - start, **{k: first[k] for k in keys},
+                     "f1_thresholds": groups[0]["f1_thresholds"], "groups": len(groups), **{c: first[c] for c in results}})
+    return pd.DataFrame(rows, columns=["rank", "settings", *keys, "f1_thresholds", "groups", *results])
