@@ -38,6 +38,7 @@ from ..scoring.trajectory_metrics import SCORE_ROWS
 from ..scoring.fields import DEFAULT_ID_PATTERN, IdPatternTooSlow, compile_id_pattern
 from .loaders._common import Problem, json_type
 from .loaders.flat import run_from_record, well_formed_run
+from .loaders.flat_typed import typed_run
 from .model import CaseSet, Run
 from .reading import json_message, loads_json, max_bytes, nested_too_deeply, not_utf8, orjson_exact
 from .runstore import RunStore, block_codec, compress_block
@@ -97,8 +98,11 @@ def chunk_features(
     ``blocks`` of lines with ``codec``, ``raw_sizes`` and ``block_sizes``, ``bytes``) that
     :func:`load_jsonl_features` assembles.
 
-    A record written the common way is read by :func:`~explorer.core.io.loaders.flat.well_formed_run`
-    (no Run built); any other goes through :func:`~explorer.core.io.loaders.flat.run_from_record`,
+    A record written the common way is decoded straight into the invocation tuples by
+    :func:`~explorer.core.io.loaders.flat_typed.typed_run` (msgspec's typed decoder: no dict per
+    record or call built and freed; on lines :func:`~explorer.core.io.reading.orjson_exact` passes),
+    else parsed (:func:`_loads`) and read by :func:`~explorer.core.io.loaders.flat.well_formed_run`
+    (no Run built; the same values); any other goes through :func:`~explorer.core.io.loaders.flat.run_from_record`,
     which builds it or names the problem. The features of the whole chunk are then computed at once
     (:func:`~explorer.core.evaluation.feature_rows.feature_rows`). The cyclic garbage collector is
     paused meanwhile: the chunk's objects hold no cycles, and its passes over a few hundred
@@ -109,7 +113,10 @@ def chunk_features(
     return the kept record ``lines`` (bytes, one a run, as the blocks hold them), each run's
     ``titles`` (``Run.title``: ``""`` when absent) and ``invocations`` (a tuple of
     :class:`~explorer.core.io.model.PlainInvocation` a run, what ``Invocation.plain()`` gives),
-    so the store writes the display texts without building a Run per line."""
+    and ``call_texts`` (per run: None, or one ``(expected, actual)`` pair of call-list display
+    texts per invocation, each None where not made: ``typed_run``'s texts), so the store writes
+    the display texts (:func:`~explorer.core.io.featurestore.plain_texts`) without building a Run
+    per line."""
     gc_was_on = gc.isenabled()
     gc.disable()
     try:
@@ -129,6 +136,7 @@ def _chunk_features_now(
     line_nos: list[int] = []
     invocations: list[tuple] = []
     human: list[int] = []
+    call_texts: list[tuple | None] = []
     for offset, raw in enumerate(chunk.split(b"\n")):
         n = first_line + offset
         line = raw[:-1] if raw.endswith(b"\r") else raw
@@ -136,20 +144,28 @@ def _chunk_features_now(
             line = line[3:]
         if not line or line.isspace():  # blank (bytes.isspace: the ASCII whitespace bytes.strip removes)
             continue
-        record = _loads(line, n, name)
-        parts = well_formed_run(record)
-        if parts is None:
-            if not isinstance(record, dict):
-                raise LoadError(name, f"line {n}", f"expected a JSON object (one run per line), got {json_type(record)}")
-            try:
-                run = run_from_record(record)
-            except Problem as p:
-                raise LoadError(name, f"line {n}, {p.path}" if p.path else f"line {n}", p.message) from None
-            parts = (run.id, HUMAN_CODES[run.human_verdict], tuple(inv.plain() for inv in run.invocations))
+        parts = typed_run(line, keep_texts) if orjson_exact(line) else None  # the common way, straight to tuples
+        if parts is not None:
             if keep_texts:
-                titles.append(run.title)
-        elif keep_texts:
-            titles.append(record.get("title") or "")  # well_formed_run: a text or null, as Run.title reads it
+                titles.append(parts[3])
+                call_texts.append(parts[4])
+        else:
+            record = _loads(line, n, name)
+            parts = well_formed_run(record)
+            if parts is None:
+                if not isinstance(record, dict):
+                    raise LoadError(name, f"line {n}", f"expected a JSON object (one run per line), got {json_type(record)}")
+                try:
+                    run = run_from_record(record)
+                except Problem as p:
+                    raise LoadError(name, f"line {n}, {p.path}" if p.path else f"line {n}", p.message) from None
+                parts = (run.id, HUMAN_CODES[run.human_verdict], tuple(inv.plain() for inv in run.invocations))
+                if keep_texts:
+                    titles.append(run.title)
+            elif keep_texts:
+                titles.append(record.get("title") or "")  # well_formed_run: a text or null, as Run.title reads it
+            if keep_texts:
+                call_texts.append(None)
         kept.append(line)
         ids.append(parts[0])
         human.append(parts[1])
@@ -177,7 +193,7 @@ def _chunk_features_now(
         "bytes": len(chunk),
     }
     if keep_texts:
-        out.update(lines=kept, titles=titles, invocations=invocations)
+        out.update(lines=kept, titles=titles, invocations=invocations, call_texts=call_texts)
         return out
     del invocations
     codec = block_codec()

@@ -285,23 +285,31 @@ def run_texts(runs: Sequence[Run]) -> dict[str, pa.Array]:
     return plain_texts([run.title for run in runs], [tuple(inv.plain() for inv in run.invocations) for run in runs])
 
 
-def plain_texts(titles: Sequence[str], invocations: Sequence[Sequence[PlainInvocation]]) -> dict[str, pa.Array]:
+def plain_texts(titles: Sequence[str], invocations: Sequence[Sequence[PlainInvocation]],
+                call_texts: Sequence[Sequence[tuple[str | None, str | None]] | None] | None = None) -> dict[str, pa.Array]:
     """The display columns of :func:`run_texts` from each run's title and its invocations as
     :class:`~explorer.core.io.model.PlainInvocation` tuples (what the parallel loader's chunk
-    worker reads without building a Run: ``bigload.chunk_features(..., keep_texts=True)``)."""
+    worker reads without building a Run: ``bigload.chunk_features(..., keep_texts=True)``).
+    ``call_texts`` (that worker's ``call_texts``, one entry a run): None, or per invocation the
+    ``(expected_calls, actual_calls)`` texts already written as :func:`_calls_json` writes them
+    (:func:`~explorer.core.io.loaders.flat_typed.typed_run`), each None where this writes it."""
     answers: list[str] = []
     refs: list[str] = []
     expected: list[str] = []
     actual: list[str] = []
     inv_offsets = [0]
     ref_offsets = [0]
-    for invs in invocations:
-        for inv in invs:
+    for r, invs in enumerate(invocations):
+        given = call_texts[r] if call_texts is not None else None
+        for j, inv in enumerate(invs):
             answers.append(inv.answer)
             refs += inv.references
             ref_offsets.append(len(refs))
-            expected.append(_calls_json(inv.expected))
-            actual.append(expected[-1] if inv.actual is inv.expected else _calls_json(inv.actual))
+            exp_text, act_text = given[j] if given is not None else (None, None)
+            expected.append(_calls_json(inv.expected) if exp_text is None else exp_text)
+            if act_text is None:
+                act_text = expected[-1] if inv.actual is inv.expected else _calls_json(inv.actual)
+            actual.append(act_text)
         inv_offsets.append(len(answers))
     per_run = pa.array(np.asarray(inv_offsets, dtype=np.int32))
 

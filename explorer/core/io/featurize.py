@@ -199,7 +199,7 @@ def _jsonl_partition_now(part: Partition, out: Path, settings: FeatureSettings) 
             # the runs' texts and lines kept as Arrow arrays (a partition's runs as objects would
             # take ~8 kB each)
             cols["records"].append(pa.array(lines, type=pa.binary()))
-            cols["texts"].append(plain_texts(got.pop("titles"), got.pop("invocations")))
+            cols["texts"].append(plain_texts(got.pop("titles"), got.pop("invocations"), got.pop("call_texts")))
             called.append((tuple(got["tool_names"]), got["tools"]))
             del got, lines
     except LoadError as exc:
