@@ -346,3 +346,25 @@ def test_a_big_integer_stays_exact():
             b'"answer":"a","reference":"a"}'
     got = chunk_features(chunk, 1, "f.jsonl", False, DEFAULT_ID_PATTERN, keep_texts=True)
     assert got["invocations"][0][0].expected[0][1]["acct"] == 123456789012345678901
+
+
+def test_call_texts_by_hand():
+    """The texts of the common line, written out by hand (compact, keys as given); a float with a
+    positive exponent (msgspec: ``1e20``, the store: ``1e+20``) and deep nesting are left to
+    ``_calls_json``, and the store's columns still read ``1e+20``."""
+    (exp_text, act_text), = typed_run(COMMON, with_texts=True)[4]
+    assert exp_text == '[{"name":"search","args":{"to":"FRA","n":2}},{"name":"book","args":{"f":"AF1"}}]'
+    assert act_text == '[{"name":"search","args":{"to":"FRA","n":2}}]'
+    null_args = b'{"id":"a","expected_calls":[{"name":"s","args":null},{"name":"t"}],"actual_calls":[],"answer":"a","reference":"a"}'
+    assert typed_run(null_args, with_texts=True)[4] == (('[{"name":"s","args":{}},{"name":"t","args":{}}]', "[]"),)
+    big = b'{"id":"a","expected_calls":[{"name":"s","args":{"x":1e20,"y":1.5e-7}}],"actual_calls":[],"answer":"a","reference":"a"}'
+    got = typed_run(big, with_texts=True)
+    assert got[4] == ((None, "[]"),)
+    texts = plain_texts([got[3]], [got[2]], [got[4]])
+    assert texts["expected_calls"].to_pylist() == [['[{"name":"s","args":{"x":1e+20,"y":1.5e-7}}]']]
+    deep = b'{"id":"a","expected_calls":[{"name":"s","args":{"x":' + b"[" * 300 + b"]" * 300 + b'}}],"actual_calls":[],' \
+           b'"answer":"a","reference":"a"}'
+    got = typed_run(deep, with_texts=True)
+    assert got[4] == ((None, "[]"),)
+    assert plain_texts([got[3]], [got[2]], [got[4]])["expected_calls"].to_pylist() == [
+        ['[{"name":"s","args":{"x":' + "[" * 300 + "]" * 300 + "}}]"]]
