@@ -368,3 +368,17 @@ def test_call_texts_by_hand():
     assert got[4] == ((None, "[]"),)
     assert plain_texts([got[3]], [got[2]], [got[4]])["expected_calls"].to_pylist() == [
         ['[{"name":"s","args":{"x":' + "[" * 300 + "]" * 300 + "}}]"]]
+
+
+@pytest.mark.parametrize("value, taken", [
+    (b"[1,]", False), (b"01", False), (b"1.", False), (b".5", False), (b"+1", False), (b"1e", False), (b'"\\x"', False),
+    (b'"\\u12"', False), (b"True", False), (b"Infinity", False), (b"-Infinity", False), (b"1e400", False), (b'"\xc0\x80"', False),
+    (b'"\xf4\x90\x80\x80"', False), (b'"\xed\xbf\xbf"', False), (b'"\\udfff\\ud800"', False), (b"\xc2\xa01", False), (b"0x10", False),
+    (b"-0", True), (b"1e-400", True), (b"-1e-400", True), (b"1E+2", True), (b'"\\/"', True), (b'"\\u0000"', True), (b'"\x7f"', True),
+    (b'"\xef\xbf\xbf"', True), (b"0.00000000000000001e17", True), (b" [ 1 ,\t2 ]\r", True),
+])
+def test_json_edge_values_in_args(value, taken):
+    """Values in args that JSON readers are known to differ on: msgspec refuses what orjson
+    refuses (the old path then reads or rejects it), and what it takes reads as orjson reads it."""
+    line = b'{"id":"a","expected_calls":[{"name":"s","args":{"v":' + value + b'}}],"actual_calls":[],"answer":"a","reference":"a"}'
+    assert check_line(line) is taken
