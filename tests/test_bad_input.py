@@ -91,6 +91,57 @@ def test_huge_integer_in_a_big_jsonl_line():
     assert str(got.value) == f"big.jsonl: line 7, column {len(prefix) + 1}: invalid JSON: number with more than 4300 digits"
 
 
+# --- a lone surrogate escape ("\ud800") --------------------------------------------------------
+
+LONE = "bad \\ud800 text"
+"""JSON text of a string holding a lone high surrogate: the standard library reads it into a str
+that cannot be written as UTF-8; featurising a file with it raised a bare UnicodeEncodeError from
+Arrow (found on 2026-12-04)."""
+
+
+@pytest.mark.parametrize("text, at", [
+    ('"\\ud800"', 1),  # a high surrogate alone
+    ('"\\udc00"', 1),  # a low one alone
+    ('"ok \\ud83d\\ude00 then \\udfff"', 22),  # a pair (one emoji), then a lone low one
+    ('"\\ud83d\\\\ude00"', 1),  # a high one, then an escaped backslash and the text "ude00"
+    ('"\\u00e9\\ud800"', 7),
+])
+def test_lone_surrogate_at_finds_the_escape(text, at):
+    from explorer.core.io.reading import lone_surrogate_at
+
+    assert lone_surrogate_at(text) == at
+    assert text[at : at + 2] == "\\u"
+
+
+@pytest.mark.parametrize("text", ['"\\ud83d\\ude00"', '"\\\\ud800"', '"ud800"', '"\\u00e9"', '"\\uD83D\\uDE00"', "[1, 2]"])
+def test_no_lone_surrogate_in_pairs_escaped_backslashes_or_plain_text(text):
+    from explorer.core.io.reading import lone_surrogate_at
+
+    assert lone_surrogate_at(text) is None
+
+
+def test_lone_surrogate_in_a_jsonl_line_names_its_line_and_column():
+    prefix = '{"id": "b", "expected_calls": [], "actual_calls": [], "answer": "bad '
+    text = '{"id": "a", "expected_calls": [], "actual_calls": [], "answer": "x", "reference": "x"}\n' + prefix + \
+        '\\ud800 text", "reference": "x"}\n'
+    assert _error(text, "runs.jsonl") == (f"runs.jsonl: line 2, column {len(prefix) + 1}: invalid JSON: lone surrogate \\ud800 "
+                                          "in a text: not a Unicode character (write the character itself, or both halves of its pair)")
+
+
+def test_featurize_names_the_line_of_a_lone_surrogate(tmp_path):
+    # broke: UnicodeEncodeError: 'utf-8' codec can't encode character '\ud800' ... surrogates not allowed
+    from explorer.core.io.featurize import featurize
+
+    prefix = '{"id": "b", "expected_calls": [], "actual_calls": [], "answer": "bad '
+    path = tmp_path / "runs.jsonl"
+    path.write_text('{"id": "a", "expected_calls": [], "actual_calls": [], "answer": "x", "reference": "x"}\n'
+                    + prefix + '\\ud800 text", "reference": "x"}\n')
+    with pytest.raises(LoadError) as got:
+        featurize([str(path)], tmp_path / "out.features")
+    assert str(got.value).startswith(f"{path}: line 2, column {len(prefix) + 1}: invalid JSON: lone surrogate \\ud800")
+    assert not (tmp_path / "out.features").exists()
+
+
 # --- an integer too large for a float (hundreds of digits) ----------------------------------------
 
 LONG = "1" + "0" * 400

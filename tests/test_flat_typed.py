@@ -305,12 +305,7 @@ def check_chunk(chunk: bytes) -> None:
         return
     got = chunk_features(chunk, 1, "f.jsonl", False, DEFAULT_ID_PATTERN, keep_texts=True)
     assert typed(list(zip(got["ids"], got["human"].tolist(), got["invocations"], got["titles"]))) == typed(want)
-    try:
-        theirs = plain_texts([w[3] for w in want], [w[2] for w in want])
-    except UnicodeEncodeError:  # a lone surrogate (the standard library reads "\ud800"): Arrow refuses it either way
-        with pytest.raises(UnicodeEncodeError):
-            plain_texts(got["titles"], got["invocations"], got["call_texts"])
-        return
+    theirs = plain_texts([w[3] for w in want], [w[2] for w in want])  # a lone surrogate is a LoadError above
     mine = plain_texts(got["titles"], got["invocations"], got["call_texts"])
     assert mine.keys() == theirs.keys() and all(mine[k].equals(theirs[k]) for k in mine)
 

@@ -112,13 +112,38 @@ def orjson_exact(data: bytes) -> bool:
     return _LONG_DIGITS not in data.translate(_DIGITS_AS_ZERO)
 
 
+_SURROGATE_ESCAPE = re.compile(r"(\\+)u([dD][89abAB][0-9a-fA-F]{2})(?:\\u([dD][c-fC-F][0-9a-fA-F]{2}))?|(\\+)u([dD][c-fC-F][0-9a-fA-F]{2})")
+"""A ``\\uD800``-``\\uDFFF`` escape (group 1/4: the backslashes before it, an odd number when it is
+an escape and not an escaped backslash then text), a high one with the low one after it."""
+
+
+def lone_surrogate_at(text: str) -> int | None:
+    """Index in JSON ``text`` of the first escape of a lone UTF-16 surrogate (``"\\ud800"`` not
+    followed by a low one ``\\udc00``-``\\udfff``, or a low one alone), which the standard
+    library decodes into a str that cannot be written as UTF-8 (Arrow, CSV and the page then fail
+    on it), else None. Counts the backslashes before ``u``, so an escaped backslash followed by
+    ``ud800`` is text."""
+    if "\\u" not in text:
+        return None
+    for m in _SURROGATE_ESCAPE.finditer(text):
+        slashes = m.group(1) if m.group(1) is not None else m.group(4)
+        if len(slashes) % 2 == 0:  # "\\\\ud800": a backslash, then the text "ud800"
+            continue
+        if m.group(2) is not None and m.group(3) is not None:
+            continue  # a high surrogate and its low one: one character beyond U+FFFF
+        return m.start() + len(slashes) - 1
+    return None
+
+
 def loads_json(text: str) -> Any:
     """``json.loads(text)``, except that a number with more digits than Python converts to an int
     (``sys.get_int_max_str_digits()``, 4300) raises :class:`json.JSONDecodeError` at that number
-    (``number with more than 4300 digits``) instead of a bare ValueError, so every caller that
-    reports JSON errors with their line and column reports this one too."""
+    (``number with more than 4300 digits``) instead of a bare ValueError, and a lone surrogate
+    escape (:func:`lone_surrogate_at`) raises one at the escape (``lone surrogate \\ud800 in a
+    text: not a Unicode character``; orjson refuses those texts too), so every caller that
+    reports JSON errors with their line and column reports these too."""
     try:
-        return json.loads(text)
+        value = json.loads(text)
     except json.JSONDecodeError:
         raise
     except ValueError:  # json raises no other ValueError: the int conversion limit
@@ -129,6 +154,11 @@ def loads_json(text: str) -> Any:
                 at = found.start()
                 break
         raise json.JSONDecodeError(f"number with more than {limit} digits", text, at) from None
+    at = lone_surrogate_at(text)
+    if at is not None:
+        raise json.JSONDecodeError(f"lone surrogate {text[at:at + 6]} in a text: not a Unicode character "
+                                   "(write the character itself, or both halves of its pair)", text, at)
+    return value
 
 
 NESTING_SHOWN = 1000
