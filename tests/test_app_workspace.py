@@ -79,6 +79,29 @@ def test_served_bundled_set_is_not_listed_twice_and_bundled_sets_load_once(proce
         process.get("bundled:nope.json")
 
 
+def test_picker_names_bundled_sets_by_their_own_name(process):
+    # the picker read "refund_agent (bundled)", the file's stem; the sets' "name" fields are
+    # cases/refund_agent.json's and cases/token_overlap.json's, read from the files by hand
+    labels = {e.key: e.label for e in process.entries()}
+    assert labels == {
+        "served": "Booking agent: ten judged runs (served, 10 runs)",
+        "bundled:refund_agent.json": "Refund agent: partial credit (bundled)",
+        "bundled:token_overlap.json": "Token overlap and where it fails (seed 000) (bundled)",
+    }
+    process.get("bundled:refund_agent.json")  # loaded: its run count joins the label, the key stays
+    assert Workspace(process).options()["Refund agent: partial credit (bundled, 8 runs)"] == "bundled:refund_agent.json"
+
+
+def test_picker_adds_the_file_name_to_sets_of_one_name(shared, tmp_path):
+    body = json.loads((BOOKING.parent / "token_overlap.json").read_text())
+    for file, name in (("a.json", "Same"), ("b.json", "Same"), ("c.json", "  Other  "), ("d.json", "")):
+        (tmp_path / file).write_text(json.dumps({**body, "name": name}))
+    (tmp_path / "e.json").write_text('{"format": "metric-explorer/cases@1", "name": ')  # cut short
+    files = sorted(tmp_path.glob("*.json"))
+    labels = [e.label for e in ProcessSets(shared, str(BOOKING), bundled=files).entries()][1:]
+    assert labels == ["Same (a.json, bundled)", "Same (b.json, bundled)", "Other (bundled)", "d (bundled)", "e (bundled)"]
+
+
 def test_uploads_belong_to_their_session(process):
     a, b = Workspace(process), Workspace(process)
     key = a.add_upload(flat_jsonl(["r1", "r2"]), "mine.jsonl")

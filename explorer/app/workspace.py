@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 import threading
+from collections import Counter
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable, Literal, Sequence
@@ -95,11 +96,26 @@ class SetEntry:
     shared: SharedData | None = None
 
 
-def entry_label(name: str, origin: Origin, n_runs: int | None) -> str:
-    """Picker text: ``"Booking agent (bundled, 10 runs)"``, ``"runs.csv (uploaded, 1000 runs)"``."""
+def entry_label(name: str, origin: Origin, n_runs: int | None, file: str | None = None) -> str:
+    """Picker text: ``"Booking agent (bundled, 10 runs)"``, ``"runs.csv (uploaded, 1000 runs)"``;
+    with ``file`` (to tell two sets of one name apart) ``"Booking agent (booking_b.json, bundled)"``."""
     word = {"served": "served", "bundled": "bundled", "upload": "uploaded"}[origin]
     runs = "" if n_runs is None else f", {n_runs} run{'s' if n_runs != 1 else ''}"
-    return f"{name} ({word}{runs})"
+    where = f"{file}, " if file else ""
+    return f"{name} ({where}{word}{runs})"
+
+
+def set_name(path: Path) -> str:
+    """The case set's own ``name`` (the top-level ``"name"`` of a ``metric-explorer/cases@1``
+    file, whitespace stripped), read without building the set; the file's stem when the file
+    cannot be read or parsed, or its name is missing, not text or blank (loading it later names
+    the fault)."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8-sig"))
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError):
+        return path.stem
+    name = data.get("name") if isinstance(data, dict) else None
+    return name.strip() if isinstance(name, str) and name.strip() else path.stem
 
 
 class ProcessSets:
@@ -119,14 +135,23 @@ class ProcessSets:
                          if str(p.resolve()) != served_resolved]
         self.loads = 0
         """How many bundled files were loaded so far (each at most once)."""
+        self._names: dict[str, str] | None = None  # file name -> the set's own name, read on first use
 
     def entries(self) -> list[SetEntry]:
-        """The served set first, then the bundled sets by file name."""
-        out = [SetEntry("served", entry_label(self.served.case_set.name, "served", self.served.features.n), "served", self.served)]
+        """The served set first, then the bundled sets by file name, each named by its own
+        ``name`` (:func:`set_name`, read once per process), with the file's name added when two
+        entries have the same name; keys stay ``bundled:<file name>``."""
+        served_name = self.served.case_set.name
+        out = [SetEntry("served", entry_label(served_name, "served", self.served.features.n), "served", self.served)]
+        if self._names is None:
+            self._names = {p.name: set_name(p) for p in self._bundled}
+        counts = Counter([served_name, *self._names.values()])
         for p in self._bundled:
             loaded = self._loaded.get(p.name)
             n = loaded.features.n if loaded else None
-            out.append(SetEntry(f"bundled:{p.name}", entry_label(p.stem, "bundled", n), "bundled", loaded))
+            name = self._names[p.name]
+            label = entry_label(name, "bundled", n, p.name if counts[name] > 1 else None)
+            out.append(SetEntry(f"bundled:{p.name}", label, "bundled", loaded))
         return out
 
     def get(self, key: str) -> SharedData:

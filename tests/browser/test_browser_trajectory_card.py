@@ -235,7 +235,7 @@ def test_the_rules_file_input_is_whole_inside_its_card(app_page, width):
 
 def test_refund_set_shows_its_lesson_and_its_rules(app_page):
     app = app_page
-    pick_set(app, "refund_agent", REFUND_LESSON)
+    pick_set(app, "Refund agent", REFUND_LESSON)
     app.expect_text("me-lesson", "The refund-agent lesson")
     expect(app.page.locator(".me-lesson-step")).to_have_count(5)
     app.expect_whole("5/8")
@@ -305,6 +305,23 @@ def test_settings_json_round_trip_through_the_drop_zone(app_page, tmp_path):
     app.wait_for_value("me-trajectory-threshold", 0.67)
 
 
+# --- the case-set picker ----------------------------------------------------------------------------
+
+def test_case_set_picker_names_each_set_by_its_own_name(app_page):
+    # the picker read "refund_agent (bundled)" and "token_overlap (bundled)", the files' stems;
+    # the names are the "name" fields of cases/refund_agent.json and cases/token_overlap.json
+    app = app_page
+    app.open_tab("Your data")
+    options = app.el("me-case-picker").locator("select option")
+    # a bundled set another test loaded in this server process already shows its run count
+    expect(options).to_have_text(["Booking agent: ten judged runs (served, 10 runs)",
+                                  re.compile(r"^Refund agent: partial credit \(bundled(, 8 runs)?\)$"),
+                                  re.compile(r"^Token overlap and where it fails \(seed 000\) \(bundled(, 3 runs)?\)$")])
+    pick_set(app, "Refund agent", REFUND_LESSON)
+    app.open_tab("Your data")
+    expect(app.el("me-case-picker").locator("select option:checked")).to_have_text("Refund agent: partial credit (bundled, 8 runs)")
+
+
 # --- untrusted tool names in the single tool picker -------------------------------------------------
 
 def test_single_tool_picker_shows_tool_names_as_text(xss_page):
@@ -337,7 +354,7 @@ def test_screenshots_of_the_trajectory_card(new_offline_context, booking_app, ou
     app.expect_text("me-sweep-best", re.compile("Best agreement"))
     app.page.evaluate("window.scrollTo(0, 0)")
     shoot(app, output_path, "sweep")
-    pick_set(app, "refund_agent", REFUND_LESSON)
+    pick_set(app, "Refund agent", REFUND_LESSON)
     app.press("me-lesson-3")
     app.expect_text("me-lesson-head", "Step 3 of 5:")
     app.expect_whole("6/8")
