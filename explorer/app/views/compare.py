@@ -21,7 +21,7 @@ from ...core.evaluation.compare import Comparison
 from ...core.evaluation.settings import Settings
 from ..intervals import change_tone, pct, points_text
 from ..words import counted, settings_words
-from .style import WRAP, Deferred, LiveHTML, styled, tooltip_below, write_through
+from .style import WRAP, Deferred, LiveHTML, hide_tooltip_on_click, styled, tooltip_below, write_through
 
 TONE_TIPS = {"better": "; the interval lies above 0: B agrees more often",
              "worse": "; the interval lies below 0: B agrees less often",
@@ -124,6 +124,7 @@ class CompareView:
             # below, not Panel's default right: at the page's right edge a tooltip to the right is cut off
             description=tooltip_below("Keep the current settings as A; every change after it is B, compared run by run with A"),
         )
+        hide_tooltip_on_click(self.pin_button)
         self.pin_button.on_click(lambda _e: pin())
         self.unpin_button = pn.widgets.Button(label="Unpin", css_classes=["me-unpin"], width=80, margin=(2, 6))
         self.unpin_button.on_click(lambda _e: unpin())

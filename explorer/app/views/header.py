@@ -20,7 +20,7 @@ from typing import Callable
 import panel as pn
 
 from ..state import PageState
-from .style import WRAP, LiveHTML, flex_item, styled, tooltip_below
+from .style import WRAP, LiveHTML, flex_item, hide_tooltip_on_click, styled, tooltip_below
 
 COPY_LINK_JS = """
 const url = new URL(window.location.href);
@@ -60,12 +60,14 @@ class PageHeader:
         )
         self.reset = pn.widgets.Button(label="Reset to opening", css_classes=["me-reset"], width=140, stylesheets=[SMALL_BUTTON],
                                        description=tooltip_below("Back to the opening settings and the replay's start"))
+        hide_tooltip_on_click(self.reset)
         self.reset.on_click(lambda _e: on_reset())
         self.copy = pn.widgets.Button(label="Copy link", css_classes=["me-copy-link"], width=110, stylesheets=[SMALL_BUTTON],
                                       description=tooltip_below("A link that opens on these settings"))
         self.link = pn.widgets.TextInput(label="Copy this link", value="", visible=False, css_classes=["me-copy-link-text"],
                                          width=380, margin=(0, 6, 4, 6))
         self.copy.js_on_click(args={"out": self.link}, code=COPY_LINK_JS)
+        hide_tooltip_on_click(self.copy)
 
     def show_set(self, set_name: str) -> None:
         """Name the shown case set."""

@@ -16,7 +16,7 @@ import panel as pn
 import param
 from panel.reactive import ReactiveHTML
 
-from .style import LiveHTML, flex_item, styled, tooltip_below
+from .style import LiveHTML, flex_item, hide_tooltip_on_click, styled, tooltip_below
 
 KEY_VERDICTS: dict[str, str | None] = {"a": "acceptable", "u": "unacceptable", "c": None}
 """Key pressed (lower case) -> the verdict it records (None clears the label)."""
@@ -84,6 +84,7 @@ class LabelBar:
             b = pn.widgets.Button(label=text, color=kind, css_classes=[css], width=118,
                                   # below: to the right it covered the next button and "Clear" ran off the page
                                   description=tooltip_below(f"Label the selected run (key {key})"))
+            hide_tooltip_on_click(b)
             b.on_click(lambda _e: self._label(verdict))
             return b
 

@@ -21,7 +21,7 @@ from ...core.evaluation.settings import Settings
 from ..lesson import LessonStep
 from ..lessons import BOOKING, Lesson
 from ..words import figure, settings_words
-from .style import WRAP, LiveHTML, flex_item, styled, tooltip_below, write_through
+from .style import WRAP, LiveHTML, flex_item, hide_tooltip_on_click, styled, tooltip_below, write_through
 
 STEP_CHIP = ":host .bk-btn { padding: 3px 7px; font-size: 12.5px; white-space: nowrap; }"
 NAV_BUTTON = ":host .bk-btn { padding: 3px 8px; font-size: 13px; }"
@@ -81,6 +81,7 @@ class LessonView:
                 label=f"{step.number} · {step.expected}", css_classes=["me-lesson-step", f"me-lesson-{step.number}"],
                 color="light", margin=(2, 2), stylesheets=[STEP_CHIP], description=tooltip_below(step.title),
             )
+            hide_tooltip_on_click(b)
             b.on_click(lambda _e, s=step: self.choose(s))
             self.buttons.append(b)
         self.prev = pn.widgets.Button(label="◀ Prev", css_classes=["me-lesson-prev"], margin=(2, 4, 2, 2), stylesheets=[NAV_BUTTON])

@@ -112,9 +112,19 @@ export function render({ model, data, el, view }) {
   }
   // clicks are caught on their way down (capture) and handled here alone: the buttons' own click
   // event would be one more message to the server
+  // Play's tooltip is hidden on a click or tap, and again once its delay has passed (as
+  // style.hide_tooltip_on_click does for the other buttons, whose click event is not stopped):
+  // a tap enters the button and never leaves it, so the tooltip stayed up over the page
+  const hideTip = (button) => {
+    const tip = button != null ? button.tooltip : null
+    if (tip == null) return
+    tip.visible = false
+    setTimeout(() => { tip.visible = false }, (button.tooltip_delay || 0) + 100)
+  }
   el.addEventListener("click", (event) => {
     let t = null
     if (pressed(event, "me-play")) {
+      hideTip(play)
       if (playing) { t = now(); go(t, false) }
       else { t = playStart(now()); go(t, true) }
     } else if (pressed(event, "me-next")) {

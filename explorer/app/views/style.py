@@ -59,6 +59,30 @@ def tooltip_below(text: str):
     return Tooltip(content=text, position="bottom", stylesheets=[":host { white-space: initial; max-width: 300px; }"])
 
 
+HIDE_TOOLTIP_JS = """
+const tip = button.tooltip;
+if (tip != null) {
+  tip.visible = false;
+  setTimeout(() => { tip.visible = false; }, (button.tooltip_delay || 0) + 100);
+}
+"""
+"""Browser side of :func:`hide_tooltip_on_click` (``button``: the Bokeh button model)."""
+
+
+def hide_tooltip_on_click(button):
+    """Hide ``button``'s tooltip (its ``description``) when it is clicked or tapped, and again once
+    the tooltip's delay has passed; returns ``button``.
+
+    Panel's button shows its tooltip ``tooltip_delay`` (500 ms) after the pointer enters it and
+    hides it only when the pointer leaves. A tap on a touch screen enters the button and never
+    leaves it, so after a tap on "Pin as A" or a lesson chip the tooltip stayed up over the page
+    until the next tap elsewhere (a browser test taps them); the second hide catches the show
+    that the tap's entry has already scheduled. (Play's click is caught by the page's replay
+    clock before the button sees it: ``replay_clock.js`` hides its tooltip the same way.)"""
+    button.js_on_click(args={"button": button}, code=HIDE_TOOLTIP_JS)
+    return button
+
+
 def write_through(obj, **params) -> None:
     """Set ``params`` of the Panel component ``obj`` (a widget or a pane: ``color``,
     ``disabled``, ``visible``...) and write the Bokeh properties they map to straight into the
