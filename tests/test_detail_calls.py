@@ -65,3 +65,33 @@ def test_a_mark_the_family_does_not_count_says_it_is_allowed():
     e9 = list(s.features.run_ids).index("E9")
     subset = shown(_calls_rows(detail_html(s.features, evaluate(s.features, Settings(trajectory="subset")), e9))["Actual calls"])
     assert "book_flight missing, allowed" in subset
+
+
+# --- hyphenated words kept on one line in the side panel (BK-4821 wrapped at its hyphen) -----------
+
+def test_keep_tokens_whole_wraps_each_hyphenated_word_marks_included():
+    from explorer.app.highlight import keep_tokens_whole
+
+    assert keep_tokens_whole("ref BK-<mark>4821</mark>. on 2026-03-12") == (
+        'ref <span class="me-token">BK-<mark>4821</mark>.</span> on <span class="me-token">2026-03-12</span>')
+    assert keep_tokens_whole("&quot;RS-54075&quot; ≠ x") == '<span class="me-token">&quot;RS-54075&quot;</span> ≠ x'
+    # a hyphen with white space beside it, or at a word's end, joins nothing: left as it was
+    assert keep_tokens_whole("a - b, re- and -x <mark>ok</mark>") == "a - b, re- and -x <mark>ok</mark>"
+
+
+def test_the_side_panel_keeps_e1s_booking_id_and_e10s_calls_whole_and_the_table_does_not_change():
+    from explorer.app.views.table import calls_html
+
+    s = ExplorerSession(load_shared(BUNDLED_CASES))
+    e1, e10 = (list(s.features.run_ids).index(r) for r in ("E1", "E10"))
+    # cases/booking_agent.json: E1's answer "... on March 12, and BK-4821 is the code to keep ...",
+    # the id unmarked (its reference has it too)
+    got = detail_html(s.features, s.ev, e1)
+    assert '<span class="me-token">BK-4821</span>' in got
+    assert "and BK-4821 is the code" in shown(got)  # the words read as before
+    actual = _calls_rows(detail_html(s.features, s.ev, e10))["Actual calls"]
+    assert ('confirm_booking(booking_id: <span class="me-token">&quot;BK-4407&quot;</span> ≠ '
+            '<span class="me-token">&quot;BK-4470&quot;)</span>') in actual
+    table_expected, table_actual = calls_html(s.features, s.ev, e10)
+    assert "me-token" not in table_expected + table_actual
+    assert "confirm_booking(booking_id: &quot;BK-4407&quot; ≠ &quot;BK-4470&quot;)" in table_actual

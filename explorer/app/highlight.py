@@ -10,6 +10,7 @@ marked. Untrusted text is escaped with ``html.escape`` before any markup is adde
 from __future__ import annotations
 
 import html
+import re
 from collections import Counter
 
 from ..core.scoring.overlap import tokens, word_spans
@@ -35,3 +36,26 @@ def mark_differences(text: str, other: str) -> str:
         last = end
     out.append(html.escape(text[last:]))
     return "".join(out)
+
+
+_TOKEN = re.compile(r"(?:[^\s<>]|</?mark>)+")
+"""A run of characters without white space in :func:`mark_differences`'s HTML (its only tags,
+``<mark>`` and ``</mark>``, count as part of the token they sit in)."""
+_HYPHENATED = re.compile(r"[^\s-]-+[^\s-]")
+
+
+def keep_tokens_whole(marked: str) -> str:
+    """``marked`` (escaped HTML whose only tags are ``<mark>``/``</mark>``, as
+    :func:`mark_differences` and ``html.escape`` give) with every token holding a hyphen between
+    two characters (``BK-4821``, ``2026-03-12``, ``"RS-54075"``) wrapped in
+    ``<span class="me-token">``, which the page's CSS keeps on one line unless the token alone is
+    wider than its box; the text is unchanged (copying it gives the same characters).
+
+    ``keep_tokens_whole("ref BK-<mark>4821</mark>.") ==
+    'ref <span class="me-token">BK-<mark>4821</mark>.</span>'``."""
+    def wrap(m: re.Match[str]) -> str:
+        token = m.group(0)
+        plain = token.replace("<mark>", "").replace("</mark>", "")
+        return f'<span class="me-token">{token}</span>' if _HYPHENATED.search(plain) else token
+
+    return _TOKEN.sub(wrap, marked)

@@ -43,3 +43,79 @@ def test_final_metrics_at_60s_confusion_and_stats(app_page):
 
 def test_trade_off_chart_is_drawn(app_page):
     expect(app_page.el("me-chart").locator("canvas").first).to_be_visible()
+
+
+SPLIT_TOKENS = """root => {
+  const split = [];
+  const walk = n => {
+    if (n.shadowRoot) walk(n.shadowRoot);
+    for (const c of n.childNodes) {
+      if (c.nodeType === 1) { walk(c); continue; }
+      if (c.nodeType !== 3) continue;
+      const re = /[^\\s-]+(?:-+[^\\s-]+)+/g;
+      let m;
+      while ((m = re.exec(c.textContent)) !== null) {
+        const r = document.createRange();
+        r.setStart(c, m.index);
+        r.setEnd(c, m.index + m[0].length);
+        const lines = new Set([...r.getClientRects()].filter(b => b.width > 0).map(b => Math.round(b.bottom)));
+        if (lines.size > 1) split.push(m[0]);
+      }
+    }
+  };
+  walk(root);
+  return split;
+}"""
+"""JS: the hyphenated words (``BK-4821``, ``2026-03-12``) of an element's texts, shadow roots
+included, whose characters lie on more than one line. A word split by a ``<mark>`` is several text
+nodes: each piece is checked on its own (the parts around the hyphen sit in one node)."""
+
+
+@pytest.mark.parametrize("width, height", [(1024, 768), (1440, 900)], ids=["1024x768", "1440x900"])
+def test_side_panel_keeps_booking_ids_whole(new_offline_context, booking_app, output_path, width, height):
+    # E1's answer "... on March 12, and BK-4821 is the code ..." wrapped at BK-|4821 in the side
+    # panel at both sizes, as E7's "BK-3376." did; every run's ids, dates and calls now stay whole
+    from explorer_page import App, expect_no_sideways_scroll, shoot
+
+    context, external = new_offline_context({"width": width, "height": height})
+    app = App(context.new_page(), booking_app.url).open()
+    app.next_events(5, then_time=60.0)
+    for run_id in ("E1", "E5", "E7", "E10"):
+        app.select_run(run_id)
+        detail = app.el("me-detail")
+        expect(detail.locator(".me-detail-head")).to_contain_text(run_id)
+        assert detail.evaluate(SPLIT_TOKENS) == [], f"{run_id}: a hyphenated word is split over two lines"
+        expect_no_sideways_scroll(app)
+    expect(app.el("me-detail")).to_contain_text('confirm_booking(booking_id: "BK-4407" ≠ "BK-4470")')  # E10: the text unchanged
+    app.el("me-detail-panel").scroll_into_view_if_needed()
+    shoot(app, output_path, "side-panel-ids")
+    assert external == []
+    context.close()
+
+
+def test_a_word_wider_than_the_side_panel_still_breaks_inside_it(new_offline_context, booking_app):
+    # one hyphenated word of 120 characters: kept whole it would run out of the panel at 1024 px
+    long_id = "REF-" + "0123456789" * 11 + "-X"
+    line = {"id": "L1", "expected_calls": "a", "actual_calls": "a", "answer": f"Booked {long_id} and BK-4821.",
+            "reference": f"Booked {long_id} and BK-4821.", "human_verdict": "acceptable"}
+    from explorer_page import App, expect_no_sideways_scroll
+    import json
+
+    context, external = new_offline_context({"width": 1024, "height": 768})
+    app = App(context.new_page(), booking_app.url).open()
+    app.upload(("long.jsonl", (json.dumps(line) + "\n").encode(), "application/jsonl"))
+    app.expect_text("me-load-status", "Loaded 1 run from long.jsonl.", timeout=30_000)
+    app.open_tab("Explorer")
+    app.press("me-play")
+    app.expect_text("me-revealed", "1 of 1 run revealed")
+    app.select_run("L1")
+    detail = app.el("me-detail")
+    expect(detail).to_contain_text(long_id)
+    panel = app.el("me-detail-panel").bounding_box()
+    for token in detail.locator(".me-token", has_text="REF-").all():
+        box = token.bounding_box()
+        assert box["x"] + box["width"] <= panel["x"] + panel["width"] + 0.5, "the long word runs out of the panel"
+    assert "BK-4821." not in detail.evaluate(SPLIT_TOKENS)
+    expect_no_sideways_scroll(app)
+    assert external == []
+    context.close()

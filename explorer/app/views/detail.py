@@ -14,12 +14,18 @@ from ...core.evaluation.verdicts import OUTCOMES, Evaluation, reason
 from ...core.evaluation.features import Features
 from ...core.io.model import EXAMPLE_ID
 from ...core.scoring.overlap import unigram_f1
-from ..highlight import mark_differences
+from ..highlight import keep_tokens_whole, mark_differences
 from ..labels import file_note
 from .style import Deferred, LiveHTML, flex_item, styled
 from .table import calls_html
 
 HINT = '<div class="me-empty">Select a revealed run in the table to see its answer, reference and the person\'s note.</div>'
+
+
+def text(value: str) -> str:
+    """``value`` escaped, its hyphenated tokens (ids, ISO dates) kept on one line
+    (:func:`~explorer.app.highlight.keep_tokens_whole`)."""
+    return keep_tokens_whole(html.escape(value))
 
 
 PERSON_WORDS = {1: "acceptable", 0: "unacceptable", -1: "unlabelled"}
@@ -33,7 +39,7 @@ def example_row(run) -> list[str]:
     example = run.extra.get(EXAMPLE_ID)
     if not isinstance(example, str) or not example or example == run.id:
         return []
-    return [f'<div class="me-detail-row"><span class="me-k">Example</span><span class="me-v">{html.escape(example)}</span></div>']
+    return [f'<div class="me-detail-row"><span class="me-k">Example</span><span class="me-v">{text(example)}</span></div>']
 
 
 def person_row(verdict: str, file_verdict: str | None, file_text: str, typed: str | None = None) -> str:
@@ -42,7 +48,7 @@ def person_row(verdict: str, file_verdict: str | None, file_text: str, typed: st
     note of another verdict follows on its own line as that verdict's (``me-file-note``: "Note
     from the file (with verdict unacceptable): …", :func:`~explorer.app.labels.file_note`), so
     it never reads as the reason of a verdict changed here."""
-    e = html.escape
+    e = text
     note = typed if typed else file_note(verdict, file_verdict, file_text)
     own = bool(typed) or note == file_text
     after = (": " + e(note)) if note and own else ""
@@ -60,7 +66,7 @@ def detail_html(features: Features, ev: Evaluation, i: int, people: str = "", pe
     ``person`` when given (``"disputed"``); ``people`` (HTML) lists the annotators' labels under it
     (issue 11); ``note``: one typed in this session with the label (:func:`person_row`)."""
     run = features.runs[i]
-    e = html.escape
+    e = text
     outcome = OUTCOMES[int(ev.outcome[i])]
     verdict = "pass" if ev.passed[i] else "fail"
     parts = [
@@ -75,17 +81,17 @@ def detail_html(features: Features, ev: Evaluation, i: int, people: str = "", pe
         best = max(inv.references, key=lambda r: unigram_f1(inv.answer, r), default="")
         parts.append(
             f'<div class="me-detail-row"><span class="me-k">Answer</span>'
-            f'<span class="me-v me-text">{mark_differences(inv.answer, best)}</span></div>'
+            f'<span class="me-v me-text">{keep_tokens_whole(mark_differences(inv.answer, best))}</span></div>'
         )
         for j, ref in enumerate(inv.references, start=1):
             label = "Reference" if len(inv.references) == 1 else f"Reference {j}"
             parts.append(
                 f'<div class="me-detail-row"><span class="me-k">{label}</span>'
-                f'<span class="me-v me-text">{mark_differences(ref, inv.answer)}</span></div>'
+                f'<span class="me-v me-text">{keep_tokens_whole(mark_differences(ref, inv.answer))}</span></div>'
             )
     # the calls with their marks (extra, missing, out of order, denied, args differ), as the
     # table's last columns show them: there they are off to the right at 1024 px (a trial)
-    expected, actual = calls_html(features, ev, i)
+    expected, actual = calls_html(features, ev, i, keep_whole=True)
     parts.append(f'<div class="me-detail-row me-detail-calls"><span class="me-k">Expected calls</span>'
                  f'<span class="me-v">{expected}</span></div>')
     parts.append(f'<div class="me-detail-row me-detail-calls"><span class="me-k">Actual calls</span>'

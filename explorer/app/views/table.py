@@ -21,6 +21,7 @@ from ...core.evaluation.features import Features
 from ...core.scoring.passmark import show_score
 from ...core.scoring.trajectory_metrics import allowed_marks
 from ...core.scoring.trajectory import MarkedCall, mark_calls
+from ..highlight import keep_tokens_whole
 from .style import LiveHTML, flex_item, styled
 
 COLUMNS = (
@@ -65,37 +66,42 @@ def _esc(value: object) -> str:
     return html.escape(str(value))
 
 
-def call_html(m: MarkedCall, allowed: frozenset[str] = frozenset()) -> str:
+def call_html(m: MarkedCall, allowed: frozenset[str] = frozenset(), keep_whole: bool = False) -> str:
     """One marked call as HTML: the name, or for ``args differ`` the call with the differing
     arguments (``confirm_booking(booking_id: "BK-4407" ≠ "BK-4470")``), then the mark as a tag;
     class ``me-call-<mark>`` (``args differ`` -> ``me-call-args-differ``), the full call in the
     tooltip. A mark in ``allowed`` (the family's score does not count it,
     :func:`~explorer.core.scoring.trajectory_metrics.allowed_marks`) reads ``extra, allowed`` and
-    is shown muted (``me-call-allowed``): a trial saw E2 pass IN_ORDER while still marked EXTRA."""
+    is shown muted (``me-call-allowed``): a trial saw E2 pass IN_ORDER while still marked EXTRA.
+    ``keep_whole``: hyphenated tokens of the text (``"BK-4407"``) kept on one line (the side
+    panel, :func:`~explorer.app.highlight.keep_tokens_whole`)."""
     slug = m.mark.replace(" ", "-")
     ok_here = m.mark in allowed
     word = f"{m.mark}, allowed" if ok_here else m.mark
     tag = "" if m.mark == "ok" else f' <small class="me-tag">{_esc(word)}</small>'
     text = m.label if m.mark == "args differ" else m.name
     extra_class = " me-call-allowed" if ok_here else ""
-    return f'<span class="me-call me-call-{slug}{extra_class}" title="{_esc(m.label)}">{_esc(text)}{tag}</span>'
+    shown = keep_tokens_whole(_esc(text)) if keep_whole else _esc(text)
+    return f'<span class="me-call me-call-{slug}{extra_class}" title="{_esc(m.label)}">{shown}{tag}</span>'
 
 
-def calls_html(features: Features, ev: Evaluation, i: int) -> tuple[str, str]:
+def calls_html(features: Features, ev: Evaluation, i: int, keep_whole: bool = False) -> tuple[str, str]:
     """(expected, actual) call lists of run ``i`` as HTML; actual calls carry their mark
     (``extra``, ``missing``, ``out of order``, ``denied``, ``args differ``) as a class and as
     visible text (:func:`call_html`). Calls are paired as the settings' family pairs them, under
-    their argument mode and the features' argument rules (``verdicts.matcher_for``)."""
+    their argument mode and the features' argument rules (``verdicts.matcher_for``);
+    ``keep_whole`` as :func:`call_html`'s (the call names too)."""
     s = ev.settings
     matcher = matcher_for(features, s)
     allowed = allowed_marks(s.trajectory) if s.trajectory != "none" else frozenset()
     expected_parts, actual_parts = [], []
     for k, inv in enumerate(features.runs[i].invocations):
         prefix = f'<span class="me-inv">#{k + 1}</span> ' if features.n_invocations[i] > 1 else ""
-        exp = "<br>".join(f'<span class="me-call" title="{_esc(c.label())}">{_esc(c.name)}</span>' for c in inv.expected_calls)
+        name = (lambda c: keep_tokens_whole(_esc(c.name))) if keep_whole else (lambda c: _esc(c.name))
+        exp = "<br>".join(f'<span class="me-call" title="{_esc(c.label())}">{name(c)}</span>' for c in inv.expected_calls)
         expected_parts.append(prefix + (exp or '<span class="me-none">none</span>'))
         marked = mark_calls(inv.expected_calls, inv.actual_calls, s.trajectory, matcher, s.active_deny)
-        items = [call_html(m, allowed) for m in marked]
+        items = [call_html(m, allowed, keep_whole) for m in marked]
         actual_parts.append(prefix + ("<br>".join(items) or '<span class="me-none">none</span>'))
     return "<br>".join(expected_parts), "<br>".join(actual_parts)
 
