@@ -221,7 +221,9 @@ class WorkspacePage:
         self.header = PageHeader(self.state, self.reset)
         self.upload = UploadView(self.received, self._after_drop, order=drop_order)
         self.picker = pn.widgets.Select(label="Case set", options=self.workspace.options(), value="served",
-                                        css_classes=["me-case-picker"], width=360)
+                                        # the card's width, up to 480 px: at 360 px a set's own name was cut
+                                        # ("Token overlap and where it fails (seed 000) (bundled, 3")
+                                        css_classes=["me-case-picker"], sizing_mode="stretch_width", max_width=480)
         self.picker.param.watch(self._on_pick, ["value"])
         self.keys = KeyListener()
         self.keys.param.watch(self._on_key, ["press"])
