@@ -60,13 +60,15 @@ def tooltip_below(text: str):
 
 
 HIDE_TOOLTIP_JS = """
-const tip = button.tooltip;
+const tip = source.tooltip;
 if (tip != null) {
   tip.visible = false;
-  setTimeout(() => { tip.visible = false; }, (button.tooltip_delay || 0) + 100);
+  setTimeout(() => { tip.visible = false; }, (source.tooltip_delay || 0) + 100);
 }
 """
-"""Browser side of :func:`hide_tooltip_on_click` (``button``: the Bokeh button model)."""
+"""Browser side of :func:`hide_tooltip_on_click` (``source``: the Bokeh button model, which
+Panel's callbacks are given; passing the button in ``args`` instead kept every closed session
+alive: Panel's callback registry is weak on the button, and the callback would hold it)."""
 
 
 def hide_tooltip_on_click(button):
@@ -79,7 +81,7 @@ def hide_tooltip_on_click(button):
     until the next tap elsewhere (a browser test taps them); the second hide catches the show
     that the tap's entry has already scheduled. (Play's click is caught by the page's replay
     clock before the button sees it: ``replay_clock.js`` hides its tooltip the same way.)"""
-    button.js_on_click(args={"button": button}, code=HIDE_TOOLTIP_JS)
+    button.js_on_click(code=HIDE_TOOLTIP_JS)
     return button
 
 
