@@ -116,11 +116,17 @@ def test_featurize_month_first_with_a_flat_jsonl_input_is_read(files, tmp_path, 
 
 
 @pytest.mark.parametrize("argv, err", [
-    (["--memory-limit", "2GB"], "--memory-limit needs --engine dask"),
+    (["--memory-limit", "2GB"], "--memory-limit needs --engine dask: the limit is set on the workers of the LocalCluster "
+                                "featurize starts with --engine dask; the local engine's processes have none (give --engine "
+                                "dask, or leave --memory-limit out)"),
+    (["--scheduler", "tcp://127.0.0.1:5499"], "--scheduler needs --engine dask: the local engine runs worker processes on this "
+                                              "machine (give --engine dask, or leave --scheduler out)"),
     (["--engine", "dask", "--scheduler", "tcp://127.0.0.1:5499", "--memory-limit", "2GB"],
-     "--memory-limit applies to the LocalCluster featurize starts: the cluster at --scheduler tcp://127.0.0.1:5499 has its own workers"),
+     "--memory-limit needs a LocalCluster (--engine dask without --scheduler): the cluster at --scheduler "
+     "tcp://127.0.0.1:5499 has its own workers (leave --memory-limit out)"),
     (["--engine", "dask", "--scheduler", "tcp://127.0.0.1:5499", "--workers", "3"],
-     "--workers applies to the LocalCluster featurize starts: the cluster at --scheduler tcp://127.0.0.1:5499 has its own workers"),
+     "--workers needs the local engine or a LocalCluster (no --scheduler): the cluster at --scheduler tcp://127.0.0.1:5499 "
+     "has its own workers (leave --workers out)"),
 ])
 def test_featurize_cluster_options_that_would_be_ignored(files, tmp_path, capsys, argv, err):
     assert error_of(capsys, ["featurize", str(files / "runs.jsonl"), "--out", str(tmp_path / "f"), *argv]) == f"metric-explorer: error: {err}"

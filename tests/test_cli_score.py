@@ -31,7 +31,7 @@ def test_defaults_are_the_opening_run(capsys):
     "argv, agree, fp, ff",
     [
         (["--trajectory", "in_order"], 5, ["E5", "E6"], ["E1", "E3", "E7"]),
-        (["--trajectory", "none", "--ignore-args"], 5, ["E4", "E5", "E6"], ["E1", "E7"]),
+        (["--trajectory", "none"], 5, ["E4", "E5", "E6"], ["E1", "E7"]),  # no trajectory: arguments are not read
         (["--combine", "mean"], 5, ["E5"], ["E2", "E3", "E7", "E8"]),
         (["--trajectory", "any_order", "--deny", "delete_booking", "--key-fields"], 8, [], ["E1", "E7"]),
         (["--trajectory", "any_order", "--deny", "delete_booking", "--key-fields", "--f1-threshold", "0.4"], 10, [], []),

@@ -15,6 +15,7 @@ from ..core.evaluation.confidence import range_text
 from ..core.plural import counted
 from ..core.io.model import CaseSet
 from .common import CliError, no_interval, positive_int
+from .option_needs import check_needs
 
 
 def add_annotator_options(p: argparse.ArgumentParser) -> None:
@@ -24,7 +25,7 @@ def add_annotator_options(p: argparse.ArgumentParser) -> None:
     who.add_argument("--annotator", metavar="NAME", help="score against this annotator's verdicts instead of the consensus")
     who.add_argument("--consensus", action="store_true",
                      help="score against the majority verdict of the annotators (the default when runs have several labels)")
-    g.add_argument("--min-labels", type=positive_int, default=1, metavar="K",
+    g.add_argument("--min-labels", type=positive_int, default=None, metavar="K",
                    help="a run with fewer than K labels has too few labels: left out of agreement and counted apart (default 1)")
 
 
@@ -40,11 +41,14 @@ class Truth:
 
 def truth_from_args(args: argparse.Namespace | None, case_set: CaseSet, features: Features) -> Truth:
     """The ground truth ``args`` choose. Without annotator labels the person's verdicts as they are
-    (``--annotator`` is then a CliError); with them the consensus (runs nobody labelled keep a
-    single ``human_verdict``) or the named annotator's verdicts. CliError for an unknown annotator."""
+    (``--annotator`` and ``--min-labels`` are then a CliError); with them the consensus (runs nobody
+    labelled keep a single ``human_verdict``) or the named annotator's verdicts. CliError for an
+    unknown annotator, and for ``--min-labels`` with ``--annotator`` (:mod:`.option_needs`)."""
     annotations = annotations_of(case_set)
     name = getattr(args, "annotator", None)
     min_labels = getattr(args, "min_labels", 1) or 1
+    if args is not None:
+        check_needs(args, annotated=annotations.has_labels)  # --min-labels without annotators' labels
     if not annotations.has_labels:
         if name is not None:
             raise CliError("--annotator: no run has several annotators' labels (give a labels CSV with an annotator column)")

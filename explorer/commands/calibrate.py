@@ -24,6 +24,7 @@ from .common import (
     LIST_OPTION, CliError, add_date_reading_options, cases_heading, add_run_reading_options, half_width_arg, load_cases_from_args, print_json,
     reading_flags_given,
 )
+from .option_needs import check_needs
 
 HELP = "precision and recall at each threshold on labelled pairs, and the bands for a target precision"
 BUNDLED_PAIRS = Path(__file__).resolve().parents[2] / "cases" / "labelled_pairs.json"
@@ -45,8 +46,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         default=None,
         help="score to calibrate: the pairs' stored_score (default for --pairs), f1 (default for --cases), rouge1, exact or cosine",
     )
-    p.add_argument("--backend", choices=BACKENDS, default="onnx-int8", help="embedding backend for cosine (default onnx-int8)")
-    p.add_argument("--rung", type=int, choices=(1, 2, 3, 4), default=3, help="normalisation rung for exact and --after-rules (default 3)")
+    p.add_argument("--backend", choices=BACKENDS, default=None, help="embedding backend for --scorer cosine (default onnx-int8)")
+    p.add_argument("--rung", type=int, choices=(1, 2, 3, 4), default=None, help="normalisation rung for exact and --after-rules (default 3)")
     p.add_argument("--locale", default=None, help="locale for numbers on rung 4 and the amount rule (default: the file's, else en)")
     add_date_reading_options(p)
     p.add_argument(
@@ -94,7 +95,8 @@ def _pair_set(args: argparse.Namespace) -> tuple[PairSet, tuple | None]:
     return load_pairs(args.pairs or BUNDLED_PAIRS), None
 
 
-def _scores(ps: PairSet, turns: tuple | None, keep: np.ndarray, scorer_name: str, args: argparse.Namespace, locale: str, day_first: bool):
+def _scores(ps: PairSet, turns: tuple | None, keep: np.ndarray, scorer_name: str, args: argparse.Namespace, locale: str, day_first: bool,
+            rung: int = 3):
     """float64 scores of the kept pairs and a description of the scorer (with the embedding
     identity when one was used)."""
     if scorer_name == "stored":
@@ -105,11 +107,11 @@ def _scores(ps: PairSet, turns: tuple | None, keep: np.ndarray, scorer_name: str
     embedder = None
     if scorer_name == "cosine":
         try:
-            require_similarity(args.backend)
+            require_similarity(args.backend or "onnx-int8")
         except SimilarityUnavailable as exc:
             raise CliError(str(exc)) from None
-        embedder = make_embedder(args.backend)
-    scorer = make_scorer(scorer_name, rung=args.rung, locale=locale, day_first=day_first, embedder=embedder)
+        embedder = make_embedder(args.backend or "onnx-int8")
+    scorer = make_scorer(scorer_name, rung=rung, locale=locale, day_first=day_first, embedder=embedder)
     idx = np.flatnonzero(keep)
     try:
         if turns is None:
@@ -130,13 +132,15 @@ def _scores(ps: PairSet, turns: tuple | None, keep: np.ndarray, scorer_name: str
 
 def calibrate_report(args: argparse.Namespace) -> dict:
     """The JSON report: source, scorer (and embedding model), counts, table, bands, reading."""
+    rung = args.rung or 3
+    scorer_name = args.scorer or ("f1" if args.cases else "stored")
+    check_needs(args, scorer=scorer_name, after_rules=args.after_rules, rung=rung)  # an option this scorer does not read
     ps, turns = _pair_set(args)
     blank = [p.id for p in ps.pairs if any(is_empty_answer(r) for r in p.references)]
     if turns is not None:  # --cases: every turn's references
         blank = [p.id for p, refs in zip(ps.pairs, turns[0]) if any(is_empty_answer(r) for turn in refs for r in turn)]
     locale = args.locale or ps.locale
     day_first = ps.day_first if args.day_first is None else args.day_first
-    scorer_name = args.scorer or ("f1" if args.cases else "stored")
     labels = ps.labels()
     keep = np.ones(len(ps.pairs), dtype=bool)
     decided: list[dict] = []
@@ -152,7 +156,7 @@ def calibrate_report(args: argparse.Namespace) -> dict:
         raise CliError("every pair has an empty answer or a turn the agent never ran: nothing left to calibrate")
     if args.after_rules:
         try:
-            settings = CascadeSettings(rung=args.rung, locale=locale, day_first=day_first)
+            settings = CascadeSettings(rung=rung, locale=locale, day_first=day_first)
         except ValueError as exc:
             raise CliError(str(exc)) from None
         for i, p in enumerate(ps.pairs):
@@ -178,7 +182,7 @@ def calibrate_report(args: argparse.Namespace) -> dict:
             CascadeSettings(locale=locale)
         except ValueError as exc:
             raise CliError(str(exc)) from None
-    scores, description, identity = _scores(ps, turns, keep, scorer_name, args, locale, day_first)
+    scores, description, identity = _scores(ps, turns, keep, scorer_name, args, locale, day_first, rung)
     lab = labels[keep]
     table = threshold_table(scores, lab)
     bands = choose_bands(scores, lab, args.target_precision)

@@ -24,6 +24,7 @@ from ..core.plural import counted, noun
 from ..core.scoring.arg_match import ARG_MODES
 from ..core.scoring.arg_rules import ArgRules, load_arg_rules
 from ..core.scoring.trajectory_metrics import TRAJECTORY_CHOICES
+from .option_needs import check_needs
 from .trace_options import add_trace_options, apply_expectations_from_args, check_format_options, print_notes, read_options_from_args, with_kind_hint
 
 BUNDLED_CASES = Path(__file__).resolve().parents[2] / "cases" / "booking_agent.json"
@@ -319,9 +320,11 @@ def load_cases_from_args(args: argparse.Namespace, progress=None) -> CaseSet:
     ``--settings`` (:func:`arg_rules_from_args`) replacing the files' own. Label ids that name no
     run are reported on stderr; a labels file none of whose ids name a run is an error. The
     loader's notes go to stderr. ``progress``: as for :func:`load_cases`. A trace option that
-    applies to none of the files is a CliError (:func:`~.trace_options.check_format_options`)."""
+    applies to none of the files is a CliError (:func:`~.trace_options.check_format_options`), and so
+    is ``--cache-dir`` / ``--no-cache`` with a features dataset (:mod:`.option_needs`)."""
     paths = [args.cases] if isinstance(args.cases, str) else list(args.cases or []) or [str(BUNDLED_CASES)]
     check_format_options(args, [str(p) for p in paths])
+    check_needs(args, features_dataset=next((str(p) for p in paths if is_features_path(str(p))), None))  # the cache options
     try:
         case_set = load_cases(
             args.cases, getattr(args, "input_format", "auto"), progress, read_options_from_args(args), arg_rules_from_args(args),

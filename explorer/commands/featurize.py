@@ -34,6 +34,7 @@ from .common import CliError, positive_int, print_json
 from ..core.io.bigload import looks_like_flat_jsonl
 from ..core.io.loaders.detect import FORMAT_WORDS, file_format
 from ..core.plural import noun
+from .option_needs import check_needs
 from .trace_options import add_trace_options, check_format_options, read_options_from_args
 
 HELP = "compute run files' features once into a Parquet features dataset that score, sweep and serve read"
@@ -116,25 +117,23 @@ def check_options(args: argparse.Namespace, paths: list[str]) -> None:
     is of the format for (:func:`~.trace_options.check_format_options`); ``--day-first`` /
     ``--month-first`` or ``--id-pattern`` when no INPUT is flat JSONL (every other format keeps
     its file's own date reading and booking-id pattern: ``featurize._file_partition``), naming
-    what each INPUT is; ``--scheduler`` without ``--engine dask``; ``--memory-limit`` without a
-    LocalCluster (``--engine dask`` and no ``--scheduler``: a remote cluster's workers have their
-    own); ``--workers`` with ``--scheduler`` (the cluster's workers are its own)."""
+    what each INPUT is; and the rules of :data:`~.option_needs.NEEDS` for featurize:
+    ``--scheduler`` without ``--engine dask``; ``--memory-limit`` without a LocalCluster
+    (``--engine dask`` and no ``--scheduler``: a remote cluster's workers have their own);
+    ``--workers`` with ``--scheduler``; ``--partition-mb`` when no INPUT is flat JSONL (any other
+    file is one partition). The INPUTs are sniffed only when an option needs it."""
     check_format_options(args, paths, what="INPUT")
     jsonl_only = [flag for flag, given in ((("--day-first" if args.day_first else "--month-first"), args.day_first is not None),
                                            ("--id-pattern", args.id_pattern is not None)) if given]
-    if jsonl_only and not any(looks_like_flat_jsonl(p, args.input_format, min_bytes=0) for p in paths):
+    facts = {}
+    if jsonl_only or args.partition_mb is not None:  # files are sniffed only when an option needs it
+        flat = any(looks_like_flat_jsonl(p, args.input_format, min_bytes=0) for p in paths)
         kinds = "; ".join(f"{p} is {FORMAT_WORDS.get(file_format(p, args.input_format) or '', 'not flat JSONL')}" for p in paths)
-        raise CliError(f"{', '.join(jsonl_only)} {noun(len(jsonl_only), 'applies', 'apply')} to flat JSONL files only, and no "
-                       f"INPUT is one: {kinds} (other formats keep their own date reading and booking-id pattern)")
-    if args.engine != "dask":
-        for flag, given in (("--scheduler", args.scheduler), ("--memory-limit", args.memory_limit)):
-            if given:
-                raise CliError(f"{flag} needs --engine dask")
-    elif args.scheduler:
-        for flag, given in (("--memory-limit", args.memory_limit), ("--workers", args.workers)):
-            if given is not None:
-                raise CliError(f"{flag} applies to the LocalCluster featurize starts: the cluster at --scheduler "
-                               f"{args.scheduler} has its own workers")
+        if jsonl_only and not flat:
+            raise CliError(f"{', '.join(jsonl_only)} {noun(len(jsonl_only), 'applies', 'apply')} to flat JSONL files only, and no "
+                           f"INPUT is one: {kinds} (other formats keep their own date reading and booking-id pattern)")
+        facts = {"inputs": kinds, "flat_jsonl": flat}
+    check_needs(args, **facts)  # the cluster options, --partition-mb
 
 
 def run(args: argparse.Namespace) -> int:

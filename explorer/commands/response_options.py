@@ -38,10 +38,11 @@ def add_response_options(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("response scorer (default: unigram F1, as before)")
     g.add_argument("--response-scorer", choices=RESPONSE_SCORERS, default=None, help="how the answer text is scored (default f1)")
     g.add_argument("--rung", type=int, choices=(1, 2, 3, 4), default=None, help="normalisation rung for exact and the cascade (default 3)")
-    g.add_argument("--locale", default="en", help="number locale for rung 4 and the amount rule (default en)")
+    g.add_argument("--locale", default=None, help="number locale for rung 4 and the amount rule (default en)")
     g.add_argument("--pass-above", type=float, default=None, metavar="X", help="cascade: cosine >= X passes (default 0.85)")
     g.add_argument("--fail-below", type=float, default=None, metavar="Y", help="cascade: cosine < Y fails (default 0.6)")
-    g.add_argument("--embedding-backend", choices=BACKENDS, default="onnx-int8", help="embedding backend for cosine and cascade")
+    g.add_argument("--embedding-backend", choices=BACKENDS, default=None,
+                   help="embedding backend for cosine and cascade (default onnx-int8)")
 
 
 def response_settings(args: argparse.Namespace | None, settings: Settings) -> Settings:

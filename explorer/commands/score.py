@@ -22,6 +22,7 @@ from .response_options import (
     scorer_name, shows_response,
 )
 from ..core.scoring.passmark import show_threshold
+from .option_needs import check_needs
 from .trace_options import print_expectations_hint
 from .common import (
     NONE_YET, CliError, add_run_input_options, cases_heading, half_width_arg, no_interval, add_settings_options, base_settings_from_args, clean_json,
@@ -191,9 +192,10 @@ def _write(args: argparse.Namespace, data: str | bytes) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Print the report in the chosen format (or write it to ``--out``); 0 on success."""
+    settings = response_settings(args, settings_from_args(args, base_settings_from_args(args)))
+    check_needs(args, settings=settings)  # an option these settings do not read is an error, before any run is read
     case_set = load_cases_from_args(args)
     print_expectations_hint(case_set, args)
-    settings = response_settings(args, settings_from_args(args, base_settings_from_args(args)))
     report, table = score_report(case_set, settings, args)
     if args.format == "json":
         _write(args, json.dumps(clean_json(report), indent=2, ensure_ascii=False) + "\n")
