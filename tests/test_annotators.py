@@ -462,3 +462,38 @@ def test_labels_over_a_big_sets_id_column_read_only_the_listed_runs():
     assert annotations_from_labels(column, {}).codes.shape == (4, 0)
     with pytest.raises(ValueError, match="run R4: annotator 'bob' labels it twice"):
         annotations_from_labels(column, {"R4": (AnnotatorLabel("bob", "acceptable"), AnnotatorLabel("bob", "unacceptable"))})
+
+
+def test_consensus_header_says_which_verdicts_are_a_runs_single_verdict(tmp_path, capsys):
+    """The newcomer trial's input: ana and bo label E1 (both acceptable) and E2 (both
+    unacceptable), ana alone E3; E4..E10 keep the bundled file's single human_verdict. With
+    --min-labels 2: E1, E2 by consensus (2), E4..E10 their single verdict (7), 9 in all; E3 too few."""
+    multi = tmp_path / "multi.csv"
+    multi.write_text("run_id,annotator,human_verdict,note\nE1,ana,acceptable,\nE1,bo,acceptable,\n"
+                     "E2,ana,unacceptable,\nE2,bo,unacceptable,\nE3,ana,acceptable,\n", encoding="utf-8")
+    args = ["score", "--labels", str(multi), "--consensus", "--min-labels", "2"]
+    assert main(args) == 0
+    assert ("ground truth: consensus of 2 annotators (ana, bo), at least 2 labels per run; 9 runs with a verdict: "
+            "2 by consensus, 7 by the run's single human_verdict (no annotator labels; --min-labels does not apply to them)"
+            ) in capsys.readouterr().out.splitlines()
+    assert main(args + ["--format", "json"]) == 0
+    gt = json.loads(capsys.readouterr().out)["annotators"]["ground_truth"]
+    assert (gt["labelled"], gt["from_annotators"], gt["from_single_verdict"]) == (9, 2, 7)
+    assert gt["too_few_labels"] == {"n": 1, "ids": ["E3"]}
+
+
+def test_ground_truth_marks_the_runs_that_keep_their_single_verdict():
+    from explorer.core.evaluation.annotators import Annotations
+
+    codes = np.full((4, 2), -1, dtype=np.int8)
+    codes[0] = (1, 1)
+    codes[1] = (1, -1)  # one label: too few at min_labels 2, its fallback is not used
+    ann = Annotations(np.array(["a", "b", "c", "d"], dtype=object), ("x", "y"), codes, {})
+    fallback = np.array([0, 0, 1, -1], dtype=np.int8)  # d: nobody labelled it and it has no verdict
+    g = ground_truth(ann, min_labels=2, fallback=fallback)
+    assert g.human.tolist() == [1, -1, 1, -1]
+    assert g.from_single.tolist() == [False, False, True, False]
+    assert g.from_annotators.tolist() == [True, False, False, False]
+    # one annotator as the ground truth: no run's verdict is a single human_verdict
+    assert not ground_truth(ann, annotator="x").from_single.any()
+    assert not ground_truth(ann, min_labels=2).from_single.any()

@@ -475,3 +475,20 @@ def test_the_human_ceiling_reading_is_coloured_only_when_its_interval_supports_i
     worse = HumanCeiling(iv, iv, {}, "the scorer is worse than the people", verdict="worse")
     assert 'class="me-ceiling-reading me-ceiling-unclear"' in ceiling_html(unclear)
     assert 'class="me-ceiling-reading me-ceiling-worse"' in ceiling_html(worse)
+
+
+def test_the_ground_truth_says_how_many_verdicts_are_the_files_single_verdict(shared):
+    from explorer.core.evaluation.annotators import Annotations
+
+    # ana and bo label E1 acceptable and E2 unacceptable, ana alone E3; E4..E10 keep the file's verdict
+    codes = np.full((10, 2), -1, dtype=np.int8)
+    codes[0], codes[1], codes[2] = (1, 1), (0, 0), (1, -1)
+    labels = SessionLabels.from_features(shared.features, Annotations(shared.features.run_ids, ("ana", "bo"), codes, {}))
+    labels.choose_truth(CONSENSUS, min_labels=2)
+    ground = shown(ground_truth_html(labels, shared.features.run_ids))
+    assert ("9 of 10 runs have a verdict. 2 from the annotators' labels, 7 the file's single verdict "
+            "(no annotator labelled them; the minimum does not apply).") in ground
+    assert "Too few labels: 1 (fewer than 2: E3)" in ground
+    # with the annotators holding every verdict there is no mix to tell
+    labels = SessionLabels.from_shared(shared)
+    assert "the file's single verdict" not in shown(ground_truth_html(labels, shared.features.run_ids))

@@ -103,3 +103,19 @@ def test_compare_evaluations_is_the_core_call_the_app_makes():
     features = build_features(load_case_set(BUNDLED_CASES))
     c = compare_evaluations(features, evaluate(features, Settings()), evaluate(features, Settings(trajectory="any_order")))
     assert (c.fixed, c.broken, c.p_value) == (("E2", "E3", "E8"), ("E6",), 0.625)
+
+
+def test_compare_header_says_which_verdicts_are_a_runs_single_verdict(capsys, settings_files, tmp_path):
+    # ana and bo label E1 and E2 alike, ana alone E3: at --min-labels 2 E1, E2 by consensus, E3 too
+    # few labels, E4..E10 their single human_verdict from the bundled file (7)
+    multi = tmp_path / "multi.csv"
+    multi.write_text("run_id,annotator,human_verdict,note\nE1,ana,acceptable,\nE1,bo,acceptable,\n"
+                     "E2,ana,unacceptable,\nE2,bo,unacceptable,\nE3,ana,acceptable,\n", encoding="utf-8")
+    a, b = settings_files
+    assert main(["compare", "--settings", a, "--settings", b, "--labels", str(multi), "--min-labels", "2"]) == 0
+    first = capsys.readouterr().out.splitlines()[0]
+    assert first.endswith("; ground truth: consensus; 9 runs with a verdict: 2 by consensus, 7 by the run's single "
+                          "human_verdict (no annotator labels; --min-labels does not apply to them)")
+    assert main(["compare", "--settings", a, "--settings", b, "--labels", str(multi), "--min-labels", "2", "--format", "json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert (report["comparison"]["labelled"], report["from_annotators"], report["from_single_verdict"]) == (9, 2, 7)

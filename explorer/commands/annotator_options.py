@@ -84,6 +84,21 @@ def _fig(d: dict | None) -> str:
     return f"{d['value']:.2f} · 95 % CI {range_text(d['low'], d['high'])}"
 
 
+def verdicts_text(gt: dict) -> str:
+    """``"9 runs with a verdict"`` of a ``ground_truth`` dict
+    (:meth:`~explorer.core.evaluation.annotators.GroundTruth.to_dict`); when some of them are runs
+    no annotator labelled, keeping their single ``human_verdict``, it says where each came from:
+    ``"9 runs with a verdict: 2 by consensus, 7 by the run's single human_verdict (no annotator
+    labels; --min-labels does not apply to them)"``."""
+    text = counted(gt["labelled"], "run with a verdict", "runs with a verdict")
+    single = gt.get("from_single_verdict", 0)
+    if not single:
+        return text
+    by = "by consensus" if gt["source"] == "consensus" else f"by {gt['source']}"
+    return (f"{text}: {gt['from_annotators']:,} {by}, {single:,} by the run's single human_verdict "
+            "(no annotator labels; --min-labels does not apply to them)")
+
+
 def annotators_lines(section: dict) -> list[str]:
     """The table output's lines for an ``annotators`` section."""
     gt = section["ground_truth"]
@@ -92,7 +107,7 @@ def annotators_lines(section: dict) -> list[str]:
     names = ia["annotators"]
     source = gt["source"] if gt["source"] != "consensus" else f"consensus of {counted(len(names), 'annotator')} ({', '.join(names)})"
     minimum = f", at least {counted(gt['min_labels'], 'label')} per run" if gt["source"] == "consensus" else ""
-    out = [f"ground truth: {source}{minimum}; {counted(gt['labelled'], 'run with a verdict', 'runs with a verdict')}"]
+    out = [f"ground truth: {source}{minimum}; {verdicts_text(gt)}"]
     if d["n"]:
         out.append(f"disputed (left out of agreement, counted apart): {d['n']} (tie: {', '.join(d['ties'])})")
     else:

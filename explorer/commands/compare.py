@@ -15,7 +15,7 @@ from ..core.evaluation.features import build_features
 from ..core.evaluation.verdicts import evaluate
 from ..core.io.exports import load_settings
 from ..core.plural import counted, noun
-from .annotator_options import add_annotator_options, truth_from_args
+from .annotator_options import add_annotator_options, truth_from_args, verdicts_text
 from .trace_options import print_expectations_hint
 from .common import LIST_OPTION, NONE_YET, CliError, add_run_input_options, load_cases_from_args, print_json, warn_unused_tools
 from .response_options import response_features
@@ -56,7 +56,7 @@ def compare_report(args: argparse.Namespace) -> dict:
         "settings_a": {"file": args.settings[0], **settings_a.to_dict()},
         "settings_b": {"file": args.settings[1], **settings_b.to_dict()},
         "ground_truth": "the person's verdicts" if truth.truth is None else truth.truth.source,
-        **({k: truth.truth.to_dict(features.run_ids)[k] for k in ("disputed", "too_few_labels")} if truth.truth is not None else {}),
+        **({k: truth.truth.to_dict(features.run_ids)[k] for k in ("disputed", "too_few_labels", "from_annotators", "from_single_verdict")} if truth.truth is not None else {}),
         "comparison": result.to_dict(),
     }
 
@@ -83,7 +83,9 @@ def run(args: argparse.Namespace) -> int:
         return 0
     c = report["comparison"]
     a, b = c["agreement_a"], c["agreement_b"]
-    print(f"cases: {report['cases']}; ground truth: {report['ground_truth']}; {counted(c['labelled'], 'run with a verdict', 'runs with a verdict')}")
+    gt = {"source": report["ground_truth"], "labelled": c["labelled"], "from_annotators": report.get("from_annotators", 0),
+          "from_single_verdict": report.get("from_single_verdict", 0)}
+    print(f"cases: {report['cases']}; ground truth: {report['ground_truth']}; {verdicts_text(gt)}")
     print(f"A: {report['settings_a']['file']}  agreement {_agreement(a)}")
     print(f"B: {report['settings_b']['file']}  agreement {_agreement(b)}")
     ch = c["change"]

@@ -56,8 +56,9 @@ def annotators_html(labels: SessionLabels) -> str:
 
 
 def ground_truth_html(labels: SessionLabels, run_ids: np.ndarray) -> str:
-    """What the evaluator is scored against, the runs with a verdict, the disputed runs (ties) and
-    the runs with too few labels, with their ids."""
+    """What the evaluator is scored against, the runs with a verdict (when some are the file's single
+    verdict of runs no annotator labelled, how many of each: ``me-ground-mix``), the disputed runs
+    (ties) and the runs with too few labels, with their ids."""
     g = labels.ground
     if labels.truth == CONSENSUS and len(labels.annotators) > 1:
         source = (f"the consensus (majority) of {len(labels.annotators)} annotators, at least "
@@ -68,7 +69,12 @@ def ground_truth_html(labels: SessionLabels, run_ids: np.ndarray) -> str:
     else:
         source = f"the labels of <b>{_esc(labels.truth)}</b> only"
     with_verdict = int(np.count_nonzero(g.human >= 0))
-    parts = [f'<div class="me-ground-source">Ground truth: {source}. {with_verdict:,} of {counted(g.human.size, "run")} {"has" if with_verdict == 1 else "have"} a verdict.</div>']
+    single = int(np.count_nonzero(g.from_single))
+    where = (f' <span class="me-ground-mix">{int(np.count_nonzero(g.from_annotators)):,} from the annotators\' labels, '
+             f"{single:,} the file's single verdict (no annotator labelled {'it' if single == 1 else 'them'}; "
+             "the minimum does not apply).</span>") if single else ""
+    parts = [f'<div class="me-ground-source">Ground truth: {source}. {with_verdict:,} of {counted(g.human.size, "run")} '
+             f'{"has" if with_verdict == 1 else "have"} a verdict.{where}</div>']
     n_disputed = int(np.count_nonzero(g.disputed))
     if n_disputed:
         parts.append(f'<div class="me-disputed-runs"><b>Disputed: {n_disputed:,}</b> (tie: {_ids(run_ids[g.disputed])}), '

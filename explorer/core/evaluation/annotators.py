@@ -125,7 +125,10 @@ class GroundTruth:
     few labels), the ``Features.human`` contract; ``disputed`` bool (N,) runs whose labels tie;
     ``dispute`` int8 (N,) codes into ``DISPUTES``; ``source`` ``"consensus"`` or ``"annotator
     NAME"``; ``min_labels`` the minimum used. A run with fewer labels than the minimum is not
-    disputed (nobody disagrees): :attr:`too_few` marks it.
+    disputed (nobody disagrees): :attr:`too_few` marks it. ``single`` bool (N,) or None (none):
+    runs no annotator labelled whose verdict is their single ``human_verdict`` (the consensus's
+    ``fallback``), so a report can say how many verdicts are the annotators' and how many one
+    person's (:attr:`from_single`, :attr:`from_annotators`).
     """
 
     human: np.ndarray
@@ -133,11 +136,23 @@ class GroundTruth:
     dispute: np.ndarray
     source: str
     min_labels: int
+    single: np.ndarray | None = None
 
     @property
     def too_few(self) -> np.ndarray:
         """bool (N,): labelled, but by fewer annotators than ``min_labels`` (no verdict)."""
         return self.dispute == 2
+
+    @property
+    def from_single(self) -> np.ndarray:
+        """bool (N,): the verdict is the run's single ``human_verdict`` (no annotator labelled it);
+        ``min_labels`` does not apply to these."""
+        return np.zeros(self.human.shape, dtype=bool) if self.single is None else self.single
+
+    @property
+    def from_annotators(self) -> np.ndarray:
+        """bool (N,): the verdict comes from annotators' labels (their consensus or the chosen one's)."""
+        return (self.human >= 0) & ~self.from_single
 
     @property
     def apart(self) -> np.ndarray:
@@ -150,16 +165,21 @@ class GroundTruth:
         return (self.human < 0) & ~self.apart
 
     def to_dict(self, run_ids: Sequence[str]) -> dict:
-        """``{"source", "min_labels", "labelled", "unlabelled", "disputed": {"n", "ties",
-        "too_few_labels", "ids"}, "too_few_labels": {"n", "ids"}}``: ``disputed`` counts and lists
-        the ties only; its ``too_few_labels`` list is kept for earlier readers (those runs are not
-        disputed: the top-level ``too_few_labels`` counts them)."""
+        """``{"source", "min_labels", "labelled", "from_annotators", "from_single_verdict",
+        "unlabelled", "disputed": {"n", "ties", "too_few_labels", "ids"}, "too_few_labels": {"n",
+        "ids"}}``: ``labelled`` = ``from_annotators`` (verdicts made from annotators' labels) +
+        ``from_single_verdict`` (runs no annotator labelled, keeping their single
+        ``human_verdict``); ``disputed`` counts and lists the ties only; its ``too_few_labels``
+        list is kept for earlier readers (those runs are not disputed: the top-level
+        ``too_few_labels`` counts them)."""
         ids = np.asarray(run_ids, dtype=object)
         few = [str(x) for x in ids[self.too_few]]
         return {
             "source": self.source,
             "min_labels": self.min_labels,
             "labelled": int(np.count_nonzero(self.human >= 0)),
+            "from_annotators": int(np.count_nonzero(self.from_annotators)),
+            "from_single_verdict": int(np.count_nonzero(self.from_single)),
             "unlabelled": int(np.count_nonzero(self.unlabelled)),
             "disputed": {
                 "n": int(np.count_nonzero(self.disputed)),
@@ -180,7 +200,9 @@ def ground_truth(annotations: Annotations, annotator: str | None = None, min_lab
     run with at least one but fewer than ``min_labels`` labels has no verdict either
     (``"too few labels"``, :attr:`GroundTruth.too_few`, not disputed).
     A run nobody labelled takes ``fallback[i]`` (int8 (N,), e.g. ``Features.human`` from a single
-    ``human_verdict``) when given, else -1. With ``annotator``: that annotator's verdicts, -1 where
+    ``human_verdict``) when given, else -1; those that get a verdict so are
+    :attr:`GroundTruth.from_single` (``min_labels`` counts annotators' labels only and does not
+    apply to them: one person's verdict is kept whatever the minimum). With ``annotator``: that annotator's verdicts, -1 where
     they gave none; nothing is disputed.
 
     Raises ValueError for ``min_labels < 1``, an unknown annotator (naming the known ones) or a
@@ -204,10 +226,12 @@ def ground_truth(annotations: Annotations, annotator: str | None = None, min_lab
     human = np.where(acc > unacc, 1, np.where(unacc > acc, 0, -1)).astype(np.int8)
     dispute = np.where((total > 0) & (total < min_labels), 2, np.where((total > 0) & (acc == unacc), 1, 0)).astype(np.int8)
     human[dispute > 0] = -1
+    single = None
     if fallback is not None:
         nobody = total == 0
         human[nobody] = np.asarray(fallback, dtype=np.int8)[nobody]
-    return GroundTruth(human, dispute == 1, dispute, "consensus", min_labels)
+        single = nobody & (human >= 0)
+    return GroundTruth(human, dispute == 1, dispute, "consensus", min_labels, single)
 
 
 # --- statistics over count tables (units × categories), for a batch of bootstrap weights --------
