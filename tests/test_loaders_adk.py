@@ -391,3 +391,62 @@ def test_a_run_is_titled_by_its_first_user_message_not_its_eval_id(tmp_path, cap
     assert main(["score", "--cases", str(path)]) == 0
     row = next(line for line in capsys.readouterr().out.splitlines() if "weather_detour" in line)
     assert row.count("weather_detour") == 1 and "Book TP1351 to Lisbon" in row
+
+
+# --- what the loader assumed, said in notes (CLI stderr, the page's load report) ---------------
+
+
+def test_missing_sides_and_made_up_ids_are_noted_with_their_json_path(tmp_path, capsys):
+    """Case 0 (three_turns): turn 2 has no actual_invocation, turn 3 no expected_invocation; case 1
+    has no eval_id (run id case-2); case 2 repeats case 0's id (three_turns#2); case 3 has no
+    invocations. Each assumption is one note: file, JSON path, what was assumed."""
+    case = multi_invocation_case()
+    del case["eval_metric_result_per_invocation"][1]["actual_invocation"]
+    case["eval_metric_result_per_invocation"][2]["expected_invocation"] = None
+    nameless = new_form_case()
+    del nameless["eval_id"]
+    failed = case_result("inference_failed", [], [], 3)
+    path = write(tmp_path, result_file(case, nameless, multi_invocation_case(), failed), name="x.evalset_result.json")
+    cs = load_runs(path)
+    assert [r.id for r in cs.runs] == ["three_turns", "case-2", "three_turns#2", "inference_failed"]
+    per = "eval_case_results[0].eval_metric_result_per_invocation"
+    assert cs.notes == (
+        f"{path}: {per}[1]: no actual_invocation; scored as a missing turn (the run fails)",
+        f"{path}: {per}[2]: no expected_invocation; read as a turn expecting no calls, with an empty reference",
+        f"{path}: eval_case_results[1]: no eval_id; run id case-2",
+        f'{path}: eval_case_results[2].eval_id: "three_turns" repeats eval_case_results[0]\'s; run id three_turns#2',
+        f"{path}: eval_case_results[3].eval_metric_result_per_invocation: no invocations (ADK's failed inference); "
+        "read as one empty turn",
+    )
+    assert main(["score", "--cases", str(path)]) == 0
+    err = capsys.readouterr().err.splitlines()
+    assert f"metric-explorer: note: {path}: {per}[1]: no actual_invocation; scored as a missing turn (the run fails)" in err
+    assert f"metric-explorer: note: {path}: eval_case_results[1]: no eval_id; run id case-2" in err
+
+    from explorer.app.page import load_report
+    report = load_report(cs)
+    assert report[0] == f"{per}[1]: no actual_invocation; scored as a missing turn (the run fails)."
+    assert report[2] == "eval_case_results[1]: no eval_id; run id case-2."
+
+
+def test_an_empty_eval_id_is_noted_and_a_clean_file_has_no_notes(tmp_path):
+    empty = new_form_case()
+    empty["eval_id"] = ""
+    cs = load_runs(write(tmp_path, result_file(old_form_case(), empty)))
+    assert [r.id for r in cs.runs] == ["weather_detour", "case-2"]
+    assert [n.split(": ", 1)[1] for n in cs.notes] == ["eval_case_results[1]: empty eval_id; run id case-2"]
+    assert load_runs(write(tmp_path, result_file(old_form_case(), new_form_case()), name="ok.evalset_result.json")).notes == ()
+
+
+def test_notes_past_five_of_a_kind_are_counted_in_one_line(tmp_path):
+    cases = []
+    for k in range(8):
+        c = new_form_case()
+        c["eval_id"] = f"c{k}"
+        del c["eval_metric_result_per_invocation"][0]["actual_invocation"]
+        cases.append(c)
+    notes = load_runs(write(tmp_path, result_file(*cases))).notes
+    assert len(notes) == 6
+    assert notes[4].endswith("eval_case_results[4].eval_metric_result_per_invocation[0]: no actual_invocation; "
+                             "scored as a missing turn (the run fails)")
+    assert notes[5].endswith(": and 3 more invocations with no actual_invocation (scored as missing turns)")

@@ -26,6 +26,7 @@ did in the success line (before, the last file's success hid an earlier file's e
 from __future__ import annotations
 
 import html
+import re
 from typing import Callable
 
 import panel as pn
@@ -62,15 +63,21 @@ def loaded_message(name: str, n_runs: int) -> str:
     return f"Loaded {n_runs:,} runs from {name}. They are scored with the settings you had; press Play to list them."
 
 
+JSON_PATH_START = re.compile(r"[A-Za-z_]\w*\[\d+\]")
+"""A note starting with a JSON path such as ``eval_case_results[2]`` (not capitalised)."""
+
+
 def note_sentence(note: str, name: str) -> str:
     """A loader's note as a sentence: the file name it starts with left out, a capital first
     letter and a full stop (``"t.json: 1 of 2 traces have no tool spans: read as runs with no calls"``
-    -> ``"1 of 2 traces have no tool spans: read as runs with no calls."``)."""
+    -> ``"1 of 2 traces have no tool spans: read as runs with no calls."``). A note that starts with
+    a JSON path keeps it as spelled (``"eval_case_results[2]: no eval_id; run id case-3."``)."""
     text = note[len(name) + 2:] if name and note.startswith(f"{name}: ") else note
     text = text.strip()
     if not text:
         return ""
-    text = text[0].upper() + text[1:]
+    if not JSON_PATH_START.match(text):
+        text = text[0].upper() + text[1:]
     return text if text.endswith((".", "!", "?")) else text + "."
 
 

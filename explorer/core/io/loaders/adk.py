@@ -26,6 +26,10 @@ Mapping, per case (one run) and per invocation (``eval_metric_result_per_invocat
   empty answer). A case with no invocations at all (ADK's failed inference) is kept as one empty
   invocation with both counts 0.
 
+Each such assumption (a missing side, no invocations, a run id made up for an empty or repeated
+``eval_id``) is one ``CaseSet.notes`` line naming the file and the JSON path (the CLI prints them
+on stderr, the page in its load report).
+
 Files written by ADK up to 1.21 are a JSON *string* holding the JSON; that is unwrapped. An ADK
 eval set (``*.evalset.json``, or the older list form ``*.test.json``) holds expected runs only and
 raises one LoadError saying so.
@@ -207,7 +211,15 @@ def _metric_scores(case: dict[str, Any], path: str) -> dict[str, float | None]:
     return scores
 
 
-def _case_to_run(case: Any, path: str, run_id: str) -> Run:
+NOTES_PER_KIND = 5
+"""Notes listed one by one per kind of assumption (a missing side, no invocations, an id made up);
+the rest of a kind are counted in one line, so a big file cannot flood stderr or the load report."""
+
+
+def _case_to_run(case: Any, path: str, run_id: str, notes: list[tuple[str, str]] | None = None) -> Run:
+    """One case -> a Run; ``notes`` gains ``(kind, "<JSON path>: <what was assumed>")`` for each
+    invocation with no actual or no expected side and for a case with no invocations."""
+    notes = [] if notes is None else notes
     case = expect_object(case, path)
     if not has(case, "eval_metric_result_per_invocation"):
         raise Problem(path, 'missing "eval_metric_result_per_invocation"')
@@ -227,11 +239,17 @@ def _case_to_run(case: Any, path: str, run_id: str) -> Run:
             raise Problem(ipath, 'missing "actual_invocation" and "expected_invocation"')
         n_actual += actual is not None
         n_expected += expected is not None
+        if actual is None:
+            notes.append(("actual", f"{ipath}: no actual_invocation; scored as a missing turn (the run fails)"))
+        if expected is None:
+            notes.append(("expected", f"{ipath}: no expected_invocation; read as a turn expecting no calls, "
+                                      "with an empty reference"))
         a_user, a_calls, a_answer = actual or ("", (), "")
         e_user, e_calls, e_answer = expected or ("", (), "")
         users.append(a_user or e_user)
         invocations.append(Invocation(expected_calls=e_calls, actual_calls=a_calls, answer=a_answer, references=(e_answer,)))
     if not invocations:
+        notes.append(("empty", f"{join_path(path, key)}: no invocations (ADK's failed inference); read as one empty turn"))
         invocations.append(Invocation(expected_calls=(), actual_calls=(), answer="", references=("",)))
     return Run(
         id=run_id,
@@ -254,7 +272,13 @@ def _case_to_run(case: Any, path: str, run_id: str) -> Run:
 def adk_results_from_data(data: Any, name: str) -> CaseSet:
     """Build a CaseSet from parsed ADK EvalSetResult JSON ``data`` (already unwrapped or a JSON
     string holding it). Run ids are the cases' ``eval_id`` (``case-<k>`` when empty; a repeated id
-    gets ``#2``, ``#3``). Raises LoadError ``"<name>: <JSON path>: <problem>"``."""
+    gets ``#2``, ``#3``). Raises LoadError ``"<name>: <JSON path>: <problem>"``.
+
+    ``CaseSet.notes``: one line ``"<name>: <JSON path>: <what was assumed>"`` per case whose id was
+    made up (no ``eval_id``, or a repeated one), per invocation with no ``actual_invocation``
+    (scored as a missing turn) or no ``expected_invocation``, and per case with no invocations;
+    after :data:`NOTES_PER_KIND` of a kind, one line counting the rest (the CLI prints them on
+    stderr, the page in its load report)."""
     data = unwrap(data, name)
     if is_eval_set(data):
         raise LoadError(name, "", EVALSET_MESSAGE)
@@ -270,6 +294,8 @@ def adk_results_from_data(data: Any, name: str) -> CaseSet:
         raise LoadError(name, key, "no eval case results (0 runs)")
     runs: list[Run] = []
     seen: dict[str, int] = {}
+    first: dict[str, str] = {}
+    notes: list[tuple[str, str]] = []
     for k, case in enumerate(cases):
         path = f"{key}[{k}]"
         try:
@@ -279,11 +305,38 @@ def adk_results_from_data(data: Any, name: str) -> CaseSet:
             base = raw_id or f"case-{k + 1}"
             seen[base] = seen.get(base, 0) + 1
             run_id = base if seen[base] == 1 else f"{base}#{seen[base]}"
-            runs.append(_case_to_run(case, path, run_id))
+            first.setdefault(base, path)
+            if isinstance(case, dict) and not raw_id:
+                notes.append(("id", f"{path}: {'empty' if has(case, 'eval_id') else 'no'} eval_id; run id {run_id}"))
+            elif seen[base] > 1:
+                notes.append(("id", f"{join_path(path, 'eval_id')}: {json_spelling(base)} repeats {first[base]}'s; run id {run_id}"))
+            runs.append(_case_to_run(case, path, run_id, notes))
         except Problem as p:
             raise LoadError(name, p.path, p.message) from None
     title = get(data, "eval_set_result_name") or get(data, "eval_set_id") or "ADK eval results"
-    return make_case_set(runs, name, str(title), f"ADK eval set results of eval set {get(data, 'eval_set_id', '')!s}")
+    cs = make_case_set(runs, name, str(title), f"ADK eval set results of eval set {get(data, 'eval_set_id', '')!s}")
+    if not notes:
+        return cs
+    return CaseSet(cs.name, cs.description, cs.runs, cs.source, notes=tuple(f"{name}: {n}" for n in _capped(notes)))
+
+
+MORE = {"actual": "invocations with no actual_invocation (scored as missing turns)",
+        "expected": "invocations with no expected_invocation (read as expecting no calls)",
+        "empty": "cases with no invocations (read as one empty turn)",
+        "id": "cases whose run id was made up (no eval_id, or a repeated one)"}
+
+
+def _capped(notes: list[tuple[str, str]]) -> list[str]:
+    """The first :data:`NOTES_PER_KIND` notes of each kind in file order, then per kind
+    ``"... and N more <kind>"``."""
+    out: list[str] = []
+    shown: dict[str, int] = {}
+    for kind, text in notes:
+        shown[kind] = shown.get(kind, 0) + 1
+        if shown[kind] <= NOTES_PER_KIND:
+            out.append(text)
+    out += [f"and {n - NOTES_PER_KIND:,} more {MORE[kind]}" for kind, n in shown.items() if n > NOTES_PER_KIND]
+    return out
 
 
 def loads_adk_results(data: bytes | str, name: str) -> CaseSet:
