@@ -450,3 +450,53 @@ def test_notes_past_five_of_a_kind_are_counted_in_one_line(tmp_path):
     assert notes[4].endswith("eval_case_results[4].eval_metric_result_per_invocation[0]: no actual_invocation; "
                              "scored as a missing turn (the run fails)")
     assert notes[5].endswith(": and 3 more invocations with no actual_invocation (scored as missing turns)")
+
+
+@pytest.mark.parametrize("indent", [None, 2])
+@pytest.mark.parametrize("wrap", [False, True])
+def test_result_file_missing_its_list_is_read_as_adk(tmp_path, capsys, indent, wrap):
+    """minimal.evalset_result.json with its "eval_case_results" key deleted was detected as flat
+    JSONL (one line: 'line 1, eval_set_result_id: unknown field ...') or not told at all (indented):
+    its eval_set_result_id / eval_set_result_name are ADK's own keys, so the ADK reader names the
+    missing list. ``wrap``: the ADK <= 1.21 form, a JSON string holding the JSON."""
+    data = json.loads((FIXTURES / "minimal.evalset_result.json").read_text())
+    del data["eval_case_results"]
+    text = json.dumps(data, indent=indent)
+    path = tmp_path / "flights.evalset_result.json"
+    path.write_text(json.dumps(text) if wrap else text)
+    with pytest.raises(LoadError) as info:
+        load_runs(path)
+    assert (info.value.file, info.value.location) == (str(path), "(top level)")
+    assert str(info.value) == (f'{path}: (top level): missing "eval_case_results" (the list of eval case results; '
+                               "the file has eval_set_result_id, eval_set_result_name but no cases)")
+    assert main(["score", "--cases", str(path)]) == 2
+    assert 'missing "eval_case_results"' in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("name", ["minimal.evalset.json", "minimal_events.evalset.json"])
+@pytest.mark.parametrize("indent", [None, 2])
+def test_eval_set_missing_its_list_is_still_an_eval_set(tmp_path, name, indent):
+    """An eval set with "eval_cases" deleted keeps eval_set_id, ADK's key: it was read as flat
+    JSONL ('unknown field "eval_set_id"') or not told; it is an eval set (expected runs only)."""
+    data = json.loads((FIXTURES / name).read_text())
+    del data["eval_cases"]
+    path = tmp_path / name
+    path.write_text(json.dumps(data, indent=indent))
+    with pytest.raises(LoadError) as info:
+        load_runs(path)
+    assert str(info.value).startswith(f"{path}: this is an ADK eval set")
+    assert all(part in str(info.value) for part in EVALSET_PARTS)
+
+
+@pytest.mark.parametrize("indent", [None, 2])
+def test_adk_test_config_is_named(tmp_path, indent):
+    """ADK's test_config.json (the shared example's content) was read as flat JSONL ('unknown
+    field "criteria"') or not told: it is eval criteria, no runs."""
+    data = {"criteria": {"tool_trajectory_avg_score": {"threshold": 1.0, "match_type": "IN_ORDER"},
+                         "response_match_score": 0.8}}
+    path = tmp_path / "test_config.json"
+    path.write_text(json.dumps(data, indent=indent))
+    with pytest.raises(LoadError) as info:
+        load_runs(path)
+    assert str(info.value).startswith(f'{path}: (top level): this is an ADK test config: it holds eval criteria ("criteria"), no runs')
+    assert ".adk/eval_history/" in str(info.value)

@@ -55,6 +55,8 @@ ADK_RESULTS_HINT = (
     "<agent>/.adk/eval_history/ (*.evalset_result.json)"
 )
 EVALSET_MESSAGE = "this is an ADK eval set: it holds expected runs only, no agent answers; " + ADK_RESULTS_HINT
+TEST_CONFIG_MESSAGE = ("this is an ADK test config: it holds eval criteria (\"criteria\"), no runs; "
+                       + ADK_RESULTS_HINT)
 
 
 def _camel(snake: str) -> str:
@@ -74,19 +76,47 @@ def has(obj: dict[str, Any], key: str) -> bool:
     return key in obj or _camel(key) in obj
 
 
+RESULT_ID_KEYS = ("eval_set_result_id", "eval_set_result_name")
+"""Keys only an ADK EvalSetResult holds besides its list ``eval_case_results`` (google-adk
+``eval_result.py``): a file with one of them is an eval set result even when the list is
+missing, and the reader then names the missing list."""
+
+EVAL_SET_ID_KEY = "eval_set_id"
+"""The key an ADK EvalSet holds besides its list ``eval_cases`` (``eval_set.py``); an
+EvalSetResult holds it too, next to :data:`RESULT_ID_KEYS`."""
+
+
+def _has_result_id(data: dict[str, Any]) -> bool:
+    return any(has(data, key) for key in RESULT_ID_KEYS)
+
+
 def is_eval_set(data: Any) -> bool:
-    """True for an ADK EvalSet (object with ``eval_cases``) or the older list form of
+    """True for an ADK EvalSet (object with ``eval_cases``, or with ``eval_set_id`` and none of
+    the result keys: an eval set missing its list is still one) or the older list form of
     ``*.test.json`` (a list of objects with ``query`` / ``expected_tool_use``)."""
     if isinstance(data, dict):
-        return has(data, "eval_cases") and not has(data, "eval_case_results")
+        if has(data, "eval_case_results") or _has_result_id(data):
+            return False
+        return has(data, "eval_cases") or has(data, EVAL_SET_ID_KEY)
     if isinstance(data, list) and data and isinstance(data[0], dict):
         return "query" in data[0] or "expected_tool_use" in data[0]
     return False
 
 
 def is_eval_results(data: Any) -> bool:
-    """True for an ADK EvalSetResult object (has ``eval_case_results``)."""
-    return isinstance(data, dict) and has(data, "eval_case_results")
+    """True for an ADK EvalSetResult object: it has ``eval_case_results``, or one of
+    :data:`RESULT_ID_KEYS` (the list missing; the reader then says so)."""
+    return isinstance(data, dict) and (has(data, "eval_case_results") or (_has_result_id(data) and not has(data, "eval_cases")))
+
+
+TEST_CONFIG_KEYS = frozenset({"criteria", "user_simulator_config", "userSimulatorConfig"})
+"""The keys of ADK's ``EvalConfig`` (``eval_config.py``), what a ``test_config.json`` holds."""
+
+
+def is_test_config(data: Any) -> bool:
+    """True for an ADK ``test_config.json``: an object whose ``criteria`` is an object and whose
+    keys are all :data:`TEST_CONFIG_KEYS` (eval criteria, no runs)."""
+    return isinstance(data, dict) and isinstance(data.get("criteria"), dict) and set(data) <= TEST_CONFIG_KEYS
 
 
 def unwrap(data: Any, name: str) -> Any:
@@ -282,8 +312,13 @@ def adk_results_from_data(data: Any, name: str) -> CaseSet:
     data = unwrap(data, name)
     if is_eval_set(data):
         raise LoadError(name, "", EVALSET_MESSAGE)
+    if is_test_config(data):
+        raise LoadError(name, "(top level)", TEST_CONFIG_MESSAGE)
     if not isinstance(data, dict):
         raise LoadError(name, "(top level)", f'expected an ADK eval set result object with "eval_case_results", got {json_type(data)}')
+    if not has(data, "eval_case_results") and _has_result_id(data):
+        raise LoadError(name, "(top level)", 'missing "eval_case_results" (the list of eval case results; '
+                        f'the file has {", ".join(k for k in RESULT_ID_KEYS if has(data, k))} but no cases)')
     if not has(data, "eval_case_results"):
         raise LoadError(name, "(top level)", f'missing "eval_case_results" (not an ADK eval set result; {ADK_RESULTS_HINT})')
     key = "eval_case_results" if "eval_case_results" in data else "evalCaseResults"

@@ -8,8 +8,10 @@ schema in Parquet, :mod:`.parquet`). ``auto`` decides from the content, then the
 
 0. bytes starting with Parquet's ``PAR1`` -> parquet; with a zip header -> inspect (``.eval``);
 1. text that parses as one JSON document: an object with ``"format": "metric-explorer/cases@1"``
-   -> cases; with ``eval_case_results`` (or a JSON string holding such an object) -> adk; an ADK
-   eval set (``eval_cases``, or the list form of ``*.test.json``) -> the eval-set LoadError;
+   -> cases; with ``eval_case_results`` or ``eval_set_result_id`` / ``eval_set_result_name`` (or a
+   JSON string holding such an object) -> adk (a result missing its list is named so); an ADK
+   eval set (``eval_cases`` or ``eval_set_id``, or the list form of ``*.test.json``) -> the eval-set
+   LoadError; an ADK ``test_config.json`` (a ``criteria`` object) -> the test-config LoadError;
    with ``resourceSpans`` -> otlp; with ``version`` and an ``eval`` object -> inspect;
    records with ``outputs`` / ``reference_outputs`` (a list, or ``{"runs": [...]}``) -> messages;
    a list of other records with an ``id`` -> jsonl (the flat schema as one JSON list);
@@ -56,11 +58,11 @@ def _detect_json(data: Any, name: str) -> str | None:
             data = loads_json(data)
         except (ValueError, RecursionError):  # not JSON inside: the ADK reader names the fault
             return None
-        return "adk" if adk.is_eval_results(data) or adk.is_eval_set(data) else None
+        return "adk" if adk.is_eval_results(data) or adk.is_eval_set(data) or adk.is_test_config(data) else None
     if isinstance(data, dict):
         if "format" in data and str(data["format"]).startswith("metric-explorer/cases"):
             return "cases"
-        if adk.is_eval_results(data) or adk.is_eval_set(data):
+        if adk.is_eval_results(data) or adk.is_eval_set(data) or adk.is_test_config(data):
             return "adk"
         if otlp.is_otlp_request(data):
             return "otlp"
