@@ -580,11 +580,13 @@ def full_report(case_set) -> list[str]:
 
 def applied_message(name: str, got: UploadedLabels) -> str:
     """The load report's line for labels file ``name`` applied (:func:`labels_message`): how its
-    ids matched, the ids naming no run, the example ids of several runs."""
+    ids matched, the ids naming no run (the first few, the first with its row), the example ids of
+    several runs."""
     match = got.match
     if match is None:
-        return labels_message(name, got.unknown)
-    return labels_message(name, got.unknown, match.key_words, several_note(match.several))
+        return labels_message(name, got.unknown, unknown_ids=got.unknown_ids, first_row=got.first_unknown_row)
+    return labels_message(name, got.unknown, match.key_words, several_note(match.several),
+                          got.unknown_ids, got.first_unknown_row)
 
 
 def joined_message(name: str, joined: Joined) -> str:

@@ -226,12 +226,16 @@ class UploadedLabels:
     """A labels CSV upload matched to the runs: ``single`` run index -> (verdict or None, note)
     for a file without an annotator column, else ``annotated`` run index -> its labels
     ``(annotator, verdict, note)``; ``unknown`` the number of run ids naming no run; ``match`` how
-    its ids named runs (by run id or example id; example ids of several runs, not applied)."""
+    its ids named runs (by run id or example id; example ids of several runs, not applied);
+    ``unknown_ids`` the ids naming no run in file order and ``first_unknown_row`` the CSV row
+    (header = row 1) of the first, None when there is none."""
 
     single: dict[int, tuple[str | None, str]]
     annotated: dict[int, list[tuple[str, str, str]]]
     unknown: int
     match: LabelMatch | None = None
+    unknown_ids: tuple[str, ...] = ()
+    first_unknown_row: int | None = None
 
 
 def labels_from_upload(data: bytes, name: str, run_ids: np.ndarray, examples: Examples = ()) -> UploadedLabels:
@@ -255,12 +259,14 @@ def labels_from_upload(data: bytes, name: str, run_ids: np.ndarray, examples: Ex
                        f"none of the {len(ids):,} run ids names a run of this case set (first: {json.dumps(ids[0])})")
         raise LoadError(name, "row 2, column run_id", problem)
     at = {lid: position[rid] for lid, rid in match.run_of.items()}
+    unknown = tuple(match.unknown)
+    first_row = got.rows.get(unknown[0]) if unknown else None
     if got.annotated is None:
         single = {at[lid]: (lab.verdict, lab.note) for lid, lab in got.labels.items() if lid in at}
-        return UploadedLabels(single, {}, len(match.unknown), match)
+        return UploadedLabels(single, {}, len(unknown), match, unknown, first_row)
     annotated = {at[lid]: [(lab.annotator, lab.verdict, lab.note) for lab in labs]
                  for lid, labs in got.annotated.items() if lid in at}
-    return UploadedLabels({}, annotated, len(match.unknown), match)
+    return UploadedLabels({}, annotated, len(unknown), match, unknown, first_row)
 
 
 def run_examples(shared: SharedData) -> Callable[[], list[str | None]]:

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import html
 import re
-from typing import Callable
+from typing import Callable, Sequence
 
 import panel as pn
 
@@ -142,15 +142,24 @@ def no_expectations_note(kind: str) -> str:
             "reference; docs/formats.md) to join them.")
 
 
-def labels_message(name: str, unknown: int, key_words: str = "run id", several: str = "") -> str:
+def labels_message(name: str, unknown: int, key_words: str = "run id", several: str = "",
+                   unknown_ids: Sequence[str] = (), first_row: int | None = None) -> str:
     """``"Applied the labels in labels.csv."`` (``" (matched by example id)"`` before the full stop
     when ``key_words``, how the ids named runs, is not the run id alone) plus, when some ids
-    matched no run, ``"3 run ids in the file match no run here and were skipped."`` and, for ids
-    that are the example id of several runs, ``several`` (:func:`~explorer.core.io.loaders.labels.several_note`)."""
+    matched no run, ``"3 run ids in the file match no run here and were skipped: ZZ9 (row 4), ZZ8,
+    ZZ7."`` (``unknown_ids`` in file order, the first three shown, each over :data:`ID_SHOWN`
+    characters cut; ``first_row`` the CSV row of the first, header = row 1) and, for ids that are
+    the example id of several runs, ``several`` (:func:`~explorer.core.io.loaders.labels.several_note`).
+    Plain text: the page escapes it (run ids are untrusted)."""
     extra = ""
     if unknown:
-        extra = (" 1 run id in the file matches no run here and was skipped." if unknown == 1 else
-                 f" {unknown:,} run ids in the file match no run here and were skipped.")
+        extra = (" 1 run id in the file matches no run here and was skipped" if unknown == 1 else
+                 f" {unknown:,} run ids in the file match no run here and were skipped")
+        if unknown_ids:
+            first = _some(list(unknown_ids[:1])) + (f" (row {first_row:,})" if first_row is not None else "")
+            rest = _some(list(unknown_ids[1:]), 2) if len(unknown_ids) > 1 else ""
+            extra += f": {first}" + (f", {rest}" if rest else "")
+        extra += "."
     if several:
         extra += f" Not applied: {several}."
     by = "" if key_words == "run id" else f" (matched by {key_words})"
