@@ -25,8 +25,12 @@ from ...core.scoring.trajectory_metrics import DEFINITIONS, canonical
 from ..state import TRAJECTORY_GROUPS, Inputs, is_partial
 from .style import WRAP, LiveHTML, inline_label, not_busy, styled, write_through
 
-TWO_LINE_BUTTONS = ":host .bk-btn { padding: 3px 4px; font-size: 12.5px; white-space: normal; line-height: 1.2; }"
-"""Side-by-side choices whose labels take two lines (they fit the settings column's width)."""
+TWO_LINE_BUTTONS = (":host .bk-btn { padding: 3px 8px; font-size: 12.5px; white-space: normal; line-height: 1.2; "
+                    "flex: 1 1 0; min-width: 0; overflow-wrap: anywhere; }")
+"""Side-by-side choices of equal width whose labels wrap onto two lines inside the settings column.
+The buttons were as wide as their one-line labels: at 1024x768 "Mean of trajectory and F1" filled
+its button to the last pixel (text right edge 316.02 px, content box 316 px, 4 px padding) and
+touched its border; halves of the card with 8 px padding keep every label clear of its edges."""
 COMPACT_CHOICES = ":host .choices__input--cloned { width: 96px; } :host .choices__inner { min-height: 0; padding-bottom: 2px; }"
 """The denied tools on one line: the search box beside the chosen tools (it wraps when they fill the line)."""
 DIMMED_WHEN_DISABLED = ".noUi-target[disabled] { opacity: 0.4; } .noUi-target[disabled] .noUi-handle { cursor: not-allowed; }"
