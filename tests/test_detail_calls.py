@@ -92,6 +92,55 @@ def test_the_side_panel_keeps_e1s_booking_id_and_e10s_calls_whole_and_the_table_
     actual = _calls_rows(detail_html(s.features, s.ev, e10))["Actual calls"]
     assert ('confirm_booking(booking_id: <span class="me-token">&quot;BK-4407&quot;</span> ≠ '
             '<span class="me-token">&quot;BK-4470&quot;)</span>') in actual
-    table_expected, table_actual = calls_html(s.features, s.ev, e10)
+    table_expected, table_actual = calls_html(s.features, s.ev, e10)  # keep_whole off: as before
     assert "me-token" not in table_expected + table_actual
     assert "confirm_booking(booking_id: &quot;BK-4407&quot; ≠ &quot;BK-4470&quot;)" in table_actual
+
+
+# --- the same in the table, the trace and the status lines (the Reason cell broke at BK-|4470) -----
+
+def test_the_tables_reason_title_and_calls_keep_e10s_booking_ids_whole():
+    from explorer.app.views.table import table_frame
+
+    s = ExplorerSession(load_shared(BUNDLED_CASES))
+    e10 = list(s.features.run_ids).index("E10")
+    row = table_frame(s.features, s.ev, e10 + 1, start=e10).iloc[0]
+    # cases/booking_agent.json, E10 under EXACT: reason 'missing call book_flight; confirm_booking at
+    # position 2: booking_id "BK-4407" ≠ "BK-4470"' (the reason row of the side panel reads the same)
+    assert row["Reason"] == ('missing call book_flight; confirm_booking at position 2: booking_id '
+                             '<span class="me-token">&quot;BK-4407&quot;</span> ≠ <span class="me-token">&quot;BK-4470&quot;</span>')
+    assert shown(row["Reason"]) == 'missing call book_flight; confirm_booking at position 2: booking_id "BK-4407" ≠ "BK-4470"'
+    assert ('confirm_booking(booking_id: <span class="me-token">&quot;BK-4407&quot;</span> ≠ '
+            '<span class="me-token">&quot;BK-4470&quot;)</span>') in row["Actual calls"]
+    assert row["Title"] == "Claimed a booking it never made"  # no hyphen: untouched
+    assert row["ID"] == '<b title="E10">E10</b>'
+
+
+def test_run_text_in_the_table_is_escaped_before_its_words_are_wrapped(tmp_path):
+    # a hyphenated title and id holding markup: the tags arrive as text, inside the one span
+    import json
+
+    from explorer.app.highlight import escape_whole
+    from explorer.app.views.table import table_frame
+
+    assert escape_whole("re-<img src=x onerror=alert(1)> & co") == (
+        '<span class="me-token">re-&lt;img</span> src=x onerror=alert(1)&gt; &amp; co')
+    assert escape_whole('"BK-4470" <b>') == '<span class="me-token">&quot;BK-4470&quot;</span> &lt;b&gt;'
+    run = {"id": "X-<b>1</b>", "title": "re-<img src=x onerror=alert(1)> & co", "user_input": "u",
+           "invocations": [{"expected_calls": [], "actual_calls": [], "answer": "a", "references": ["a"]}],
+           "human_verdict": "acceptable"}
+    path = tmp_path / "cases.json"
+    path.write_text(json.dumps({"format": "metric-explorer/cases@1", "name": "probe", "runs": [run]}), encoding="utf-8")
+    s = ExplorerSession(load_shared(path))
+    row = table_frame(s.features, s.ev, 1).iloc[0]
+    assert row["Title"] == '<span class="me-token">re-&lt;img</span> src=x onerror=alert(1)&gt; &amp; co'
+    assert row["ID"] == '<b title="X-&lt;b&gt;1&lt;/b&gt;"><span class="me-token">X-&lt;b&gt;1&lt;/b&gt;</span></b>'
+
+
+def test_trace_lines_keep_booking_ids_whole():
+    from explorer.app.views.trace import trace_html
+    from explorer.core.evaluation.replay import TraceEvent
+
+    got = trace_html([TraceEvent(60.0, "verdict", "E10", 'E10 verdict fail (booking_id "BK-4407" ≠ "BK-4470") — agree')])
+    assert ('<div class="me-ev me-ev-verdict">60.0 s  E10 verdict fail (booking_id <span class="me-token">&quot;BK-4407&quot;</span>'
+            ' ≠ <span class="me-token">&quot;BK-4470&quot;)</span> — agree</div>') in got

@@ -59,3 +59,13 @@ def keep_tokens_whole(marked: str) -> str:
         return f'<span class="me-token">{token}</span>' if _HYPHENATED.search(plain) else token
 
     return _TOKEN.sub(wrap, marked)
+
+
+def escape_whole(value: object) -> str:
+    """``str(value)`` escaped with ``html.escape`` and then its hyphenated tokens (ids such as
+    ``BK-4470``, ISO dates, file names such as ``booking-agent.jsonl``) kept on one line by
+    :func:`keep_tokens_whole`: for run text (untrusted) shown as an element's content anywhere on
+    the page, never inside an attribute (the span would be markup there).
+
+    ``escape_whole('"BK-4470" <b>') == '<span class="me-token">&quot;BK-4470&quot;</span> &lt;b&gt;'``."""
+    return keep_tokens_whole(html.escape(str(value)))

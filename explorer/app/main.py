@@ -23,7 +23,6 @@ are kept per annotator in :class:`SessionLabels`; a label change re-evaluates A 
 
 from __future__ import annotations
 
-import html
 from dataclasses import replace
 from typing import Any, Callable, Mapping, Sequence
 
@@ -64,6 +63,7 @@ from .views.review_queue import ReviewDecisions, ReviewQueueView
 from .views.style import WRAP, Deferred, LazyTab, LiveHTML, styled, write_through
 from .views.table import PAGE_SIZE as TABLE_PAGE_SIZE, TableView
 from .views.trace import TraceView
+from .highlight import escape_whole
 
 FOOTER = (
     '<div class="me-footer">Trajectory match follows the ADK definitions (EXACT, IN_ORDER, ANY_ORDER). '
@@ -374,7 +374,7 @@ class ExplorerSession:
     def show_notices(self, notices: list[str]) -> None:
         """Show ``notices`` (escaped) in the notice bar, or hide it when empty."""
         if notices:
-            items = "".join(f"<li>{html.escape(n)}</li>" for n in notices)
+            items = "".join(f"<li>{escape_whole(n)}</li>" for n in notices)
             self.notice.object = f'<div class="me-notice-box"><b>Note</b><ul>{items}</ul></div>'
         self.notice.visible = bool(notices)
 

@@ -32,6 +32,7 @@ from ..labels import CONSENSUS, SessionLabels
 from ..words import counted, half_width_words
 from .metrics import MAX_IDS, _ids as ids_text
 from .style import WRAP, LiveHTML, styled
+from ..highlight import escape_whole
 
 CONSENSUS_LABEL = "Consensus (majority of the annotators)"
 NEGATIVE = re.compile(r"-(?=\d)")
@@ -50,9 +51,9 @@ def _ids(ids: np.ndarray) -> str:
 def annotators_html(labels: SessionLabels) -> str:
     """``Annotators: person (10 labels), B (4 labels) · labelling as B``."""
     counts = labels.label_counts()
-    names = ", ".join(f"<b>{_esc(a)}</b> ({n:,} label{'s' if n != 1 else ''})" for a, n in counts.items())
+    names = ", ".join(f"<b>{escape_whole(a)}</b> ({n:,} label{'s' if n != 1 else ''})" for a, n in counts.items())
     return (f'<div class="me-annotator-list">Annotators: {names} · new labels are made as '
-            f'<b class="me-labeller">{_esc(labels.labeller)}</b></div>')
+            f'<b class="me-labeller">{escape_whole(labels.labeller)}</b></div>')
 
 
 def ground_truth_html(labels: SessionLabels, run_ids: np.ndarray) -> str:

@@ -48,6 +48,7 @@ from ...core.plural import counted, half_width_words
 from ..loading import LatestJob
 from .response_inputs import model_html
 from .style import LiveHTML, styled
+from ..highlight import escape_whole
 
 BUNDLED_PAIRS = Path(__file__).resolve().parents[3] / "cases" / "labelled_pairs.json"
 """The 20 labelled pairs bundled with the explorer (12 acceptable, 8 not)."""
@@ -326,7 +327,7 @@ class CalibrationView:
             scores = pair_scores(score)
             identity = make_embedder().identity() if score == "cosine" else None
             # the name may hold brackets of its own: quoted after a comma, never in brackets
-            what = f"{len(ps.pairs)} bundled labelled pairs, “{html.escape(ps.name)}”"
+            what = f"{len(ps.pairs)} bundled labelled pairs, “{escape_whole(ps.name)}”"
             return scores, ps.labels(), what, identity
         if score == "stored":
             raise ValueError("stored scores exist only for the bundled pairs")

@@ -4,8 +4,6 @@ buttons go underneath (given by the page)."""
 
 from __future__ import annotations
 
-import html
-
 import panel as pn
 
 from typing import Callable
@@ -14,18 +12,12 @@ from ...core.evaluation.verdicts import OUTCOMES, Evaluation, reason
 from ...core.evaluation.features import Features
 from ...core.io.model import EXAMPLE_ID
 from ...core.scoring.overlap import unigram_f1
-from ..highlight import keep_tokens_whole, mark_differences
+from ..highlight import escape_whole, keep_tokens_whole, mark_differences
 from ..labels import file_note
 from .style import Deferred, LiveHTML, flex_item, styled
 from .table import calls_html
 
 HINT = '<div class="me-empty">Select a revealed run in the table to see its answer, reference and the person\'s note.</div>'
-
-
-def text(value: str) -> str:
-    """``value`` escaped, its hyphenated tokens (ids, ISO dates) kept on one line
-    (:func:`~explorer.app.highlight.keep_tokens_whole`)."""
-    return keep_tokens_whole(html.escape(value))
 
 
 PERSON_WORDS = {1: "acceptable", 0: "unacceptable", -1: "unlabelled"}
@@ -39,7 +31,7 @@ def example_row(run) -> list[str]:
     example = run.extra.get(EXAMPLE_ID)
     if not isinstance(example, str) or not example or example == run.id:
         return []
-    return [f'<div class="me-detail-row"><span class="me-k">Example</span><span class="me-v">{text(example)}</span></div>']
+    return [f'<div class="me-detail-row"><span class="me-k">Example</span><span class="me-v">{escape_whole(example)}</span></div>']
 
 
 def person_row(verdict: str, file_verdict: str | None, file_text: str, typed: str | None = None) -> str:
@@ -48,7 +40,7 @@ def person_row(verdict: str, file_verdict: str | None, file_text: str, typed: st
     note of another verdict follows on its own line as that verdict's (``me-file-note``: "Note
     from the file (with verdict unacceptable): …", :func:`~explorer.app.labels.file_note`), so
     it never reads as the reason of a verdict changed here."""
-    e = text
+    e = escape_whole
     note = typed if typed else file_note(verdict, file_verdict, file_text)
     own = bool(typed) or note == file_text
     after = (": " + e(note)) if note and own else ""
@@ -66,7 +58,7 @@ def detail_html(features: Features, ev: Evaluation, i: int, people: str = "", pe
     ``person`` when given (``"disputed"``); ``people`` (HTML) lists the annotators' labels under it
     (issue 11); ``note``: one typed in this session with the label (:func:`person_row`)."""
     run = features.runs[i]
-    e = text
+    e = escape_whole
     outcome = OUTCOMES[int(ev.outcome[i])]
     verdict = "pass" if ev.passed[i] else "fail"
     parts = [

@@ -14,13 +14,13 @@ served over plain http to other machines).
 
 from __future__ import annotations
 
-import html
 from typing import Callable
 
 import panel as pn
 
 from ..state import PageState
 from .style import WRAP, LiveHTML, flex_item, hide_tooltip_on_click, styled, tooltip_below
+from ..highlight import escape_whole
 
 COPY_LINK_JS = """
 const url = new URL(window.location.href);
@@ -43,7 +43,7 @@ def title_html(set_name: str) -> str:
     """Title and the shown case set (escaped)."""
     return (
         '<div class="me-header"><span class="me-title">Metric Trade-off Explorer</span>'
-        f'<span class="me-subtitle">{html.escape(set_name)} · how often does the evaluator agree with the '
+        f'<span class="me-subtitle">{escape_whole(set_name)} · how often does the evaluator agree with the '
         "person, and why?</span></div>"
     )
 

@@ -17,6 +17,7 @@ import param
 from panel.reactive import ReactiveHTML
 
 from .style import LiveHTML, flex_item, hide_tooltip_on_click, styled, tooltip_below
+from ..highlight import escape_whole
 
 KEY_VERDICTS: dict[str, str | None] = {"a": "acceptable", "u": "unacceptable", "c": None}
 """Key pressed (lower case) -> the verdict it records (None clears the label)."""
@@ -102,7 +103,7 @@ class LabelBar:
         if selected is None:
             self.selected.object = '<div class="me-hint">Select a row in the table, then press a / u / c.</div>'
         else:
-            self.selected.object = f'<div>Selected run: <b>{html.escape(selected)}</b></div>'
+            self.selected.object = f'<div>Selected run: <b>{escape_whole(selected)}</b></div>'
         self.unlabelled.object = (f'<div class="me-sub">Select a run to read and label it. '
                                   f"{html.escape(unlabelled_text(human, disputed, too_few))}</div>")
 

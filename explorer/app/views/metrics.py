@@ -32,18 +32,20 @@ from ...core.evaluation.verdicts import OUTCOMES, Evaluation
 from ..intervals import BOOTSTRAP_TIP, WILSON_TIP, na_reason, num_ci, pct, pct_ci
 from ..words import counted, half_width_words, settings_words
 from .style import LiveHTML, styled
+from ..highlight import escape_whole
 
 MAX_IDS = 30
 """Run ids listed under false passes / fails; more are counted (a 1M-run set can have 100,000s)."""
 
 
 def _ids(ids: list[str], total: int | None = None) -> str:
-    """``"E1, E7"`` (escaped), ``"none"``, or the first ``MAX_IDS`` and ``"(+N more)"``."""
+    """``"E1, E7"`` (escaped, a hyphenated id kept on one line: :func:`~explorer.app.highlight.escape_whole`),
+    ``"none"``, or the first ``MAX_IDS`` and ``"(+N more)"``."""
     total = len(ids) if total is None else total
     if not total:
         return "none"
     more = f" (+{total - MAX_IDS:,} more)" if total > MAX_IDS else ""
-    return html.escape(", ".join(ids[:MAX_IDS]) + more)
+    return escape_whole(", ".join(ids[:MAX_IDS]) + more)
 
 
 def _fmt(x: float | None) -> str:

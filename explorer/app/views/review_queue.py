@@ -19,6 +19,7 @@ from ...core.evaluation.verdicts import Evaluation, response_score_text
 from ...core.evaluation.features import Features
 from ..labels import SessionLabels
 from .style import LiveHTML, styled
+from ..highlight import escape_whole
 
 REVIEW_NOTE = "decided in the review queue"
 MAX_SHOWN = 20
@@ -63,16 +64,16 @@ def item_html(features: Features, ev: Evaluation, i: int) -> str:
     s = ev.settings
     run = features.runs[i]
     inv = run.invocations[0]
-    refs = "".join(f"<li>{_esc(r)}</li>" for r in inv.references)
+    refs = "".join(f"<li>{escape_whole(r)}</li>" for r in inv.references)
     more = f' <small>(+{len(run.invocations) - 1} more turns)</small>' if len(run.invocations) > 1 else ""
     rc = ev.response
     # the cascade's own words: "cosine 0.84 in [0.80, 0.85)", or why a score above the pass band
     # still waits (a text longer than the model's window)
     band = rc.cascade.reason(rc.cascade_features, i, s.pass_above, s.fail_below) if rc is not None and rc.cascade is not None else ""
     return (
-        f'<div class="me-review-run"><b>{_esc(run.id)}</b> {_esc(run.title)} · '
+        f'<div class="me-review-run"><b>{escape_whole(run.id)}</b> {escape_whole(run.title)} · '
         f"{_esc(band.removesuffix(': waiting for review'))}</div>"
-        f'<div class="me-review-answer">Answer: {_esc(inv.answer)}{more}</div>'
+        f'<div class="me-review-answer">Answer: {escape_whole(inv.answer)}{more}</div>'
         f'<div class="me-review-refs">Reference: <ul>{refs}</ul></div>'
     )
 

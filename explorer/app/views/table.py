@@ -21,7 +21,7 @@ from ...core.evaluation.features import Features
 from ...core.scoring.passmark import show_score
 from ...core.scoring.trajectory_metrics import allowed_marks
 from ...core.scoring.trajectory import MarkedCall, mark_calls
-from ..highlight import keep_tokens_whole
+from ..highlight import escape_whole, keep_tokens_whole
 from .style import LiveHTML, flex_item, styled
 
 COLUMNS = (
@@ -74,7 +74,7 @@ def call_html(m: MarkedCall, allowed: frozenset[str] = frozenset(), keep_whole: 
     :func:`~explorer.core.scoring.trajectory_metrics.allowed_marks`) reads ``extra, allowed`` and
     is shown muted (``me-call-allowed``): a trial saw E2 pass IN_ORDER while still marked EXTRA.
     ``keep_whole``: hyphenated tokens of the text (``"BK-4407"``) kept on one line (the side
-    panel, :func:`~explorer.app.highlight.keep_tokens_whole`)."""
+    panel and the table, :func:`~explorer.app.highlight.keep_tokens_whole`)."""
     slug = m.mark.replace(" ", "-")
     ok_here = m.mark in allowed
     word = f"{m.mark}, allowed" if ok_here else m.mark
@@ -108,7 +108,9 @@ def calls_html(features: Features, ev: Evaluation, i: int, keep_whole: bool = Fa
 
 def table_frame(features: Features, ev: Evaluation, k: int, start: int = 0,
                 person_cell: Callable[[int, str], str] | None = None) -> pd.DataFrame:
-    """The display table of runs ``start..k-1`` (all cells escaped HTML), columns ``COLUMNS``.
+    """The display table of runs ``start..k-1`` (all cells escaped HTML), columns ``COLUMNS``; the
+    run's text (ID, Title, Reason, the calls) with its hyphenated words (``"BK-4470"``) kept on one
+    line (:func:`~explorer.app.highlight.escape_whole`): Reason broke E10's at ``BK-|4470``.
     ``person_cell(i, verdict word)`` gives the Person cell's HTML (several annotators: disputed and
     split runs marked, issue 11); default the word, escaped."""
     if k <= start:
@@ -119,7 +121,7 @@ def table_frame(features: Features, ev: Evaluation, k: int, start: int = 0,
     data: dict[str, list[str]] = {c: [] for c in COLUMNS}
     for j, rec in enumerate(base.to_dict(orient="records")):
         i = int(rows[j])
-        expected, actual = calls_html(features, ev, i)
+        expected, actual = calls_html(features, ev, i, keep_whole=True)
         if s.trajectory == "none":
             traj = '<span class="me-none">not scored</span>'
         else:
@@ -142,8 +144,8 @@ def table_frame(features: Features, ev: Evaluation, k: int, start: int = 0,
         verdict = rec["verdict"]
         person = rec["human_verdict"] or "unlabelled"
         outcome = rec["outcome"]
-        data["ID"].append(f"<b title=\"{_esc(rec['id'])}\">{_esc(rec['id'])}</b>")
-        data["Title"].append(_esc(rec["title"]))
+        data["ID"].append(f"<b title=\"{_esc(rec['id'])}\">{escape_whole(rec['id'])}</b>")
+        data["Title"].append(escape_whole(rec["title"]))
         data["Expected calls"].append(expected)
         data["Actual calls"].append(actual)
         data["Trajectory"].append(traj)
@@ -153,7 +155,7 @@ def table_frame(features: Features, ev: Evaluation, k: int, start: int = 0,
         data["Person"].append(_esc(person) if person_cell is None else person_cell(i, person))
         data["Outcome"].append(f'<span class="me-outcome me-outcome-{_SLUG[outcome]}">{_esc(outcome)}</span>')
         data["Decided by"].append(f'<span class="me-decided-by">{_esc(rec["decided_by"])}</span>')
-        data["Reason"].append(_esc(rec["reason"]))
+        data["Reason"].append(escape_whole(rec["reason"]))
     return pd.DataFrame(data, index=rows)
 
 

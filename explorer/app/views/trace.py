@@ -2,20 +2,21 @@
 
 from __future__ import annotations
 
-import html
 
 import panel as pn
 
 from ...core.evaluation.replay import TraceEvent
 from .style import LiveHTML, styled
+from ..highlight import escape_whole
 
 
 def trace_html(events: list[TraceEvent]) -> str:
-    """One escaped ``<div class="me-ev me-ev-KIND">`` per event (text is ``TraceEvent.line()``),
+    """One escaped ``<div class="me-ev me-ev-KIND">`` per event (text is ``TraceEvent.line()``, its
+    hyphenated words such as ``"BK-4470"`` kept on one line, :func:`~explorer.app.highlight.escape_whole`),
     inside a scroller that stays pinned to the newest line."""
     if not events:
         return '<div class="me-empty">Nothing yet: press Play or Next event.</div>'
-    lines = "".join(f'<div class="me-ev me-ev-{e.kind}">{html.escape(e.line())}</div>' for e in events)
+    lines = "".join(f'<div class="me-ev me-ev-{e.kind}">{escape_whole(e.line())}</div>' for e in events)
     return f'<div class="me-trace-scroll"><div class="me-trace-lines">{lines}</div></div>'
 
 

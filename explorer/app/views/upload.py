@@ -32,6 +32,7 @@ from typing import Callable, Sequence
 import panel as pn
 
 from .style import LiveHTML, styled
+from ..highlight import escape_whole
 
 SETTLE_MS = 600
 """A drop is handled once no file of it has arrived for this long (ms) and none is half-way through
@@ -294,10 +295,10 @@ class UploadView:
 
     def _error_html(self, messages: list[str], others_loaded: bool) -> None:
         if len(messages) == 1:
-            head, body = "<b>Could not load this file.</b> ", html.escape(messages[0])
+            head, body = "<b>Could not load this file.</b> ", escape_whole(messages[0])
         else:
             head = f"<b>Could not load {len(messages):,} files.</b>"
-            body = "<ul>" + "".join(f"<li>{html.escape(m)}</li>" for m in messages) + "</ul>"
+            body = "<ul>" + "".join(f"<li>{escape_whole(m)}</li>" for m in messages) + "</ul>"
         hint = ("Nothing changed from this file; the drop's other files were applied (the line at the top says how)."
                 if others_loaded and len(messages) == 1 else
                 "Nothing changed from these files; the drop's other files were applied (the line at the top says how)."
@@ -307,10 +308,10 @@ class UploadView:
         self.error.visible = True
 
     def _status_html(self, text: str, notes: tuple[str, ...] | list[str] = (), waiting: bool = False) -> None:
-        items = "".join(f"<li>{html.escape(n)}</li>" for n in notes if n)
+        items = "".join(f"<li>{escape_whole(n)}</li>" for n in notes if n)
         report = f'<ul class="me-load-notes">{items}</ul>' if items else ""
         kind = "me-load-waiting" if waiting else "me-load-ok"
-        self.status.object = f'<div class="{kind}" role="status">{html.escape(text)}{report}</div>' if text else ""
+        self.status.object = f'<div class="{kind}" role="status">{escape_whole(text)}{report}</div>' if text else ""
         self.status.visible = bool(text)
 
     def panel(self) -> pn.Column:
