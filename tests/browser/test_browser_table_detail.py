@@ -170,3 +170,55 @@ def test_table_reason_cells_keep_booking_ids_whole(new_offline_context, booking_
     assert external == []
     context.close()
 
+
+ROW_LINES = """v => {
+  const starts = new Map();
+  const walk = n => {
+    for (const c of n.childNodes) {
+      if (c.nodeType === 1) { walk(c); continue; }
+      if (c.nodeType !== 3) continue;
+      for (let i = 0; i < c.textContent.length; i++) {
+        const r = document.createRange(); r.setStart(c, i); r.setEnd(c, i + 1);
+        const b = [...r.getClientRects()].filter(b => b.width > 0)[0];
+        if (!b) continue;
+        const y = Math.round(b.bottom), seen = starts.get(y);
+        if (seen === undefined || b.left < seen[0]) starts.set(y, [b.left, c.textContent[i]]);
+      }
+    }
+  };
+  walk(v);
+  return [...starts.entries()].sort((a, b) => a[0] - b[0]).map(([, s]) => s);
+}"""
+"""JS: [x of its first character, that character] of each line of an element's text."""
+
+
+@pytest.mark.parametrize("width, height", [(1024, 768), (1440, 900)], ids=["1024x768", "1440x900"])
+def test_side_panel_reference_lines_start_where_the_other_rows_do(new_offline_context, booking_app, output_path,
+                                                                  width, height):
+    # the label "Reference" (77 px at 13.5 px bold) was wider than the labels' 72 px column, so its
+    # row's text started 5 px right of the other rows' and every wrapped line read as if it began
+    # with a space (" booked and confirmed.", " BK-4470.")
+    from explorer_page import App, expect_no_sideways_scroll, shoot
+
+    context, external = new_offline_context({"width": width, "height": height})
+    app = App(context.new_page(), booking_app.url).open()
+    app.next_events(5, then_time=60.0)
+    for run_id in ("E1", "E7", "E10"):
+        app.select_run(run_id)
+        detail = app.el("me-detail")
+        values = detail.locator(".me-detail-row > .me-v")
+        expect(values.first).to_be_visible()
+        lefts = [b["x"] for b in (v.bounding_box() for v in values.all())]
+        assert max(lefts) - min(lefts) <= 0.5, f"{run_id}: the rows' texts start at {sorted(set(lefts))}"
+        reference = detail.locator(".me-detail-row", has=app.page.locator(".me-k", has_text="Reference")).locator(".me-v")
+        lines = reference.evaluate(ROW_LINES)
+        assert len(lines) >= 2, f"{run_id}: the reference fits one line at {width} px, nothing wraps"
+        for x, first in lines:
+            assert not first.isspace(), f"{run_id}: a line of the reference begins with a space"
+            # the first word may be marked (1 px padding, as the answer's)
+            assert lefts[0] <= x <= lefts[0] + 2.5, f"{run_id}: a reference line starts at {x}, the rows at {lefts[0]}"
+        expect_no_sideways_scroll(app)
+    app.el("me-detail-panel").scroll_into_view_if_needed()
+    shoot(app, output_path, "side-panel-reference")
+    assert external == []
+    context.close()
