@@ -58,6 +58,8 @@ def keep_tokens_whole(marked: str) -> str:
         plain = token.replace("<mark>", "").replace("</mark>", "")
         return f'<span class="me-token">{token}</span>' if _HYPHENATED.search(plain) else token
 
+    if "-" not in marked:  # most cells of the table: nothing to wrap, no regex pass
+        return marked
     return _TOKEN.sub(wrap, marked)
 
 
