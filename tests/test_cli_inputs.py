@@ -102,11 +102,26 @@ def test_input_format_forces_a_loader(tmp_path, capsys):
     assert capsys.readouterr().err.startswith(f"metric-explorer: error: {path}: line 1, column 1: invalid JSON")
 
 
+def test_the_unknown_labels_id_warning_names_the_first_ones_row(tmp_path, capsys):
+    # the page says "skipped: ZZ9 (row 3)"; the CLI warned "names no loaded run: ZZ9" (no row)
+    x = tmp_path / "x.csv"
+    x.write_text("run_id,human_verdict\nE1,acceptable\nZZ9,unacceptable\n")  # header = row 1: ZZ9 on row 3
+    _, err = score_json(capsys, "--cases", "cases/booking_agent.json", "--labels", str(x))
+    assert err == f"metric-explorer: warning: {x}: 1 run id names no loaded run: ZZ9 (row 3)\n"
+    # several unknown ids: the first (in file order) with its row, the rest as before; an annotator
+    # file's row is the id's first label (ZZ8 is labelled on rows 3 and 5)
+    many = tmp_path / "many.csv"
+    many.write_text("run_id,annotator,human_verdict\nE1,ana,acceptable\nZZ8,ana,acceptable\n"
+                    "ZZ7,bo,unacceptable\nZZ8,bo,unacceptable\n")
+    _, err = score_json(capsys, "--cases", "cases/booking_agent.json", "--labels", str(many))
+    assert err == f"metric-explorer: warning: {many}: 2 run ids name no loaded run: ZZ8 (row 3), ZZ7\n"
+
+
 def test_labels_with_unknown_ids_warn_and_all_unknown_fail(tmp_path, capsys):
     some = tmp_path / "some.csv"
     some.write_text("run_id,human_verdict,note\nE1,unacceptable,\nZ1,acceptable,\n")
     out, err = score_json(capsys, "--labels", str(some))
-    assert err == f"metric-explorer: warning: {some}: 1 run id names no loaded run: Z1\n"
+    assert err == f"metric-explorer: warning: {some}: 1 run id names no loaded run: Z1 (row 3)\n"
     assert next(r for r in out["runs"] if r["id"] == "E1")["human_verdict"] == "unacceptable"
     none = tmp_path / "none.csv"
     none.write_text("run_id,human_verdict,note\nZ1,acceptable,\nZ2,,\n")

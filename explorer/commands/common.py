@@ -343,7 +343,8 @@ def load_cases_from_args(args: argparse.Namespace, progress=None) -> CaseSet:
 def apply_labels_from_file(case_set: CaseSet, labels_path: str) -> CaseSet:
     """``case_set`` with the labels CSV ``labels_path`` applied, its ids naming runs by run id,
     else by example id (:func:`~explorer.core.io.loaders.labels.match_label_ids`). Ids naming no
-    run, and example ids of several runs (not guessed), are warned about on stderr; a file none of
+    run (the first ten, the first with its CSV row, header = row 1: ``names no loaded run: ZZ9
+    (row 3)``), and example ids of several runs (not guessed), are warned about on stderr; a file none of
     whose labels applies is a LoadError saying why (for traces read without ``--join-key``, to give
     it)."""
     try:
@@ -367,7 +368,9 @@ def apply_labels_from_file(case_set: CaseSet, labels_path: str) -> CaseSet:
             text += "; to match traces by example id give --join-key ATTR"
         raise LoadError(labels_path, label_file.place(first) if one else "", text)
     if match.unknown:
-        shown = ", ".join(match.unknown[:10]) + (f" (+{len(match.unknown) - 10} more)" if len(match.unknown) > 10 else "")
+        first_row = label_file.rows.get(match.unknown[0])  # as the page's "skipped: ZZ9 (row 3)"
+        shown = ", ".join([match.unknown[0] + (f" (row {first_row:,})" if first_row is not None else ""), *match.unknown[1:10]])
+        shown += f" (+{len(match.unknown) - 10} more)" if len(match.unknown) > 10 else ""
         print(f"metric-explorer: warning: {labels_path}: {counted(len(match.unknown), 'run id')} "
               f"{noun(len(match.unknown), 'names', 'name')} no loaded run: {shown}", file=sys.stderr)
     if several:
