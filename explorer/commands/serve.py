@@ -21,6 +21,7 @@ import os
 from ..core.io.bigload import looks_like_flat_jsonl
 from ..core.plural import counted
 from .common import BUNDLED_CASES, CliError, add_date_reading_options, add_run_input_options, base_settings_from_args, load_cases_from_args
+from .trace_options import warn
 
 HELP = "serve the explorer web app"
 MAX_DEFAULT_PROCS = 2
@@ -36,12 +37,31 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--port", type=int, default=5006, help="port to listen on (default 5006)")
     p.add_argument("--address", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     p.add_argument("--show", action="store_true", help="open a browser tab")
-    p.add_argument("--num-procs", type=int, default=DEFAULT_PROCS, metavar="N",
+    p.add_argument("--num-procs", type=int, default=None, metavar="N",  # None: not given (DEFAULT_PROCS)
                    help=f"worker processes sharing the port (default {DEFAULT_PROCS}: one per core, at most "
                         f"{MAX_DEFAULT_PROCS}); a big file loading in the background is served by one")
     p.add_argument("--num-threads", type=int, default=0, metavar="N",
                    help="threads per process running session callbacks (Panel's thread pool; default 0: none)")
     p.set_defaults(func=run)
+
+
+def worker_procs(num_procs: int | None, background_path: str | None) -> tuple[int, str | None]:
+    """The worker processes ``serve`` runs and the note to print on stderr, if any.
+
+    ``num_procs``: ``--num-procs`` as typed, None when not given (then :data:`DEFAULT_PROCS`);
+    ``background_path``: the big JSONL file loading in the background, None when the case set is
+    loaded before serving. A background load runs in a thread of this process, so workers forked
+    while it runs would never see it: it is served by one process. Returns ``(procs, note)``:
+    ``note`` is None unless more than one process was asked for with ``--num-procs`` and the file
+    loads in the background, the one case where the value given is not used."""
+    procs = DEFAULT_PROCS if num_procs is None else num_procs
+    if background_path is None:
+        return procs, None
+    note = None
+    if num_procs is not None and num_procs > 1:
+        note = (f"note: --num-procs {num_procs} not used: {background_path!r} loads in the background in "
+                "this process, so one process serves it (workers forked now would never see the load)")
+    return 1, note
 
 
 def allowed_origins(address: str, port: int) -> list[str]:
@@ -199,7 +219,7 @@ def run(args: argparse.Namespace) -> int:
     """Load the case set (LoadError -> exit 2 with one line), then serve until interrupted."""
     if not 1 <= args.port <= 65535:
         raise CliError(f"--port must be between 1 and 65535, got {args.port}")
-    if args.num_procs < 1:
+    if args.num_procs is not None and args.num_procs < 1:
         raise CliError(f"--num-procs must be at least 1, got {args.num_procs}")
     if args.num_threads < 0:
         raise CliError(f"--num-threads must be 0 or more, got {args.num_threads}")
@@ -241,14 +261,15 @@ def run(args: argparse.Namespace) -> int:
     pn.config.reuse_sessions = True  # a page request renders from a cached session; sessions build on connection
     pn.config.session_key_func = page_request_key  # one cached session, whatever the URL's query
     pn.config.nthreads = args.num_threads or None
-    procs = args.num_procs
+    procs, note = worker_procs(args.num_procs, None if process is not None else str(served_path))
+    if note is not None:
+        warn(note)
     if process is not None:
         served = process.served
         print(f"metric-explorer: serving {served.case_set.name!r} ({counted(served.features.n, 'run')}) at "
               f"http://{args.address}:{args.port}/" + (f" with {procs} worker processes" if procs > 1 else ""), flush=True)
         make_page = page_builder(lambda: create_workspace_app(process))
     else:
-        procs = 1  # the load runs in a thread of this process: workers forked now would never see it
         job = BackgroundLoad(load, str(served_path)).start()
         print(f"metric-explorer: loading {served_path!r} in the background; serving at "
               f"http://{args.address}:{args.port}/ (a progress bar shows until it is loaded)", flush=True)
