@@ -482,6 +482,32 @@ def test_consensus_header_says_which_verdicts_are_a_runs_single_verdict(tmp_path
     assert gt["too_few_labels"] == {"n": 1, "ids": ["E3"]}
 
 
+def test_human_ceiling_counts_only_the_runs_the_annotators_decide(tmp_path, capsys):
+    """The trial's input again: the ceiling's evaluator figure is over E1 and E2 (the consensus),
+    not the 7 runs keeping the file's single verdict (it read "agrees with the consensus on 56 %
+    of runs (5/9)"). Opening settings pass only E5: E1 (acceptable) fails, E2 (unacceptable)
+    fails -> 1/2; the annotators agree on E1 and E2 -> 2/2. Newcombe from the Wilson limits of 1/2
+    (0.0945, 0.9055) and 2/2 (0.3424, 1): -0.5 - 0.4055 = -0.91, -0.5 + hypot(0.4055, 0.6576) = +0.27."""
+    multi = tmp_path / "multi.csv"
+    multi.write_text("run_id,annotator,human_verdict\nE1,ana,acceptable\nE1,bo,acceptable\n"
+                     "E2,ana,unacceptable\nE2,bo,unacceptable\nE3,ana,acceptable\n", encoding="utf-8")
+    args = ["score", "--labels", str(multi), "--consensus", "--min-labels", "2"]
+    assert main(args) == 0
+    assert ("human ceiling: the evaluator agrees with the consensus on 50 % of the runs the annotators' labels decide "
+            "(1/2; 7 runs with only the file's single verdict left out), the annotators with each other on 100 % (2/2): "
+            "not enough runs to tell whether the scorer is as good as the people (difference -50 points, "
+            "Newcombe 95 % CI -91 to +27)") in capsys.readouterr().out.splitlines()
+    assert main(args + ["--format", "json"]) == 0
+    c = json.loads(capsys.readouterr().out)["annotators"]["human_ceiling"]
+    assert (c["evaluator_vs_consensus"]["value"], c["evaluator_vs_consensus"]["n"], c["single_verdict_left_out"]) == (0.5, 2, 7)
+    low, high = _newcombe(1, 2, 2, 2)
+    assert (c["difference"]["low"], c["difference"]["high"]) == (pytest.approx(low, abs=1e-6), pytest.approx(high, abs=1e-6))
+    # without single verdicts (every run labelled by an annotator) the sentence is as before
+    assert main(["score", "--labels", str(TWO)]) == 0
+    line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith("human ceiling:"))
+    assert "agrees with the consensus on 38 % of runs (3/8)," in line and "left out" not in line
+
+
 def test_ground_truth_marks_the_runs_that_keep_their_single_verdict():
     from explorer.core.evaluation.annotators import Annotations
 

@@ -489,6 +489,17 @@ def test_the_ground_truth_says_how_many_verdicts_are_the_files_single_verdict(sh
     assert ("9 of 10 runs have a verdict. 2 from the annotators' labels, 7 the file's single verdict "
             "(no annotator labelled them; the minimum does not apply).") in ground
     assert "Too few labels: 1 (fewer than 2: E3)" in ground
+    # the human ceiling counts E1, E2 only (the opening settings fail both: E1 acceptable, E2 not -> 1/2),
+    # not the 7 runs whose verdict no annotator gave
+    from explorer.app.views.annotators import ceiling_html
+    from explorer.core.evaluation.annotators import human_ceiling, inter_annotator
+    from explorer.core.evaluation.settings import Settings
+
+    passed = evaluate(shared.features.with_human(labels.ground.human), Settings()).passed
+    ann = labels.labelled_annotations()
+    ceiling = shown(ceiling_html(human_ceiling(passed, ann, labels.ground, inter_annotator(ann))))
+    assert ("Evaluator vs the ground truth: 1/2 (50 %, 95 % CI 9–91 %) over the runs the annotators' labels decide "
+            "(7 runs with only the file's single verdict left out) · annotators vs each other: 2/2") in ceiling
     # with the annotators holding every verdict there is no mix to tell
     labels = SessionLabels.from_shared(shared)
     assert "the file's single verdict" not in shown(ground_truth_html(labels, shared.features.run_ids))

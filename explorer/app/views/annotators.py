@@ -144,9 +144,13 @@ def ceiling_html(ceiling: HumanCeiling | None) -> str:
         return ""
     per = ", ".join(f"{_esc(name)} {_esc(share_text(iv))}" for name, iv in ceiling.evaluator_vs_annotator.items())
     reading = NEGATIVE.sub(MINUS, ceiling.reading[:1].upper() + ceiling.reading[1:])  # true minus signs, as the figures
+    left_out = ""
+    if ceiling.single_left_out:  # runs keeping the file's single verdict: no annotator could disagree on them
+        left_out = _esc(f" over the runs the annotators' labels decide ({counted(ceiling.single_left_out, 'run')} "
+                        "with only the file's single verdict left out)")
     return (
         '<div class="me-ia-sub">Human ceiling</div>'
-        f'<div>Evaluator vs the ground truth: <b>{_esc(share_text(ceiling.evaluator_vs_truth))}</b> · annotators vs each '
+        f'<div>Evaluator vs the ground truth: <b>{_esc(share_text(ceiling.evaluator_vs_truth))}</b>{left_out} · annotators vs each '
         f"other: <b>{_esc(share_text(ceiling.annotators_vs_each_other))}</b></div>"
         f'<div class="me-sub">Evaluator vs each annotator: {per}</div>'
         f'<div class="me-ceiling-reading me-ceiling-{CEILING_TONES.get(ceiling.verdict, "unclear")}">{_esc(reading)}.</div>'

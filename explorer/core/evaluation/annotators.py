@@ -476,7 +476,10 @@ class HumanCeiling:
     agreement; ``evaluator_vs_annotator`` its agreement with each annotator over the runs they
     labelled; ``difference`` evaluator minus people with its 95 % interval (``method``
     ``"newcombe"``; None when either figure is undefined); ``verdict`` one of
-    :data:`CEILING_VERDICTS` or None; ``reading`` one plain sentence."""
+    :data:`CEILING_VERDICTS` or None; ``reading`` one plain sentence. ``single_left_out``: runs
+    whose verdict is the file's single ``human_verdict`` (no annotator labelled them,
+    :attr:`GroundTruth.from_single`), left out of ``evaluator_vs_truth``: no annotator can
+    disagree on them, so they say nothing of the evaluator beside the people."""
 
     evaluator_vs_truth: Interval
     annotators_vs_each_other: Interval
@@ -484,6 +487,7 @@ class HumanCeiling:
     reading: str
     difference: Interval | None = None
     verdict: str | None = None
+    single_left_out: int = 0
 
     def to_dict(self) -> dict:
         """JSON-ready."""
@@ -495,6 +499,7 @@ class HumanCeiling:
             "verdict": self.verdict,
             "reading": self.reading,
             "method": CEILING_METHOD,
+            "single_verdict_left_out": self.single_left_out,
         }
 
 
@@ -548,13 +553,19 @@ def _points(x: float) -> str:
 
 
 def ceiling_reading(source: str, evaluator: Interval, people: Interval, diff: Interval | None, verdict: str | None,
-                    margin: float = CEILING_MARGIN) -> str:
+                    margin: float = CEILING_MARGIN, single_left_out: int = 0) -> str:
     """The human ceiling in one sentence (lower case, no full stop), claiming "as good as",
-    "worse than" or "better than" only when :func:`ceiling_verdict` does."""
+    "worse than" or "better than" only when :func:`ceiling_verdict` does. ``single_left_out``
+    (>= 0) runs keeping the file's single verdict were left out of ``evaluator``; when there are
+    any the sentence says the figure is over the runs the annotators labelled and how many were
+    left out."""
     if diff is None or verdict is None:
         return "not enough labels to compare the evaluator with the people"
-    head = (f"the evaluator agrees with the {source} on {100 * evaluator.value:.0f} % of runs "
-            f"({evaluator.count}/{evaluator.n}), the annotators with each other on {100 * people.value:.0f} %"
+    over = (f"of the runs the annotators' labels decide ({evaluator.count}/{evaluator.n}; "
+            f"{counted(single_left_out, 'run')} with only the file's single verdict left out)"
+            if single_left_out else f"of runs ({evaluator.count}/{evaluator.n})")
+    head = (f"the evaluator agrees with the {source} on {100 * evaluator.value:.0f} % {over}, "
+            f"the annotators with each other on {100 * people.value:.0f} %"
             + (f" ({people.count}/{people.n})" if people.count is not None else f" (of {counted(people.n, 'run')})"))
     if diff.low is None or diff.high is None:
         return f"{head}: not enough runs to tell whether the scorer is as good as the people: {diff.reason}"
@@ -574,9 +585,13 @@ def human_ceiling(passed: np.ndarray, annotations: Annotations, truth: GroundTru
     beside ``inter.percent_agreement``. The reading says the evaluator is better than, worse
     than or as good as the people only when the 95 % interval of the difference supports it
     (:data:`CEILING_METHOD`: :func:`ceiling_difference`, :func:`ceiling_verdict`), and that
-    there are not enough runs to tell otherwise."""
+    there are not enough runs to tell otherwise. The agreement with ``truth`` counts the runs
+    whose verdict the annotators' labels give (:attr:`GroundTruth.from_annotators`): a run keeping
+    the file's single ``human_verdict`` has no consensus nobody could disagree with, and is left
+    out (``HumanCeiling.single_left_out``)."""
     passed = np.asarray(passed, dtype=bool)
-    has = truth.human >= 0
+    has = truth.from_annotators
+    single = int(np.count_nonzero(truth.from_single))
     vs_truth = wilson(int(np.count_nonzero(passed[has] == (truth.human[has] == 1))), int(np.count_nonzero(has)), level)
     per: dict[str, Interval] = {}
     for j, name in enumerate(annotations.annotators):
@@ -586,8 +601,8 @@ def human_ceiling(passed: np.ndarray, annotations: Annotations, truth: GroundTru
     people = inter.percent_agreement
     diff = ceiling_difference(vs_truth, people, level)
     verdict = ceiling_verdict(diff)
-    reading = ceiling_reading(truth.source, vs_truth, people, diff, verdict)
-    return HumanCeiling(vs_truth, people, per, reading, diff, verdict)
+    reading = ceiling_reading(truth.source, vs_truth, people, diff, verdict, single_left_out=single)
+    return HumanCeiling(vs_truth, people, per, reading, diff, verdict, single)
 
 
 def annotations_of(case_set) -> Annotations:
