@@ -438,6 +438,40 @@ def test_an_empty_eval_id_is_noted_and_a_clean_file_has_no_notes(tmp_path):
     assert load_runs(write(tmp_path, result_file(old_form_case(), new_form_case()), name="ok.evalset_result.json")).notes == ()
 
 
+def test_notes_reach_the_user_through_a_features_dataset_and_the_feature_cache(tmp_path, capsys, monkeypatch):
+    """A file read through ``featurize``'s dataset or the automatic feature cache says what a
+    direct load says: the note is written into the manifest and printed by ``score`` (stderr),
+    and shown once on the page, with the cache's own note once too (it was shown twice)."""
+    case = new_form_case()
+    del case["eval_metric_result_per_invocation"][0]["actual_invocation"]
+    path = write(tmp_path, result_file(case), name="gap.evalset_result.json")
+    missing = f"{path}: eval_case_results[0].eval_metric_result_per_invocation[0]: no actual_invocation; " \
+              "scored as a missing turn (the run fails)"
+    out = tmp_path / "out.features"
+    assert main(["featurize", str(path), "--out", str(out), "--workers", "1"]) == 0
+    assert json.loads((out / "_features.json").read_text(encoding="utf-8"))["notes"] == [missing]
+    capsys.readouterr()
+    assert main(["score", "--cases", str(out)]) == 0
+    assert f"metric-explorer: note: {missing}" in capsys.readouterr().err.splitlines()
+    monkeypatch.setenv("METRIC_EXPLORER_CACHE_MIN_BYTES", "1")  # a file this small goes through the cache
+    cache = tmp_path / "cache"
+    for said in ("features computed", "features read from the cache"):  # computed into it, then read from it
+        assert main(["score", "--cases", str(path), "--cache-dir", str(cache)]) == 0
+        err = capsys.readouterr().err.splitlines()
+        assert err[0] == f"metric-explorer: note: {missing}" and err[1].startswith(f"metric-explorer: note: {said}")
+
+    from explorer.app.page import WorkspacePage
+    from explorer.app.workspace import ProcessSets, shared_from_case_set
+    from explorer.commands.common import load_cases
+
+    gap = "eval_case_results[0].eval_metric_result_per_invocation[0]: no actual_invocation; scored as a missing turn (the run fails)."
+    for source in (str(out), str(path)):
+        page = WorkspacePage(ProcessSets(shared_from_case_set(load_cases(source, cache_dir=str(cache)), None, None), source))
+        items = page.session.notice.object.split("<li>")[1:]
+        assert sum(gap in item for item in items) == 1
+        assert sum(item.startswith("Features ") for item in items) == (source == str(path))  # the cache's note, once
+
+
 def test_notes_past_five_of_a_kind_are_counted_in_one_line(tmp_path):
     cases = []
     for k in range(8):

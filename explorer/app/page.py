@@ -248,7 +248,9 @@ class WorkspacePage:
         """(set key, message, load report) of the last run file loaded: labels applied to that set
         next are reported with it, so a drop of runs and labels reads the same in either order."""
         session = ExplorerSession(self.workspace.shared(), query, self.workspace.labels_for(), page=self.state)
-        report = full_report(session.shared.case_set)  # what the loader noticed about the served file
+        # what the loader noticed about the served file; the feature cache's note ("Features read
+        # from the cache ...") is one of the session's notices already, and was shown twice
+        report = [line for line in full_report(session.shared.case_set) if line not in session.notices]
         if notices or report:
             session.show_notices(session.notices + notices + report)
         self._show(session)
