@@ -9,29 +9,13 @@ untrusted). The booking set (cases/booking_agent.json) has runs E1..E10."""
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 os.environ.setdefault("BOKEH_RESOURCES", "server")
 
-import pytest  # noqa: E402
-
 from explorer.app.page import WorkspacePage  # noqa: E402
-from explorer.app.shared import load_shared  # noqa: E402
 from explorer.app.views.upload import labels_message  # noqa: E402
-from explorer.app.workspace import ProcessSets  # noqa: E402
 from html_text import shown  # noqa: E402
-
-BOOKING = Path(__file__).resolve().parents[1] / "cases" / "booking_agent.json"
-
-
-@pytest.fixture(scope="module")
-def process():
-    return ProcessSets(load_shared(BOOKING), str(BOOKING))
-
-
-def drop(page: WorkspacePage, *files: tuple[str, bytes]) -> None:
-    page.upload._arrived.extend(files)
-    page.upload.handle_arrived()
+from test_upload_drop import drop, process  # noqa: E402,F401 - the module fixture and the drop helper
 
 
 def test_the_trial_file_names_its_unknown_id_and_row(process):
