@@ -261,6 +261,29 @@ def test_another_date_reading_or_argument_rules_is_a_miss(run_file, reference, t
     assert said[-1].startswith("features read from the cache")  # the first entry is still there
 
 
+def test_auto_and_jsonl_input_format_share_one_entry(run_file, reference, tmp_path):
+    """Found by hand: ``score --cases runs.jsonl`` and the same with ``--input-format jsonl`` made
+    two cache entries of the same features. Now the second is a hit on the first's entry."""
+    cs, ref = reference
+    said = []
+    _open(run_file, tmp_path, say=said.append)
+    assert said[-1].startswith("features computed")
+    forced = _open(run_file, tmp_path, settings=FeatureSettings(input_format="jsonl"), say=said.append)
+    assert said[-1].startswith("features read from the cache")
+    _entry(tmp_path)  # still one entry
+    assert_same_features(ref, build_features(forced), cs.runs, forced.runs)
+
+
+def test_a_file_auto_does_not_read_as_flat_jsonl_keeps_its_own_entry(tmp_path):
+    """A message-trajectory JSONL file read as ``auto`` (messages) and forced as flat ``jsonl`` are
+    two different readings: two entries, never one served for the other."""
+    path = tmp_path / "msgs.jsonl"
+    path.write_text(json.dumps({"id": "m1", "outputs": {"messages": []}, "reference_outputs": {"messages": []}}) + "\n")
+    assert featurecache.planned_format([str(path)], "auto") == "auto"
+    assert featurecache.planned_format([str(path)], "jsonl") == "jsonl"
+    assert featurecache.planned_format([str(path)], "adk") == "adk"
+
+
 def _corrupt_truncate(entry):
     part = sorted(entry.glob("part-*.parquet"))[0]
     part.write_bytes(part.read_bytes()[: part.stat().st_size // 2])

@@ -29,7 +29,7 @@ import hashlib
 import os
 import shutil
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
@@ -38,6 +38,7 @@ from .featurestore import (
     FORMAT, FeatureSettings, block_bytes_of, open_features, product_version, read_manifest, sample_hash, tree_hash,
     verify_parts,
 )
+from .bigload import looks_like_flat_jsonl
 from .featurize import Runner, featurize
 from .model import CaseSet
 
@@ -79,6 +80,18 @@ def request_key(paths: Sequence[str], settings: FeatureSettings, rules_given: bo
 
     return json.dumps({"paths": resolved, "settings": settings.to_data(), "rules_given": rules_given,
                        "read_options": read_options}, sort_keys=True, separators=(",", ":"))
+
+
+def planned_format(paths: Sequence[str], input_format: str) -> str:
+    """The input format as the cache's key records it: ``"jsonl"`` when ``input_format`` is
+    ``"auto"`` or ``"jsonl"`` and every file is one that ``auto`` reads as flat JSONL (a ``.jsonl``
+    name whose first record has an ``id`` and no message fields:
+    :func:`~explorer.core.io.bigload.looks_like_flat_jsonl`), since both then compute the same
+    features the same way; else ``input_format`` as given. So ``score --cases runs.jsonl`` and
+    ``score --cases runs.jsonl --input-format jsonl`` share one cache entry. Never raises."""
+    if input_format in ("auto", "jsonl") and paths and all(looks_like_flat_jsonl(p, "auto", min_bytes=0) for p in paths):
+        return "jsonl"
+    return input_format
 
 
 def entry_path(root: Path, paths: Sequence[str], key: str) -> Path:
@@ -176,7 +189,7 @@ def open_cached(
     settings = settings or FeatureSettings()
     read_options = dict(read_options or {})
     paths = [str(p) for p in paths]
-    key = request_key(paths, settings, rules_given, read_options)
+    key = request_key(paths, replace(settings, input_format=planned_format(paths, settings.input_format)), rules_given, read_options)
     root = cache_root(paths, cache_dir)
     t0 = time.perf_counter()
     why = "cache off"
