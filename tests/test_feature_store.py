@@ -157,9 +157,23 @@ def test_duplicate_ids_within_and_across_files(run_file, tmp_path):
 
     with pytest.raises(LoadError) as expected:
         load_many([str(run_file), str(other)])
+    assert str(expected.value) == f'{other}: run "R0000007": duplicate run id: also in {run_file}'
     with pytest.raises(LoadError) as got:
         featurize([str(run_file), str(other)], tmp_path / "out2", partition_bytes=SMALL_BLOCK, block_bytes=SMALL_BLOCK)
-    assert str(got.value) == str(expected.value)
+    # the features path knows the lines: both are named (run 7 is line 8 of the first file)
+    assert str(got.value) == f'{other}: line 1: duplicate run id "R0000007": also in {run_file} line 8'
+
+
+def test_a_duplicate_id_with_a_newline_is_shown_escaped_on_one_line(tmp_path):
+    """A run id is untrusted text: the duplicate-id error escapes it as the file loaders do
+    (before, the features path put the raw id, newline and all, into the message)."""
+    record = {"id": "a\nb", "expected_calls": [], "actual_calls": [], "answer": "x", "reference": "x"}
+    dup = tmp_path / "dup.jsonl"
+    dup.write_text(json.dumps(record) + "\n" + json.dumps(record) + "\n")
+    with pytest.raises(LoadError) as got:
+        featurize([str(dup)], tmp_path / "out", partition_bytes=SMALL_BLOCK, block_bytes=SMALL_BLOCK)
+    assert str(got.value) == f'{dup}: line 2: duplicate run id "a\\nb" (first at line 1)'
+    assert "\n" not in str(got.value)
 
 
 # --- the cache ---------------------------------------------------------------------------------

@@ -29,7 +29,7 @@ from typing import Any, Callable
 import numpy as np
 import orjson
 
-from .errors import LoadError
+from .errors import LoadError, show
 from ..evaluation.feature_rows import feature_rows
 from ..evaluation.features import HUMAN_CODES, build_features, features_from_rows
 from ..scoring.arg_rules import NO_RULES, ArgRules
@@ -337,7 +337,7 @@ def _assemble(parts: list[dict[str, Any]], name: str, day_first: bool, id_patter
     for k, run_id in enumerate(ids):
         seen = first_at.setdefault(run_id, k)
         if seen != k:
-            raise LoadError(name, f"line {line_nos[k]}", f'duplicate run id "{run_id}" (first at line {line_nos[seen]})')
+            raise LoadError(name, f"line {line_nos[k]}", f'duplicate run id "{show(run_id)}" (first at line {line_nos[seen]})')
     del first_at
     n = len(ids)
     tool_names = tuple(sorted({t for part in parts for t in part["tool_names"]}))

@@ -42,7 +42,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StringConstraints, ValidationError
 
-from .errors import LoadError
+from .errors import LoadError, show
 from ..scoring.arg_rules import arg_rules_from_data
 from ..scoring.fields import DEFAULT_ID_PATTERN
 from .model import AnnotatorLabel, CaseSet, ExpectedField, Invocation, Run, ToolCall, majority_verdict
@@ -193,7 +193,7 @@ def case_set_from_data(data: Any, name: str) -> CaseSet:
     first_at: dict[str, int] = {}
     for i, run in enumerate(parsed.runs):
         if run.id in first_at:
-            raise LoadError(name, f"runs[{i}].id", f'duplicate run id "{run.id}" (first at runs[{first_at[run.id]}])')
+            raise LoadError(name, f"runs[{i}].id", f'duplicate run id "{show(run.id)}" (first at runs[{first_at[run.id]}])')
         first_at[run.id] = i
         if run.labels and run.human_verdict is not None:
             raise LoadError(name, f"runs[{i}]", 'give "human_verdict" or "labels" (several annotators), not both')

@@ -36,7 +36,7 @@ import pyarrow as pa
 
 from ..evaluation.features import build_features
 from .bigload import chunk_features, looks_like_flat_jsonl, process_context
-from .errors import LoadError
+from .errors import LoadError, show
 from .featurestore import (
     HASH_BLOCK, RECORD_FLAT, RECORD_RUN_JSON, FeatureSettings, PartColumns, SourceFile, columns_of_features,
     combine_hashes, file_hash, make_manifest, plain_texts, run_to_json, sample_hash, write_manifest, write_part,
@@ -424,16 +424,18 @@ def _check_duplicate_ids(parts: list[Partition], results: list[dict[str, Any]], 
                 continue
             if rid in seen:
                 if line is None:
-                    raise LoadError(path, f'run "{rid}"', "duplicate run id")
-                raise LoadError(path, f"line {line}", f'duplicate run id "{rid}" (first at line {seen[rid]})')
+                    raise LoadError(path, f'run "{show(rid)}"', "duplicate run id")
+                raise LoadError(path, f"line {line}", f'duplicate run id "{show(rid)}" (first at line {seen[rid]})')
             seen[rid] = line
-    from .loaders._common import show
-
-    owner: dict[str, str] = {}
-    for src, rid, _line in rows:
+    owner: dict[str, tuple[str, int | None]] = {}
+    for src, rid, line in rows:
         if rid in owner:
-            raise LoadError(paths[src], f'run "{show(rid)}"', f"duplicate run id: also in {owner[rid]}")
-        owner[rid] = paths[src]
+            first, first_line = owner[rid]
+            where = f"{first} line {first_line}" if first_line is not None else first
+            if line is None:
+                raise LoadError(paths[src], f'run "{show(rid)}"', f"duplicate run id: also in {where}")
+            raise LoadError(paths[src], f"line {line}", f'duplicate run id "{show(rid)}": also in {where}')
+        owner[rid] = (paths[src], line)
 
 
 __all__ = ["Partition", "plan", "featurize_partition", "featurize", "local_runner", "PARTITION_BYTES"]

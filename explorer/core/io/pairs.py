@@ -29,7 +29,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from .casefile import describe_validation_error
-from .errors import LoadError
+from .errors import LoadError, show
 from .model import CaseSet
 from .reading import decode_text, parse_json, read_bytes
 
@@ -117,7 +117,7 @@ def load_pairs(path: str | os.PathLike[str]) -> PairSet:
     seen: dict[str, int] = {}
     for i, p in enumerate(parsed.pairs):
         if p.id in seen:
-            raise LoadError(name, f"pairs[{i}].id", f'duplicate pair id "{p.id}" (first at pairs[{seen[p.id]}])')
+            raise LoadError(name, f"pairs[{i}].id", f'duplicate pair id "{show(p.id)}" (first at pairs[{seen[p.id]}])')
         seen[p.id] = i
     return PairSet(
         name=parsed.name,

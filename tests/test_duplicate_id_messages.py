@@ -1,0 +1,42 @@
+"""A run or pair id is untrusted text: every duplicate-id error shows it escaped and cut as
+``errors.show`` does (the file loaders' form), so a newline in an id cannot split the one-line
+message. Before, the case-set, pairs, features and parallel JSONL paths put the raw id in."""
+
+import json
+
+import pytest
+
+from explorer.core.io import bigload
+from explorer.core.io.casefile import loads_case_set
+from explorer.core.io.errors import LoadError
+from explorer.core.io.pairs import load_pairs
+
+CASES = json.loads(open("cases/booking_agent.json", encoding="utf-8").read())
+PAIRS = json.loads(open("cases/labelled_pairs.json", encoding="utf-8").read())
+
+
+def test_case_set_duplicate_id_is_escaped():
+    data = json.loads(json.dumps(CASES))
+    data["runs"][0]["id"] = data["runs"][1]["id"] = "E1\nforged: line"
+    with pytest.raises(LoadError) as got:
+        loads_case_set(json.dumps(data), "c.json")
+    assert str(got.value) == 'c.json: runs[1].id: duplicate run id "E1\\nforged: line" (first at runs[0])'
+
+
+def test_pairs_duplicate_id_is_escaped(tmp_path):
+    data = json.loads(json.dumps(PAIRS))
+    data["pairs"][0]["id"] = data["pairs"][1]["id"] = "p\tq"
+    path = tmp_path / "p.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(LoadError) as got:
+        load_pairs(path)
+    assert str(got.value) == f'{path}: pairs[1].id: duplicate pair id "p\\tq" (first at pairs[0])'
+
+
+def test_parallel_jsonl_duplicate_id_is_escaped(tmp_path, monkeypatch):
+    record = {"id": "a\nb", "expected_calls": [], "actual_calls": [], "answer": "x", "reference": "x"}
+    path = tmp_path / "runs.jsonl"
+    path.write_text(json.dumps(record) + "\n" + json.dumps(record) + "\n", encoding="utf-8")
+    with pytest.raises(LoadError) as got:
+        bigload.load_jsonl_features(str(path), workers=1)
+    assert str(got.value) == f'{path}: line 2: duplicate run id "a\\nb" (first at line 1)'
