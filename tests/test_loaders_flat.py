@@ -103,6 +103,11 @@ GOOD = {"id": "r1", "expected_calls": [], "actual_calls": [], "answer": "a", "re
     ([{**GOOD, "actual_calls": [{"name": "a"}, {"args": {}}]}], "line 1, actual_calls[1]", 'missing "name"'),
     ([{**GOOD, "actual_calls": [{"name": "a", "args": [1]}]}], "line 1, actual_calls[0].args", "expected an object, got a list"),
     ([{**GOOD, "expected_calls": "a>>b"}], "line 1, expected_calls", 'empty tool name at position 2 in "a>>b"'),
+    # names joined by commas, or one call object that is not in a list: before, read as one tool
+    # names joined by commas, or one call object not in a list: before, read as one tool named
+    # "search, book" / '{"name": "search"}' (a newcomer's trial saw a cell that was no call list read as a name)
+    ([{**GOOD, "actual_calls": "search, book"}], "line 1, actual_calls", '"search, book" is not a tool name (\',\' in it): write names as a>b>c'),
+    ([{**GOOD, "actual_calls": '{"name": "search"}'}], "line 1, actual_calls", '"{\\"name\\": \\"search\\"}" is not a tool name (\'{\' in it)'),
     # a trial's line: the message names both forms a call list may take
     ([{**GOOD, "expected_calls": 5}], "line 1, expected_calls",
      'expected a list of calls ([{"name": ..., "args": {...}}]) or tool names as text ("search>book"), got a number'),
@@ -245,3 +250,11 @@ def test_the_big_file_reader_names_a_non_utf8_byte_as_the_small_file_reader_does
         load_jsonl_features(path)
     assert (info.value.location, info.value.problem) == (
         "line 2, column 28", "not UTF-8 text (byte 0xe9; binary or another encoding: save the file as UTF-8)")
+
+
+def test_namespaced_arrow_names_are_kept(tmp_path):
+    """Names with ``.``, ``:`` or ``/`` (namespaced tools) are still names."""
+    path = tmp_path / "runs.jsonl"
+    path.write_text(json.dumps({**GOOD, "actual_calls": "mcp:files/read > db.query"}) + "\n")
+    (run,) = load_runs(path).runs
+    assert run.invocations[0].actual_calls == (ToolCall("mcp:files/read", {}), ToolCall("db.query", {}))

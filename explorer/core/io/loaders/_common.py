@@ -118,7 +118,18 @@ def parse_arrow_names(text: str, path: str) -> tuple[ToolCall, ...]:
     for k, name in enumerate(names):
         if not name:
             raise Problem(path, f'empty tool name at position {k + 1} in "{show(text)}" (write names as a>b>c)')
+        bad = next((c for c in name if c in _NOT_IN_NAMES), None)
+        if bad is not None:
+            raise Problem(path, f'"{show(name)}" is not a tool name ({bad!r} in it): write names as a>b>c, '
+                                f'or the calls as a JSON list [{{"name": ..., "args": {{...}}}}]')
     return tuple(ToolCall(n, {}) for n in names)
+
+
+_NOT_IN_NAMES = frozenset('{}[]"\',;')
+"""Characters that make an ``a>b>c`` name a mistake, not a name: JSON that is not a list
+(``{"name": "search"}``), names joined by commas (``search, book``), quotes. Tool names in the
+common frameworks are identifiers (OpenAI and MCP: ``[A-Za-z0-9_-]``); namespaced ones with
+``.``, ``:`` or ``/`` are kept."""
 
 
 def parse_calls(value: Any, path: str) -> tuple[ToolCall, ...]:
