@@ -103,7 +103,6 @@ GOOD = {"id": "r1", "expected_calls": [], "actual_calls": [], "answer": "a", "re
     ([{**GOOD, "actual_calls": [{"name": "a"}, {"args": {}}]}], "line 1, actual_calls[1]", 'missing "name"'),
     ([{**GOOD, "actual_calls": [{"name": "a", "args": [1]}]}], "line 1, actual_calls[0].args", "expected an object, got a list"),
     ([{**GOOD, "expected_calls": "a>>b"}], "line 1, expected_calls", 'empty tool name at position 2 in "a>>b"'),
-    # names joined by commas, or one call object that is not in a list: before, read as one tool
     # names joined by commas, or one call object not in a list: before, read as one tool named
     # "search, book" / '{"name": "search"}' (a newcomer's trial saw a cell that was no call list read as a name)
     ([{**GOOD, "actual_calls": "search, book"}], "line 1, actual_calls", '"search, book" is not a tool name (\',\' in it): write names as a>b>c'),
