@@ -76,3 +76,53 @@ def test_ascii_join_offsets():
     assert j.index == [0, 2, 3] and j.others == [1]
     assert j.buffer == "ab\x00\x00cd" and j.starts.tolist() == [0, 3, 4, 7]
     assert j.owner(j.starts[:-1]).tolist() == [0, 1, 2]
+
+
+# The default id pattern and the iso and numeric dates are verified whole with array checks (no
+# ``re`` call): pieces on each of their edges (2-4 capitals, lowercase, underscore and digit
+# before, 2-7 digits, a letter or underscore after, separators, NUL, a text's start and end,
+# overlapping forms, long runs of whitespace before a day or a month, non-ASCII text).
+EDGE_PIECES = [
+    "AB", "ABC", "ABCD", "Ab", "ab", "Z", "_", "1", "12", "123", "1234", "12345", "123456", "1234567", "2026", "-", "/", ".",
+    " ", "     ", "\t\t\t\t\t\t", "\x00", "a", "é", "٣", "BK-4821", "AB-1234567", "2026-03-12", "2026-13-40", "1/2/3/2026",
+    "12.12.2026", "Mar", "March", "mar.", "SEPT", "Septembers", "of", " of ", "th", "St", "Oct-", "-21-2026",
+]
+edge_texts = st.lists(st.sampled_from(EDGE_PIECES), max_size=12).map("".join)
+
+
+@hsettings(max_examples=400, deadline=None)
+@given(st.lists(edge_texts, max_size=10))
+def test_array_verified_matches_equal_re_on_edge_texts(batch):
+    check(batch)
+
+
+def test_ids_and_iso_dates_by_hand():
+    # \b[A-Z]{2,3}-\d{3,6}\b read by hand: AB-123 and ABC-456789 match; ABCD-123 has no boundary
+    # before 2 or 3 of its capitals; AB-1234567 has 7 digits; xAB-123, _AB-123 and 1AB-123 have no
+    # boundary before the capitals; AB-123x and AB-123_ none after the digits; ab-123 is small
+    text = "AB-123 ABC-456789 ABCD-123 AB-1234567 xAB-123 _AB-123 1AB-123 AB-123x AB-123_ ab-123 AB-123"
+    assert scan_key_fields([text]).ids == [["AB-123", "ABC-456789"]]
+    # texts side by side: an id at a text's very start and end, next to the NUL between texts
+    scan = scan_key_fields(["XY-999", "AB-123", "CD-4567x", "x\x00EF-0001"])
+    assert scan.ids == [["XY-999"], ["AB-123"], [], ["EF-0001"]]
+    # ISO: 2026-03-12 is 12 March 2026; 2026-3-1x has no boundary after the day; 12026-01-01 and
+    # 2026-001-01 have too many digits; in 2026-12-2026-12-12 only the second date has a 4-digit
+    # year followed by two 1-2 digit parts; 2026-13-40 matches but is no date
+    scan = scan_key_fields(["on 2026-03-12.", "2026-3-1x 12026-01-01 2026-001-01", "2026-12-2026-12-12", "2026-13-40"])
+    assert scan.spans(0, True) == ((3, 13, fields.DateValue(3, 12, 2026)),)
+    assert scan.dates(1, True) == []
+    assert scan.spans(2, True) == ((8, 18, fields.DateValue(12, 12, 2026)),)
+    assert scan.dates(3, True) == []
+    # numeric: in 1/2/3/2026 the match starts at 2 (3 is no 4-digit year), 2 March 2026 day-first
+    scan = scan_key_fields(["1/2/3/2026"])
+    assert scan.spans(0, True) == ((2, 10, fields.DateValue(3, 2, 2026)),) and scan.numeric == [True]
+    assert scan.spans(0, False) == ((2, 10, fields.DateValue(2, 3, 2026)),)
+
+
+def test_day_and_month_over_long_whitespace_and_of():
+    # the start conditions step over at most a few whitespace characters, then leave the rest to re
+    batch = ["12" + " " * 9 + "March", "March" + "\t" * 9 + "12th", "12th of March", "12 of  March 2026", "3rd  of\tmay", "12 off March"]
+    check(batch)
+    scan = scan_key_fields(batch)
+    assert [[str(d) for d in scan.dates(i, True)] for i in range(len(batch))] == [
+        ["12 March"], ["12 March"], ["12 March"], ["12 March 2026"], ["3 May"], []]
