@@ -30,6 +30,9 @@ texts = st.lists(st.sampled_from(PIECES), max_size=14).map("".join)
 
 def check(batch: list[str], id_pattern: str = fields.DEFAULT_ID_PATTERN) -> None:
     scan = scan_key_fields(batch, re.compile(id_pattern))
+    for day_first in (True, False):  # all at once first, then each text (both fill the same cache)
+        assert scan.all_dates(day_first) == [fields.extract_dates(text, day_first) for text in batch], day_first
+    scan = scan_key_fields(batch, re.compile(id_pattern))
     for i, text in enumerate(batch):
         for day_first in (True, False):
             assert scan.spans(i, day_first) == tuple(fields.date_spans(text, day_first)), (text, day_first)

@@ -82,7 +82,8 @@ def _best_reason(scan: KeyScan, answer: int, refs: list[int], day_first: bool) -
 def _key_reasons(pairs: PairIndex, copied: np.ndarray, id_rx: re.Pattern[str]) -> tuple[list[str], list[str]]:
     """Per answer of ``pairs``, (reason read day-first, read month-first) as
     :func:`~explorer.core.evaluation.features.invocation_key_reasons` gives them; ``copied``: bool
-    per answer, the answer is one of its references (both reasons ``""``)."""
+    per answer, the answer is one of its references (both reasons ``""``). An answer with one
+    reference (the common case) is :func:`_best_reason` written out: the reason against it."""
     n = pairs.n
     day = [""] * n
     month = [""] * n
@@ -96,16 +97,29 @@ def _key_reasons(pairs: PairIndex, copied: np.ndarray, id_rx: re.Pattern[str]) -
     texts = pairs.texts
     scan = scan_key_fields([texts[t] for t in used.tolist()], id_rx)
     numeric = scan.numeric
+    dates = scan.all_dates(True)
+    ids = scan.ids
     answer = local[pairs.answer].tolist()
     refs = local[pairs.pair_ref].tolist()
     bounds = np.searchsorted(pairs.pair_owner, np.arange(n + 1)).tolist()
     for k in todo.tolist():
-        a, rs = answer[k], refs[bounds[k] : bounds[k + 1]]
-        day[k] = _best_reason(scan, a, rs, True)
-        if numeric[a] or any(numeric[r] for r in rs):
-            month[k] = _best_reason(scan, a, rs, False)
+        a, lo, hi = answer[k], bounds[k], bounds[k + 1]
+        if hi - lo == 1:
+            r = refs[lo]
+            ans_dates, ans_ids, ref_dates, ref_ids = dates[a], ids[a], dates[r], ids[r]
+            if ref_dates == ans_dates and ref_ids == ans_ids:  # equal values always agree (same day, same id)
+                why = ""
+            else:
+                why = reason_from_values(ref_dates, ans_dates, ref_ids, ans_ids)
+            day[k] = why
+            month[k] = _best_reason(scan, a, [r], False) if numeric[a] or numeric[r] else why
         else:
-            month[k] = day[k]
+            rs = refs[lo:hi]
+            day[k] = _best_reason(scan, a, rs, True)
+            if numeric[a] or any(numeric[r] for r in rs):
+                month[k] = _best_reason(scan, a, rs, False)
+            else:
+                month[k] = day[k]
     return day, month
 
 

@@ -307,9 +307,11 @@ def _candidates(j: AsciiJoin, id_default: bool) -> dict[str, np.ndarray]:
     return out
 
 
-def _matches_at(pattern: re.Pattern[str], buffer: str, positions: np.ndarray) -> list[re.Match[str]]:
-    """``pattern.finditer(buffer)`` when a match can start only at ``positions`` (sorted)."""
+def _matches_at(pattern: re.Pattern[str], buffer: str, positions: np.ndarray) -> tuple[list[re.Match[str]], list[int]]:
+    """``pattern.finditer(buffer)`` when a match can start only at ``positions`` (sorted), and
+    where each match starts."""
     out = []
+    at = []
     end = 0
     match = pattern.match
     for p in positions.tolist():
@@ -318,8 +320,9 @@ def _matches_at(pattern: re.Pattern[str], buffer: str, positions: np.ndarray) ->
         m = match(buffer, p)
         if m is not None:
             out.append(m)
+            at.append(p)
             end = m.end()
-    return out
+    return out, at
 
 
 @dataclass
@@ -373,19 +376,38 @@ class KeyScan:
 
     def all_dates(self, day_first: bool) -> list[list[DateValue]]:
         """``[dates(i, day_first) for every text i]``, computed in one pass (kept: do not change
-        the lists)."""
+        the lists). A text with one match takes the value of an earlier match of the same kind and
+        text: what :func:`~explorer.core.scoring.fields.date_match_value` reads of a match (its
+        text, which groups took part) is a function of its text, as the pattern matches a given
+        text the same way wherever it stands (the only context it reads, the ``\\b`` at either
+        end, is the same for every way of matching that text)."""
         cache = self._reading(day_first)
         compute = self._compute
+        seen: dict[tuple[str, str], list[DateValue]] = {}
+        matches = self.matches
         for i, got in enumerate(cache):
             if got is None:
-                cache[i] = compute(i, day_first)
+                found = matches[i]
+                if len(found) == 1 and len(found[0][1]) == 1:
+                    kind, (m,) = found[0]
+                    key = (kind, m[0])
+                    got = seen.get(key)
+                    if got is None:
+                        value = date_match_value(kind, m, day_first)
+                        got = seen[key] = [value] if value is not None else []
+                    cache[i] = got
+                else:
+                    cache[i] = compute(i, day_first)
         return cache
 
 
-def _by_text(j: AsciiJoin, starts: np.ndarray) -> list[int]:
+def _by_text(j: AsciiJoin, starts) -> list[int]:
     """The batch position of the text holding each buffer position of ``starts``."""
+    owner = j.owner(np.asarray(starts, dtype=np.int64)).tolist()
+    if not j.others:  # every text is in the buffer: k is the batch position
+        return owner
     index = j.index
-    return [index[k] for k in j.owner(starts).tolist()]
+    return [index[k] for k in owner]
 
 
 def scan_key_fields(texts: Sequence[str], id_rx: re.Pattern[str] | str = DEFAULT_ID_PATTERN) -> KeyScan:
@@ -413,10 +435,10 @@ def scan_key_fields(texts: Sequence[str], id_rx: re.Pattern[str] | str = DEFAULT
                 found = [VerifiedMatch(buffer, bounds) for bounds in map(tuple, got.tolist())]
                 owners = _by_text(j, got[:, 0])
             else:
-                found = _matches_at(_PATTERN[kind], buffer, got)
+                found, at = _matches_at(_PATTERN[kind], buffer, got)
                 if not found:
                     continue
-                owners = _by_text(j, np.fromiter((m.start() for m in found), dtype=np.int64, count=len(found)))
+                owners = _by_text(j, at)
             for i, m in zip(owners, found):
                 entry = matches[i]
                 if entry and entry[-1][0] == kind:
@@ -426,8 +448,11 @@ def scan_key_fields(texts: Sequence[str], id_rx: re.Pattern[str] | str = DEFAULT
             if kind == "numeric":
                 for i in owners:
                     numeric[i] = True
-        for i, start in zip(j.index, j.starts.tolist()):
-            offsets[i] = start
+        if j.others:
+            for i, start in zip(j.index, j.starts.tolist()):
+                offsets[i] = start
+        else:
+            offsets = j.starts[:-1].tolist()
         if id_default:
             got = cands["ids"]
             if len(got):
