@@ -47,3 +47,37 @@ def test_reasons():
 def test_any_reference_may_agree():
     assert key_fields_reason_best("on 3 April", ["on 4 April", "on 3 April"]) == ""
     assert key_fields_reason_best("on 5 April", ["on 4 April", "on 3 April"]) == "date 5 April differs from 4 April"
+
+
+def _compare_by_the_rule(kind, ref, ans, same):
+    """The comparison rule as written before its short paths (issue 14): values missing from the
+    answer, values the answer states that the reference lacks, the first of each named."""
+    missing = [r for r in ref if not any(same(a, r) for a in ans)]
+    unexpected = [a for a in ans if not any(same(a, r) for r in ref)]
+    if missing and unexpected:
+        return f"{kind} {unexpected[0]} differs from {missing[0]}"
+    if missing:
+        return f"{kind} {missing[0]} missing from answer"
+    if unexpected:
+        return f"answer states {kind} {unexpected[0]} not in reference"
+    return ""
+
+
+def test_compare_short_paths_follow_the_rule():
+    # every pair of lists of 0-3 dates drawn from values that are the same day or not in every way
+    # (no year vs a year, equal, other day), and of 0-3 ids
+    from itertools import product
+
+    from explorer.core.scoring.fields import _compare, _same_day
+
+    days = [DateValue(3, 12, None), DateValue(3, 12, 2026), DateValue(3, 12, 2027), DateValue(3, 21, None)]
+    lists = [list(c) for k in range(4) for c in product(days, repeat=k)]
+    for ref, ans in product(lists, lists):
+        assert _compare("date", ref, ans, _same_day) == _compare_by_the_rule("date", ref, ans, _same_day), (ref, ans)
+    ids = [list(c) for k in range(4) for c in product(["BK-1", "BK-2"], repeat=k)]
+    for ref, ans in product(ids, ids):
+        assert _compare("booking id", ref, ans, str.__eq__) == _compare_by_the_rule("booking id", ref, ans, str.__eq__)
+    # by hand: one value each
+    assert _compare("date", [DateValue(3, 12, None)], [DateValue(3, 21, None)], _same_day) == "date 21 March differs from 12 March"
+    assert _compare("date", [DateValue(3, 12, 2026)], [DateValue(3, 12, None)], _same_day) == ""
+    assert _compare("booking id", [], ["BK-1"], str.__eq__) == "answer states booking id BK-1 not in reference"

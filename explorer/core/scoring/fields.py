@@ -249,7 +249,17 @@ def extract_ids(text: str, pattern: str | re.Pattern[str] = DEFAULT_ID_PATTERN) 
 
 
 def _compare(kind: str, ref: list, ans: list, same) -> str:
-    """Reason the answer's values of one kind disagree with the reference's, or ""."""
+    """Reason the answer's values of one kind disagree with the reference's, or "". The first
+    lines are the general rule below worked out for no value or one value on a side (the common
+    case of the batch features, issue 14): with no answer value every reference value is missing,
+    with no reference value every answer value is unexpected, and one value each is missing and
+    unexpected at once or neither (both tests are ``same(a, r)``)."""
+    if not ans:
+        return f"{kind} {ref[0]} missing from answer" if ref else ""
+    if not ref:
+        return f"answer states {kind} {ans[0]} not in reference"
+    if len(ref) == 1 and len(ans) == 1:
+        return "" if same(ans[0], ref[0]) else f"{kind} {ans[0]} differs from {ref[0]}"
     missing = [r for r in ref if not any(same(a, r) for a in ans)]
     unexpected = [a for a in ans if not any(same(a, r) for r in ref)]
     if missing and unexpected:
