@@ -129,3 +129,24 @@ def test_day_and_month_over_long_whitespace_and_of():
     scan = scan_key_fields(batch)
     assert [[str(d) for d in scan.dates(i, True)] for i in range(len(batch))] == [
         ["12 March"], ["12 March"], ["12 March"], ["12 March 2026"], ["3 May"], []]
+
+
+def test_matches_at_skips_matches_inside_the_previous_one_as_finditer():
+    # every position tried: a+ matches at 0, 1 and 2 of "aaa a"; finditer keeps 0-3 and 4-5 only
+    from explorer.core.scoring.text_scan import _matches_at
+
+    import numpy as np
+
+    rx = re.compile("a+")
+    found, at = _matches_at(rx, "aaa a", np.array([0, 1, 2, 4]))
+    assert [m.span() for m in found] == [(0, 3), (4, 5)] == [m.span() for m in rx.finditer("aaa a")] and at == [0, 4]
+    found, at = _matches_at(rx, "a a", np.array([0, 1, 2]))  # a position that does not match
+    assert [m.span() for m in found] == [(0, 1), (2, 3)] and at == [0, 2]
+
+
+def test_a_match_text_repeated_with_and_without_a_year():
+    # texts with one match each take the value of an earlier match of the same kind and text only
+    batch = ["Mar 12", "Mar 12 2026", "on Mar 12", "12 March", "12 March 2026", "x 12 March"]
+    scan = scan_key_fields(batch)
+    assert [[str(d) for d in dates] for dates in scan.all_dates(True)] == [
+        ["12 March"], ["12 March 2026"], ["12 March"], ["12 March"], ["12 March 2026"], ["12 March"]]

@@ -96,13 +96,12 @@ _SPACE_STEPS = 4
 position (``re`` then decides): bounds the work on long runs of spaces."""
 
 # Bit flags per byte (one bytes.translate of the buffer, then a mask and a shift per flag)
-_F_WORD, _F_DIGIT, _F_SPACE, _F_M1, _F_M2, _F_M3 = 1, 2, 4, 8, 16, 32
+_F_WORD, _F_DIGIT, _F_M1, _F_M2, _F_M3 = 1, 2, 8, 16, 32
 _FLAGS = np.zeros(256, dtype=np.uint8)
 for _bit, _chars in ((_F_M1, "jfmasond"), (_F_M2, "aepuco"), (_F_M3, "nbrylgptvc")):  # letters 1, 2, 3 of a month's name
     _FLAGS[_table(_chars + _chars.upper())] |= _bit
 _FLAGS[_WORD] |= _F_WORD
 _FLAGS[_DIGIT] |= _F_DIGIT
-_FLAGS[_ASCII_SPACE] |= _F_SPACE
 _FLAGS_TABLE = _FLAGS.tobytes()
 _ORDINAL_PAIR = np.zeros(1 << 16, dtype=bool)  # (low byte << 8) | next low byte is st, nd, rd or th
 _ORDINAL_PAIR[[(ord(a) << 8) | ord(b) for a, b in ("st", "nd", "rd", "th")]] = True
@@ -176,6 +175,22 @@ class VerifiedMatch:
         return self._buffer[self._bounds[2 * group] : self._bounds[2 * group + 1]]
 
 
+class _Looked:
+    """``looked[at]``: ``table`` of the bytes at the positions ``at`` (int64 array), looked up
+    only where asked instead of over the whole buffer (``table`` None: the bytes with bit 0x20
+    set, which makes ASCII capitals small and no other byte a letter)."""
+
+    __slots__ = ("codes", "table")
+
+    def __init__(self, codes: np.ndarray, table: np.ndarray | None) -> None:
+        self.codes = codes
+        self.table = table
+
+    def __getitem__(self, at: np.ndarray) -> np.ndarray:
+        got = self.codes[at]
+        return got | np.uint8(0x20) if self.table is None else self.table[got]
+
+
 def _digits(digit: np.ndarray, at: np.ndarray, most: int) -> np.ndarray:
     """int64: how many digits follow each position of ``at`` (``at`` included), counted up to
     ``most`` (``most`` means ``most`` or more)."""
@@ -187,7 +202,7 @@ def _digits(digit: np.ndarray, at: np.ndarray, most: int) -> np.ndarray:
     return length
 
 
-def _spaces_skipped(space: np.ndarray, at: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _spaces_skipped(space: _Looked, at: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(each position of ``at`` moved past up to :data:`_SPACE_STEPS` whitespace characters,
     bool: still on whitespace there, so the run is longer)."""
     at = at.copy()
@@ -199,9 +214,9 @@ def _spaces_skipped(space: np.ndarray, at: np.ndarray) -> tuple[np.ndarray, np.n
     return at, space[at]
 
 
-def _month_at(low: np.ndarray, at: np.ndarray) -> np.ndarray:
+def _month_at(low: _Looked, at: np.ndarray) -> np.ndarray:
     """bool: the three letters at each position of ``at`` start a month name (``low``: the codes
-    with bit 0x20 set, which makes ASCII capitals small and no other byte a letter)."""
+    with bit 0x20 set)."""
     tri = (low[at].astype(np.int64) << 16) | (low[at + 1].astype(np.int64) << 8) | low[at + 2]
     return np.isin(tri, _MONTH3)
 
@@ -216,7 +231,7 @@ def _candidates(j: AsciiJoin, id_default: bool) -> dict[str, np.ndarray]:
     flags = np.frombuffer(b.tobytes().translate(_FLAGS_TABLE), dtype=np.uint8)
     word = _flag(flags, _F_WORD)
     digit = _flag(flags, _F_DIGIT)
-    space = _flag(flags, _F_SPACE)
+    space = _Looked(b, _ASCII_SPACE)
     edge = ~word[:-1]  # position p + 1 is at a word boundary when it is a word character
     # digit runs starting at a word boundary (index -1 reads the padding: a boundary at 0)
     dstart = np.flatnonzero(digit[1:] & edge) + 1
@@ -251,7 +266,7 @@ def _candidates(j: AsciiJoin, id_default: bool) -> dict[str, np.ndarray]:
     s, n1, g2, n2, g3 = s[ok], n1[ok], g2[ok], n2[ok], g3[ok]
     out["numeric"] = np.stack([s, g3 + 4, s, s + n1, g2, g2 + n2, g3, g3 + 4], axis=1)
 
-    low = b | np.uint8(0x20)  # ASCII capitals made small; no other byte becomes a letter
+    low = _Looked(b, None)
 
     # day_month: 1-2 digits at a boundary, then "-", "/" or "." and a month, or (an ordinal and)
     # whitespace, then a month or "of"
@@ -275,7 +290,7 @@ def _candidates(j: AsciiJoin, id_default: bool) -> dict[str, np.ndarray]:
     if m1[0] and m2[1] and m3[2]:
         s = np.concatenate([[0], s])
     s = s[_month_at(low, s)]
-    alpha = word & ~digit & (b != ord("_"))
+    alpha = _Looked(b, _ALPHA)
     letters = np.full(len(s), 3, dtype=np.int64)
     alive = np.ones(len(s), dtype=bool)
     for k in range(3, _LONGEST_MONTH + 1):
@@ -309,11 +324,18 @@ def _candidates(j: AsciiJoin, id_default: bool) -> dict[str, np.ndarray]:
 
 def _matches_at(pattern: re.Pattern[str], buffer: str, positions: np.ndarray) -> tuple[list[re.Match[str]], list[int]]:
     """``pattern.finditer(buffer)`` when a match can start only at ``positions`` (sorted), and
-    where each match starts."""
-    out = []
-    at = []
-    end = 0
+    where each match starts. The pattern is tried at every position; when no match starts inside
+    the one before it (the common case) those are finditer's matches, else the positions are
+    walked left to right, skipping those inside the previous match."""
     match = pattern.match
+    at = positions.tolist()
+    tried = [match(buffer, p) for p in at]
+    out = [m for m in tried if m is not None]
+    if len(out) < len(tried):
+        at = [p for p, m in zip(at, tried) if m is not None]
+    if len(out) < 2 or all(m.end() <= p for m, p in zip(out, at[1:])):
+        return out, at
+    out, at, end = [], [], 0
     for p in positions.tolist():
         if p < end:
             continue
