@@ -91,7 +91,10 @@ def _key_reasons(pairs: PairIndex, copied: np.ndarray, id_rx: re.Pattern[str]) -
     if not len(todo):
         return day, month
     keep = ~copied[pairs.pair_owner]
-    used = np.unique(np.concatenate([pairs.answer[todo], pairs.pair_ref[keep]]))
+    mark = np.zeros(len(pairs.texts), dtype=bool)  # the texts to scan, in increasing order (what np.unique gives)
+    mark[pairs.answer[todo]] = True
+    mark[pairs.pair_ref[keep]] = True
+    used = np.flatnonzero(mark)
     local = np.full(len(pairs.texts), -1, dtype=np.int64)
     local[used] = np.arange(len(used))
     texts = pairs.texts

@@ -397,29 +397,12 @@ class KeyScan:
         return got
 
     def all_dates(self, day_first: bool) -> list[list[DateValue]]:
-        """``[dates(i, day_first) for every text i]``, computed in one pass (kept: do not change
-        the lists). A text with one match takes the value of an earlier match of the same kind and
-        text: what :func:`~explorer.core.scoring.fields.date_match_value` reads of a match (its
-        text, which groups took part) is a function of its text, as the pattern matches a given
-        text the same way wherever it stands (the only context it reads, the ``\\b`` at either
-        end, is the same for every way of matching that text)."""
+        """``[dates(i, day_first) for every text i]`` (kept: do not change the lists)."""
         cache = self._reading(day_first)
         compute = self._compute
-        seen: dict[tuple[str, str], list[DateValue]] = {}
-        matches = self.matches
         for i, got in enumerate(cache):
             if got is None:
-                found = matches[i]
-                if len(found) == 1 and len(found[0][1]) == 1:
-                    kind, (m,) = found[0]
-                    key = (kind, m[0])
-                    got = seen.get(key)
-                    if got is None:
-                        value = date_match_value(kind, m, day_first)
-                        got = seen[key] = [value] if value is not None else []
-                    cache[i] = got
-                else:
-                    cache[i] = compute(i, day_first)
+                cache[i] = compute(i, day_first)
         return cache
 
 
@@ -437,7 +420,12 @@ def scan_key_fields(texts: Sequence[str], id_rx: re.Pattern[str] | str = DEFAULT
     the reading is applied) and ids (``id_rx``) of every text at once; same results as the one-text
     functions (module docstring). Cost: a few numpy passes over the joined ASCII bytes, then one
     ``re`` match per possible start of a ``day_month`` or ``month_day`` date (and of an id under
-    another pattern)."""
+    another pattern). The day-first dates of a text with one match are made here, from an earlier
+    match of the same kind and text when there is one: what
+    :func:`~explorer.core.scoring.fields.date_match_value` reads of a match (its text, which groups
+    took part) is a function of its text, as a pattern matches a given text the same way wherever
+    it stands (the only context it reads, ``\\b`` at either end, is the same for every way of
+    matching that text)."""
     rx = compile_id_pattern(id_rx) if isinstance(id_rx, str) else id_rx
     id_default = rx.pattern == DEFAULT_ID_PATTERN and rx.flags == _DEFAULT_ID_RX.flags
     n = len(texts)
@@ -445,6 +433,7 @@ def scan_key_fields(texts: Sequence[str], id_rx: re.Pattern[str] | str = DEFAULT
     offsets = [0] * n
     ids: list[list[str]] = [[] for _ in range(n)]
     numeric = [False] * n
+    day: list[list[DateValue] | None] = [_NO_DATES] * n  # day-first dates; None: to be computed
     j = ascii_join(texts)
     if j.index:
         cands = _candidates(j, id_default)
@@ -461,9 +450,20 @@ def scan_key_fields(texts: Sequence[str], id_rx: re.Pattern[str] | str = DEFAULT
                 if not found:
                     continue
                 owners = _by_text(j, at)
+            seen: dict[str, list[DateValue]] = {}
             for i, m in zip(owners, found):
                 entry = matches[i]
-                if entry and entry[-1][0] == kind:
+                if not entry:  # the text's first match: its day-first dates unless another follows
+                    entry.append((kind, [m]))
+                    key = m[0]
+                    got = seen.get(key)
+                    if got is None:
+                        value = date_match_value(kind, m, True)
+                        got = seen[key] = [value] if value is not None else []
+                    day[i] = got
+                    continue
+                day[i] = None  # several matches: KeyScan.dates resolves them
+                if entry[-1][0] == kind:
                     entry[-1][1].append(m)
                 else:
                     entry.append((kind, [m]))
@@ -493,5 +493,6 @@ def scan_key_fields(texts: Sequence[str], id_rx: re.Pattern[str] | str = DEFAULT
             if found:
                 matches[i].append((kind, found))
                 numeric[i] = numeric[i] or kind == "numeric"
+                day[i] = None
         ids[i] = extract_ids(text, rx)
-    return KeyScan(matches, offsets, ids, numeric)
+    return KeyScan(matches, offsets, ids, numeric, _dates={True: day})
