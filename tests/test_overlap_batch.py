@@ -2,7 +2,8 @@
 
 :func:`explorer.core.scoring.overlap_batch.best_f1_many` tokenises each distinct text once (ASCII
 texts by numpy over a joined buffer, others by :func:`~explorer.core.scoring.overlap.tokens`),
-numbers the tokens (16-byte rows hashed by Arrow, the rest by a dictionary) and counts the
+codes the tokens (8 bytes as an integer, 16-byte rows hashed by Arrow, the rest by a dictionary),
+short-cuts an answer that is one of its references and counts the
 multiset overlap with array work. The reference is :func:`explorer.core.scoring.overlap.best_f1`
 and a plain multiset count written here; the texts mix case, digits, tokens of 16 and 17
 characters (the edge of the 16-byte numbering), non-ASCII words that fold to ASCII tokens, and
@@ -24,6 +25,7 @@ WORDS = [
     "the", "The", "THE", "a", "A1", "a1", "12", "１２", "booked", "BOOKED!", "Müller", "möller", "Straße", "STRASSE",
     "予約", "完了", "abcdefghijklmnop", "ABCDEFGHIJKLMNOP", "abcdefghijklmnopq", "abcdefghijklmnopqrstu",
     "x_y", "ﬁne", "fine", "K", "k", "…", "?", "", " ", "-", "\x00", "\x01",
+    "abcdefgh", "ABCDEFGHi", "abcdefghi", "0123456789", "ﬁnedinings", "FINEDININGS", "~", "\x7f",
 ]
 text = st.lists(st.sampled_from(WORDS), max_size=7).map(" ".join)
 
@@ -63,6 +65,38 @@ def test_equals_best_f1_pair_by_pair(pairs):
 )
 def test_by_hand(answer, references, want):
     assert best_f1_many([answer], [references])[0] == pytest.approx(want, abs=1e-15)
+
+
+@pytest.mark.parametrize(
+    "answer, references, want",
+    [
+        ("?", ["?", "a"], 0.0),  # the answer is a reference but has no token
+        ("a b", ["zzz", "a b"], 1.0),  # the answer is the second reference
+        ("予約", ["x", "予約"], 1.0),  # ... and not ASCII
+        ("abcdefghij", ["ABCDEFGHIJ é"], 2 * 1 / 3),  # a 10-character token from an ASCII and a non-ASCII text
+        ("fine dining", ["ﬁne dining…"], 1.0),  # NFKC: the ligature is "fi", the ellipsis no token
+        ("abcdefgh abcdefghi", ["abcdefghi abcdefgh abcdefgh"], 2 * 2 / 5),  # 8 and 9 characters are different tokens
+        ("ABCDEFGHIJKLMNOPQRST x", ["abcdefghijklmnopqrst é"], 2 * 1 / 4),  # 20 characters, both kinds of text
+        ("Zurich ZURICH zurich 2", ["zurich 2 2"], 2 * 2 / 7),  # min(3, 1) + min(1, 2)
+    ],
+)
+def test_by_hand_token_kinds(answer, references, want):
+    """Each way a token is coded (8 bytes, 16 bytes, a dictionary of texts; ASCII buffer or
+    :func:`tokens`) and the shortcut for an answer that is one of its references."""
+    assert best_f1_many([answer], [references])[0] == pytest.approx(want, abs=1e-15)
+
+
+def test_batch_whose_keys_need_int64():
+    """40,000 pairs over 40,008 distinct tokens: the sort keys (pair * V + token) * 2 + side reach
+    2 * 40,000 * 40,008 > 2**31, so they are int64. Answer ``w{i} x``; reference ``w{i} x x``
+    (every third: overlap 2 of 2 + 3 tokens, F1 4/5) or ``w{i} y{i % 7}`` (overlap 1 of 2 + 2, 1/2)."""
+    n = 40_000
+    answers = [f"w{i} x" for i in range(n)]
+    refs = [[f"w{i} x x" if i % 3 == 0 else f"w{i} y{i % 7}"] for i in range(n)]
+    got = best_f1_many(answers, refs)
+    want = np.array([4 / 5 if i % 3 == 0 else 1 / 2 for i in range(n)])
+    assert np.array_equal(got, want)
+    assert got.tolist()[:50] == [best_f1(a, r) for a, r in zip(answers[:50], refs[:50])]
 
 
 def test_lengths_must_agree():

@@ -5,16 +5,23 @@
 :func:`~explorer.core.scoring.overlap.tokens`; 0 when either side has no token), without a Python
 loop over tokens:
 
-1. Each distinct text is tokenised once. ASCII texts (whose tokens are the lowercased runs of
-   ``[A-Za-z0-9]``) are joined into one byte buffer and cut into tokens by numpy; other texts go
-   through :func:`~explorer.core.scoring.overlap.tokens` (NFKC, case-folding, Unicode scripts).
-2. A token becomes an integer: every token made of at most 16 characters of ``[a-z0-9]`` is
-   written as 16 bytes (its characters, then NUL bytes), read by numpy straight from the buffer,
-   and numbered by Arrow's hash-based ``dictionary_encode``; any other token (longer, or not ASCII)
-   is numbered after those from a dictionary of its text. Two tokens get the same number exactly
-   when they are the same text.
-3. Counting per (text, token) and the overlap ``sum(min(count in answer, count in reference))``
-   per pair are sorts, searches and sums over integer arrays.
+1. An answer that is one of its own references scores exactly 1.0 when it has a token (that pair's
+   F1 is 2n / 2n, and no F1 is above 1), else 0.0: its texts are not tokenised.
+2. Each distinct text of the other pairs is tokenised once. ASCII texts (whose tokens are the
+   lowercased runs of ``[A-Za-z0-9]``) are joined into one byte buffer and cut into tokens by
+   numpy; other texts go through :func:`~explorer.core.scoring.overlap.tokens` (NFKC,
+   case-folding, Unicode scripts).
+3. A token becomes an int64 code, equal for two tokens exactly when they are the same text: a
+   token of at most 8 characters of ``[a-z0-9]`` is its bytes as a little-endian integer (read
+   by numpy straight from the buffer, the letters lowercased); one of 9 to 16 such characters is
+   ``0x7E << 56`` plus the number Arrow's hash-based ``dictionary_encode`` gives its 16 bytes
+   (characters, then NUL); any other token (longer, or not ASCII) ``0x7F << 56`` plus its number
+   in a dictionary of texts (no token of 8 ASCII characters has a 0x7E or 0x7F byte). The codes
+   are then numbered 0 .. V - 1 by ``dictionary_encode``.
+4. For the pairs, every token of the answer and of the reference becomes a key
+   ``(pair * V + token) * 2 + side`` (int32 when the keys fit, else int64); after one sort, runs
+   of equal keys are the counts per (pair, token, side), and where a side-0 run is followed by the
+   side-1 run of the same token the overlap gains the smaller count.
 
 F1 = 2·overlap / (answer tokens + reference tokens) in float64, the same operations as the
 one-pair code, so every value is identical (``tests/test_overlap_batch.py`` compares with
@@ -23,104 +30,151 @@ one-pair code, so every value is identical (``tests/test_overlap_batch.py`` comp
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
 
 from .overlap import tokens
-from .text_scan import ascii_join
+from .text_scan import SEPARATOR, ascii_join
 
-_LOWER = np.zeros(256, dtype=np.uint8)
-"""Byte -> the byte of a token character (``0-9``, ``a-z``; ``A-Z`` lowercased), 0 for any other."""
-for _c in "0123456789abcdefghijklmnopqrstuvwxyz":
-    _LOWER[ord(_c)] = _LOWER[ord(_c.upper())] = ord(_c)
 MAX_CODED = 16
 """Tokens up to this many ``[a-z0-9]`` characters are numbered from their bytes (16 = two uint64)."""
 _MASK = np.array([(1 << (8 * k)) - 1 for k in range(9)], dtype=np.uint64)
 """``_MASK[k]``: the low k bytes of a little-endian uint64."""
+_CASE = np.uint64(0x2020202020202020)
+"""OR-ed into 8 bytes of ``[A-Za-z0-9]``: the letters lowercased, the digits kept (0x30-0x39 have the bit)."""
+_ROW_TAG = 0x7E << 56
+"""Step 3: the code of the k-th distinct token of 9 to 16 characters is ``_ROW_TAG | k``."""
+_OTHER_TAG = 0x7F << 56
+"""Step 3: the code of the k-th distinct other token (longer, or not ASCII) is ``_OTHER_TAG | k``."""
 _ALNUM = frozenset("0123456789abcdefghijklmnopqrstuvwxyz")
+_PAD = SEPARATOR * 15
+"""Joined after the last text (with the separator before it: 16 NUL bytes to read past the end)."""
+_HAS_ASCII_TOKEN = re.compile(r"[A-Za-z0-9]").search
+"""An ASCII text has a token exactly when this finds a character."""
 
 
-class _TokenNumbers:
-    """Numbers for the tokens of one batch (module docstring, step 2): ``rows`` the 16-byte form of
-    every coded token in order, ``other`` the dictionary of the rest (number = coded count + k)."""
+class _Codes:
+    """Step 3 for one batch: ``rows`` the 16-byte forms of the 9-16 character tokens in blocks,
+    ``row_at`` where each block's tokens sit in the code array (a row's code is ``_ROW_TAG`` plus
+    the number ``dictionary_encode`` gives its 16 bytes), ``other`` the dictionary of the rest."""
 
     def __init__(self) -> None:
-        self.rows: list[np.ndarray | bytes] = []
+        self.rows: list[bytes] = []
+        self.row_at: list[np.ndarray] = []  # where each block of rows goes in the code array
         self.other: dict[str, int] = {}
 
-    def add_strings(self, toks: Sequence[str]) -> np.ndarray:
-        """int64 per token: ``>= 0`` the index of its 16-byte row among those added, else
-        ``-1 - k`` for the k-th distinct other token."""
-        out = np.empty(len(toks), dtype=np.int64)
-        coded = bytearray()
-        n_rows = self._n_rows()
+    def of_strings(self, toks: Sequence[str], first: int) -> np.ndarray:
+        """int64 code per token (rows left to :meth:`numbered`); ``first``: where ``toks`` start
+        in the code array."""
+        out = np.zeros(len(toks), dtype=np.int64)
+        rows = bytearray()
+        at = []
         for k, tok in enumerate(toks):
             if len(tok) <= MAX_CODED and tok.isascii() and set(tok) <= _ALNUM:
-                coded += tok.encode("ascii").ljust(MAX_CODED, b"\x00")
-                out[k] = n_rows
-                n_rows += 1
+                if len(tok) <= 8:
+                    out[k] = int.from_bytes(tok.encode("ascii"), "little")
+                else:
+                    rows += tok.encode("ascii").ljust(MAX_CODED, b"\x00")
+                    at.append(first + k)
             else:
-                out[k] = -1 - self.other.setdefault(tok, len(self.other))
-        if coded:
-            self.rows.append(bytes(coded))
+                out[k] = _OTHER_TAG | self.other.setdefault(tok, len(self.other))
+        if at:
+            self.rows.append(bytes(rows))
+            self.row_at.append(np.asarray(at, dtype=np.int64))
         return out
 
-    def add_rows(self, rows: np.ndarray) -> np.ndarray:
-        """``rows``: uint64 (k, 2), each the 16-byte form of a token; their row indices."""
-        first = self._n_rows()
-        self.rows.append(np.ascontiguousarray(rows).tobytes())
-        return np.arange(first, first + len(rows), dtype=np.int64)
+    def add_rows(self, w0: np.ndarray, w1: np.ndarray, at: np.ndarray) -> None:
+        """Tokens of 9-16 characters given as their two little-endian uint64 halves, placed at
+        ``at`` in the code array."""
+        rows = np.empty((len(at), 2), dtype=np.uint64)
+        rows[:, 0], rows[:, 1] = w0, w1
+        self.rows.append(rows.tobytes())
+        self.row_at.append(at)
 
-    def _n_rows(self) -> int:
-        return sum(len(r) for r in self.rows) // MAX_CODED
-
-    def dense(self, refs: np.ndarray) -> tuple[np.ndarray, int]:
-        """(int64 number per token from :meth:`add_strings` / :meth:`add_rows` results, how many
-        distinct numbers): equal tokens get equal numbers, different tokens different ones."""
+    def numbered(self, codes: np.ndarray) -> tuple[np.ndarray, int]:
+        """(int32 number 0 .. V - 1 per token of ``codes`` with the rows filled in, V)."""
         import pyarrow as pa
         import pyarrow.compute as pc
 
-        data = b"".join(self.rows)
-        n_rows = len(data) // MAX_CODED
-        if n_rows:
+        if self.rows:
+            data = b"".join(self.rows)
+            n_rows = len(data) // MAX_CODED
             array = pa.FixedSizeBinaryArray.from_buffers(pa.binary(MAX_CODED), n_rows, [None, pa.py_buffer(data)])
-            encoded = pc.dictionary_encode(array)
-            row_number = encoded.indices.to_numpy().astype(np.int64)
-            n_coded = len(encoded.dictionary)
-        else:
-            row_number = np.zeros(0, dtype=np.int64)
-            n_coded = 0
-        out = np.where(refs >= 0, row_number[np.maximum(refs, 0)] if n_rows else 0, n_coded - 1 - refs)
-        return out, n_coded + len(self.other)
+            codes[np.concatenate(self.row_at)] = _ROW_TAG | pc.dictionary_encode(array).indices.to_numpy().astype(np.int64)
+        encoded = pc.dictionary_encode(codes)
+        return encoded.indices.to_numpy(), len(encoded.dictionary)
 
 
-def _ascii_tokens(texts: Sequence[str], numbers: _TokenNumbers) -> tuple[list[int], np.ndarray, np.ndarray]:
-    """(batch positions of the ASCII texts, token owner (index into the first list), token
-    reference for :meth:`_TokenNumbers.dense`) for the ASCII texts of ``texts``."""
+def _join(texts: Sequence[str]) -> tuple[str, np.ndarray, np.ndarray, Sequence[int], list[int]]:
+    """(buffer, its bytes as uint8 with at least 16 NUL bytes after it, where each ASCII text
+    starts (K + 1,), the positions of the ASCII texts, those of the others): every text joined
+    when all are ASCII (one ``isascii`` on the joined str), else
+    :func:`~explorer.core.scoring.text_scan.ascii_join`."""
+    joined = SEPARATOR.join([*texts, _PAD])
+    if joined.isascii():
+        lengths = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
+        starts = np.zeros(len(texts) + 1, dtype=np.int64)
+        np.cumsum(lengths + 1, out=starts[1:])
+        return joined, np.frombuffer(joined.encode("ascii"), dtype=np.uint8), starts, range(len(texts)), []
     j = ascii_join(texts)
-    n = len(j.buffer)
-    low = np.take(_LOWER, j.codes)  # ends with 16 NUL bytes
-    alnum = (low[: n + 1] != 0).view(np.int8)
-    edges = np.diff(alnum, prepend=np.int8(0))
-    start = np.flatnonzero(edges == 1)
-    end = np.flatnonzero(edges == -1)
+    return j.buffer, j.codes, j.starts, j.index, j.others
+
+
+def _token_numbers(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """(lo, hi, number, V): the tokens of ``texts[k]`` are ``number[lo[k]:hi[k]]`` (int64 lo, hi;
+    int32 numbers 0 .. V - 1, equal exactly for equal tokens; steps 2 and 3)."""
+    buffer, c, text_starts, ascii_index, others = _join(texts)
+    up = c | np.uint8(0x20)
+    up -= np.uint8(ord("a"))
+    alnum = up < 26
+    alnum |= (c - np.uint8(ord("0"))) < 10
+    edges = np.flatnonzero(alnum[1:] != alnum[:-1]) + 1  # the padding ends the last token
+    if alnum[0]:
+        edges = np.concatenate([[0], edges])
+    start, end = edges[0::2], edges[1::2]
     length = end - start
-    owner = j.owner(start)
-    refs = np.empty(len(start), dtype=np.int64)
-    short = length <= MAX_CODED
-    if short.any():
-        words = np.ndarray((len(low) - 7,), dtype="<u8", buffer=low, strides=(1,))  # 8 bytes from every position
-        s, size = start[short], length[short]
-        rows = np.empty((len(s), 2), dtype=np.uint64)
-        rows[:, 0] = words[s] & _MASK[np.minimum(size, 8)]
-        rows[:, 1] = words[s + 8] & _MASK[np.clip(size - 8, 0, 8)]
-        refs[short] = numbers.add_rows(rows)
-    if not short.all():
-        long_at = np.flatnonzero(~short)
-        refs[long_at] = numbers.add_strings([j.buffer[a:b].lower() for a, b in zip(start[long_at].tolist(), end[long_at].tolist())])
-    return j.index, owner, refs
+    words = np.ndarray((len(c) - 7,), dtype="<u8", buffer=c, strides=(1,))  # 8 bytes from every position
+    codes_ascii = np.take(words, start)
+    codes_ascii |= _CASE
+    codes_ascii &= _MASK[np.minimum(length, 8)]
+    numbers = _Codes()
+    long = np.flatnonzero(length > 8)
+    if len(long):
+        coded = long[length[long] <= MAX_CODED]
+        if len(coded):
+            w1 = np.take(words, start[coded] + 8)
+            w1 |= _CASE
+            w1 &= _MASK[length[coded] - 8]
+            numbers.add_rows(codes_ascii[coded], w1, coded)
+        longer = long[length[long] > MAX_CODED]
+        if len(longer):
+            codes_ascii[longer] = [_OTHER_TAG | numbers.other.setdefault(buffer[a:b].lower(), len(numbers.other))
+                                   for a, b in zip(start[longer].tolist(), end[longer].tolist())]
+    bounds = np.searchsorted(start, text_starts)
+    codes = codes_ascii.view(np.int64)
+    if not others:
+        lo, hi = bounds[:-1], bounds[1:]
+    else:
+        lo = np.zeros(len(texts), dtype=np.int64)
+        hi = np.zeros(len(texts), dtype=np.int64)
+        index = np.asarray(ascii_index, dtype=np.int64)
+        lo[index], hi[index] = bounds[:-1], bounds[1:]
+        toks = [tokens(texts[i]) for i in others]
+        sizes = np.fromiter(map(len, toks), dtype=np.int64, count=len(toks))
+        other_hi = len(codes) + np.cumsum(sizes)
+        lo[others], hi[others] = other_hi - sizes, other_hi
+        codes = np.concatenate([codes, numbers.of_strings([t for ts in toks for t in ts], len(codes))])
+    number, v = numbers.numbered(codes)
+    return lo, hi, number, v
+
+
+def _repeat_ranges(lo: np.ndarray, sizes: np.ndarray) -> np.ndarray:
+    """``lo[k] .. lo[k] + sizes[k] - 1`` for each k, concatenated (int64)."""
+    offsets = np.cumsum(sizes) - sizes
+    return np.arange(int(offsets[-1] + sizes[-1]) if len(sizes) else 0) + np.repeat(lo - offsets, sizes)
 
 
 @dataclass(frozen=True)
@@ -165,58 +219,56 @@ def best_f1_many(answers: Sequence[str], references: Sequence[Sequence[str]]) ->
 def best_f1_indexed(pairs: PairIndex) -> np.ndarray:
     """:func:`best_f1_many` of the answers and references of ``pairs``."""
     out = np.zeros(pairs.n, dtype=np.float64)
-    if not len(pairs.pair_owner):
+    pa, pr, po = pairs.pair_answer, pairs.pair_ref, pairs.pair_owner
+    if not len(po):
         return out
     texts = pairs.texts
-    numbers = _TokenNumbers()
-    ascii_index, owner, refs = _ascii_tokens(texts, numbers)
-    owner = np.asarray(ascii_index, dtype=np.int64)[owner] if len(owner) else owner
-    if len(ascii_index) < len(texts):
-        rest = [i for i, t in enumerate(texts) if not t.isascii()]
-        toks = [tokens(texts[i]) for i in rest]
-        owner = np.concatenate([owner, np.repeat(np.asarray(rest, dtype=np.int64), [len(t) for t in toks])])
-        refs = np.concatenate([refs, numbers.add_strings([t for ts in toks for t in ts])])
-    n_tokens = np.bincount(owner, minlength=len(texts)) if len(owner) else np.zeros(len(texts), dtype=np.int64)
-
-    # (text, token) -> count: one sort of text * V + token (tokens come grouped by text, so the
-    # stable sort has little to do), then the first of each run of equal keys
-    number, v = numbers.dense(refs) if len(refs) else (refs, 1)
-    v = max(v, 1)
-    key = owner * v + number
-    key.sort(kind="stable")
-    first = np.flatnonzero(np.concatenate([[True], key[1:] != key[:-1]])) if len(key) else key
-    counts = np.diff(np.append(first, len(key)))
-    key = key[first]
-    bounds = np.searchsorted(key // v, np.arange(len(texts) + 1))
-    token_of = key % v
-
-    pa, pr, po = pairs.pair_answer, pairs.pair_ref, pairs.pair_owner
-    na, nr = n_tokens[pa], n_tokens[pr]
-    overlap = np.where(pa == pr, na, 0)  # the answer is that reference: every token shared
-    todo = np.flatnonzero((pa != pr) & (na > 0) & (nr > 0))
-    if len(todo):
-        pair_a, ia = _expand(bounds, pa[todo])
-        pair_r, ir = _expand(bounds, pr[todo])
-        key_a = pair_a * v + token_of[ia]  # sorted: pairs in order, tokens sorted per text
-        key_r = pair_r * v + token_of[ir]
-        at = np.searchsorted(key_r, key_a)
-        at[at >= len(key_r)] = 0
-        hit = key_r[at] == key_a
-        shared = np.minimum(counts[ia[hit]], counts[ir[at[hit]]])
-        overlap[todo] = np.bincount(pair_a[hit], weights=shared, minlength=len(todo)).astype(np.int64)
-    valid = (na > 0) & (nr > 0)
-    f1 = np.zeros(len(pa), dtype=np.float64)
-    f1[valid] = 2.0 * overlap[valid] / (na[valid] + nr[valid])
-    np.maximum.at(out, po, f1)
+    copied = np.zeros(pairs.n, dtype=bool)  # step 1
+    copied[po[pa == pr]] = True
+    for i in np.flatnonzero(copied).tolist():
+        t = texts[pairs.answer[i]]
+        if _HAS_ASCII_TOKEN(t) if t.isascii() else tokens(t):
+            out[i] = 1.0
+    todo = np.flatnonzero(~copied[po])
+    if not len(todo):
+        return out
+    pa, pr, po = pa[todo], pr[todo], po[todo]
+    used = np.zeros(len(texts), dtype=bool)
+    used[pa] = True
+    used[pr] = True
+    need = np.flatnonzero(used)
+    local = np.zeros(len(texts), dtype=np.int64)
+    local[need] = np.arange(len(need))
+    lo, hi, number, v = _token_numbers([texts[t] for t in need.tolist()])
+    la, lr = local[pa], local[pr]
+    na, nr = hi[la] - lo[la], hi[lr] - lo[lr]
+    valid = np.flatnonzero((na > 0) & (nr > 0))
+    if not len(valid):
+        return out
+    la, lr = la[valid], lr[valid]
+    overlap = _overlap(lo, hi, number, v, la, lr)
+    np.maximum.at(out, po[valid], 2.0 * overlap / (na[valid] + nr[valid]))
     return out
 
 
-def _expand(bounds: np.ndarray, texts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """For each k, the entries ``bounds[texts[k]] .. bounds[texts[k] + 1] - 1``: (k per entry,
-    entry index), concatenated in order."""
-    lo, hi = bounds[texts], bounds[texts + 1]
-    sizes = hi - lo
-    which = np.repeat(np.arange(len(texts)), sizes)
-    offsets = np.cumsum(sizes) - sizes
-    entries = np.arange(int(sizes.sum())) - np.repeat(offsets - lo, sizes)
-    return which, entries
+def _overlap(lo: np.ndarray, hi: np.ndarray, number: np.ndarray, v: int, a: np.ndarray, r: np.ndarray) -> np.ndarray:
+    """float64 (P,): for each pair k, ``sum over tokens of min(count in text a[k], count in text
+    r[k])`` (step 4), the tokens of text t being ``number[lo[t]:hi[t]]`` (values < ``v``)."""
+    p = len(a)
+    dtype = np.int32 if 2 * p * v < 2**31 else np.int64
+    size_a, size_r = hi[a] - lo[a], hi[r] - lo[r]
+    step = 2 * v
+    base = np.arange(0, p * step, step, dtype=dtype)
+    twice = number.astype(dtype)
+    twice *= 2
+    n_a = int(size_a.sum())
+    key = np.empty(n_a + int(size_r.sum()), dtype=dtype)
+    np.add(np.repeat(base, size_a), twice[_repeat_ranges(lo[a], size_a)], out=key[:n_a])
+    np.add(np.repeat(base + 1, size_r), twice[_repeat_ranges(lo[r], size_r)], out=key[n_a:])
+    key.sort()
+    starts = np.flatnonzero(key[1:] != key[:-1]) + 1
+    counts = np.diff(starts, prepend=0, append=len(key))
+    first = key[np.concatenate([[0], starts])]
+    hit = np.flatnonzero((first[1:] - first[:-1] == 1) & (first[:-1] & 1 == 0))  # (pair, token, 0) then (pair, token, 1)
+    shared = np.minimum(counts[hit], counts[hit + 1])
+    return np.bincount(first[hit] // step, weights=shared, minlength=p)
