@@ -224,3 +224,54 @@ def test_bit_mask_counts_equal_the_list_algorithms(shape):
     exact = n_e == n_a and all(compat[k][k] for k in range(n_e))
     counts = CallCounts(n_e, n_a, matching_size(compat, n_a), lcs_length(compat, n_a), exact)
     assert _mask_scores(masks, n_e, n_a) == tuple(family_score(counts, f) for f in SCORE_ROWS)
+
+
+distinct_calls = st.lists(st.sampled_from(["book", "search", "pay", "mail"]), unique=True, max_size=4).flatmap(
+    lambda names: st.tuples(*[st.builds(ToolCall, st.just(n), st.dictionaries(st.sampled_from(["a", "b", "c"]), values, max_size=3))
+                              for n in names]).map(list))
+
+
+@SETTINGS
+@given(calls, st.one_of(calls, distinct_calls), st.sampled_from([ArgRules(), TOLERANT]))
+def test_invocation_scores_equal_family_score_of_call_counts_every_mode(expected, actual, rules):
+    """Issue 14: ``invocation_scores`` (one pass for all modes: same-name pairs only, a loop for
+    distinct actual names, results kept per pattern of masks and relations) equals
+    :func:`family_score` of :func:`call_counts` for every stored family and argument mode, on the
+    first call and on a second (kept) one; actual lists with repeated and with distinct names."""
+    from explorer.core.scoring.trajectory_metrics import SCORE_ROWS, call_counts, family_score, invocation_scores
+
+    inv = _inv(expected, actual)
+    want = tuple(family_score(call_counts(inv, ArgMatcher(mode, rules)), family) for family in SCORE_ROWS for mode in ARG_MODES)
+    assert invocation_scores(inv, rules) == want
+    assert invocation_scores(inv, rules) == want
+
+
+def test_scores_kept_per_pattern_stay_right_past_the_limit():
+    """More distinct patterns than ``_SCORED`` keeps (8,191 > 4,096: it is emptied on the way).
+    Expected: 13 calls, ``hit`` where bit b of k is set, else ``miss``; actual: one ``hit``. By
+    hand: m = L = 1 (one actual call), E = 13, A = 1: exact, in_order, any_order, unordered 0;
+    subset 1 (m = A); precision 1/1, recall 1/13, F1 2/14, LCS 1/13, in every argument mode."""
+    from explorer.core.scoring import trajectory_metrics as tm
+
+    want = (0.0, 0.0, 0.0, 1.0, 0.0, 1.0, 1 / 13, 2 / 14, 1 / 13)
+    for k in list(range(1, 2**13)) + [1, 2**12]:  # the last two again, after the store was emptied
+        inv = _inv([ToolCall("hit" if k >> b & 1 else "miss", {}) for b in range(13)], [ToolCall("hit", {})])
+        assert tm.invocation_scores(inv) == tuple(v for v in want for _ in ARG_MODES), k
+        assert len(tm._SCORED) <= tm._SCORED_MAX
+
+
+def test_same_masks_with_other_argument_relations_score_apart():
+    """One pattern of names, three relations of the args: the kept scores are per relation, also
+    when a pattern comes back. Expected ``book(a=1)``, actual one ``book`` call, so F1 (row 7) is
+    m: under (exact, ignore, subset, superset), subset = no key beyond the expected ones, superset
+    = no expected key missing: an extra key (0, 1, 0, 1), a missing key (0, 1, 1, 0), another
+    value (0, 1, 0, 0), the same args (1, 1, 1, 1)."""
+    from explorer.core.scoring.trajectory_metrics import SCORE_ROWS, call_counts, family_score, invocation_scores
+
+    cases = [({"a": 1, "b": 2}, (0, 1, 0, 1)), ({}, (0, 1, 1, 0)), ({"a": 2}, (0, 1, 0, 0)),
+             ({"a": 1, "b": 2}, (0, 1, 0, 1)), ({"a": 1}, (1, 1, 1, 1)), ({}, (0, 1, 1, 0))]
+    for args, f1 in cases:
+        inv = _inv([ToolCall("book", {"a": 1})], [ToolCall("book", args)])
+        got = invocation_scores(inv)
+        assert got[7 * len(ARG_MODES) : 8 * len(ARG_MODES)] == f1, args
+        assert got == tuple(family_score(call_counts(inv, ArgMatcher(mode)), family) for family in SCORE_ROWS for mode in ARG_MODES)

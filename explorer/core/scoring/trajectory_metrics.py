@@ -48,6 +48,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from itertools import chain
+from operator import itemgetter
 from typing import Sequence
 
 from ..io.model import Invocation, PlainInvocation, ToolCall
@@ -285,6 +286,14 @@ def invocation_scores(inv: Invocation, rules: ArgRules = NO_RULES, day_first: bo
     return plain_scores(inv.plain(), rules, day_first)
 
 
+_SCORED: dict[tuple, tuple[float, ...]] = {}
+""":func:`plain_scores` results by what they are a function of: ``(A, same-name masks)`` when every
+same-name pair has equal args, else ``(A, masks, ((i, j, relation), ...))``; emptied when it
+holds :data:`_SCORED_MAX` entries (a batch of runs repeats few such patterns)."""
+_SCORED_MAX = 4096
+_NAME = itemgetter(0)
+
+
 def plain_scores(inv: PlainInvocation, rules: ArgRules = NO_RULES, day_first: bool = True) -> tuple[float, ...]:
     """:func:`invocation_scores` of an invocation given as plain tuples (calls as ``(name, args)``).
 
@@ -293,27 +302,55 @@ def plain_scores(inv: PlainInvocation, rules: ArgRules = NO_RULES, day_first: bo
     match); equal args match in every mode and under every rule, so only same-name pairs whose
     args differ go through :func:`~explorer.core.scoring.arg_match.args_relation` (once for all
     four modes); modes with the same matches share their counts; the counts come from bit masks
-    (:func:`_mask_scores`); and an identical trajectory scores 1 everywhere.
+    (:func:`_mask_scores`); the scores of a pattern of masks and relations are kept in
+    :data:`_SCORED` (they depend on nothing else); and an identical trajectory scores 1
+    everywhere.
     """
     expected, actual = inv.expected, inv.actual
     if not actual and not inv.answer.strip():  # a turn never run
         return _ZEROS
-    n_e, n_a = len(expected), len(actual)
     if expected is actual or expected == actual:
         return _ONES
-    by_name: dict[str, list[int]] = {}
-    name_mask: dict[str, int] = {}
-    for j, (name, _) in enumerate(actual):
-        by_name.setdefault(name, []).append(j)
-        name_mask[name] = name_mask.get(name, 0) | (1 << j)
-    names = [name_mask.get(name, 0) for name, _ in expected]  # same name: the matches under ``ignore``
+    n_a = len(actual)
+    names: list[int] = []  # same name: the matches under ``ignore``
     partial: list[tuple[int, int, int]] = []  # (expected i, actual j, relation) of same-name pairs with different args
-    for i, (name, args) in enumerate(expected):
-        if names[i]:
-            for j in by_name[name]:
-                other = actual[j][1]
-                if other is not args and other != args:
-                    partial.append((i, j, args_relation(name, other, args, rules, day_first)))
+    at = dict(zip(map(_NAME, actual), range(n_a)))
+    if len(at) == n_a:  # distinct actual names: at most one same-name call for each expected call
+        for i, call in enumerate(expected):
+            j = at.get(call[0])
+            if j is None:
+                names.append(0)
+            else:
+                names.append(1 << j)
+                other = actual[j]
+                if other is not call and other != call:  # the same name: the args differ
+                    partial.append((i, j, args_relation(call[0], other[1], call[1], rules, day_first)))
+    else:
+        by_name: dict[str, list[int]] = {}
+        name_mask: dict[str, int] = {}
+        for j, (name, _) in enumerate(actual):
+            by_name.setdefault(name, []).append(j)
+            name_mask[name] = name_mask.get(name, 0) | (1 << j)
+        names = [name_mask.get(name, 0) for name, _ in expected]
+        for i, (name, args) in enumerate(expected):
+            if names[i]:
+                for j in by_name[name]:
+                    other = actual[j][1]
+                    if other is not args and other != args:
+                        partial.append((i, j, args_relation(name, other, args, rules, day_first)))
+    key = (n_a, *names) if not partial else (n_a, tuple(names), tuple(partial))
+    found = _SCORED.get(key)
+    if found is None:
+        if len(_SCORED) >= _SCORED_MAX:
+            _SCORED.clear()
+        found = _SCORED[key] = _scores_of(names, partial, n_a)
+    return found
+
+
+def _scores_of(names: list[int], partial: list[tuple[int, int, int]], n_a: int) -> tuple[float, ...]:
+    """:func:`plain_scores` from the same-name masks and the relations of the same-name pairs
+    whose args differ."""
+    n_e = len(names)
     if not partial:  # every same-name pair has equal args: one matrix for every mode
         per_mode = (_mask_scores(names, n_e, n_a),) * len(_MODE_BITS)
     else:
