@@ -108,3 +108,36 @@ def test_a_run_of_two_invocations_by_hand():
     assert rows.f1[0] == (1.0 + 4 / 7) / 2
     assert rows.reason_day[0] == "invocation 2: date 13 March differs from 12 March"
     assert rows.tool_names == ("book", "weather") and rows.tool_invocations[0].tolist() == [2, 1]
+
+
+def test_tool_invocations_and_shared_score_rows_by_hand():
+    """Run 0: one turn calling search twice and book once; run 1: three turns (search; none;
+    search and pay); run 2: one turn, no call; run 3: the same trajectory as run 0 (its score tuple
+    is the same object: one row converted, repeated). Tools (sorted): book, pay, search; a tool
+    counts once per turn that called it. Run 0 and run 3 expected ``search, book`` and made an
+    extra search: EXACT 0, ANY_ORDER 1, precision 2/3, recall 1."""
+    s, b, p = ToolCall("search", {}), ToolCall("book", {}), ToolCall("pay", {})
+    one = Invocation((s, b), (s, s, b), "ok", ("ok",))
+    runs = [[one.plain()],
+            [Invocation((s,), (s,), "a", ("a",)).plain(), Invocation((), (), "b", ("b",)).plain(), Invocation((s,), (s, p), "c", ("c",)).plain()],
+            [Invocation((), (), "x", ("x",)).plain()],
+            [Invocation((s, b), (s, s, b), "ok", ("ok",)).plain()]]
+    rows = feature_rows(runs, [1, 0, -1, 1], re.compile(DEFAULT_ID_PATTERN))
+    assert rows.tool_names == ("book", "pay", "search")
+    assert rows.tool_invocations.dtype == np.uint16
+    assert rows.tool_invocations.tolist() == [[1, 0, 1], [0, 1, 2], [0, 0, 0], [1, 0, 1]]
+    for i in (0, 3):
+        assert rows.traj[i, 0 * 4 : 0 * 4 + 4].tolist() == [0.0] * 4  # exact, every argument mode
+        assert rows.traj[i, 2 * 4 : 2 * 4 + 4].tolist() == [1.0] * 4  # any_order
+        assert rows.traj[i, 5 * 4 : 5 * 4 + 4].tolist() == [2 / 3] * 4  # precision
+        assert rows.traj[i, 6 * 4 : 6 * 4 + 4].tolist() == [1.0] * 4  # recall
+    assert rows.traj[2].tolist() == [1.0] * 36  # nothing expected, nothing called, an answer: identical
+    # one turn per run, every score tuple shared: the same rows
+    single = feature_rows([[one.plain()], [one.plain()], [Invocation((), (), "x", ("x",)).plain()]], [1, 1, 1], re.compile(DEFAULT_ID_PATTERN))
+    assert single.traj.shape == (3, 36) and single.traj[0].tolist() == single.traj[1].tolist() == rows.traj[0].tolist()
+    assert single.traj[2].tolist() == [1.0] * 36
+    assert single.tool_invocations.tolist() == [[1, 1], [1, 1], [0, 0]] and single.tool_names == ("book", "search")
+    none = feature_rows([[Invocation((), (), "x", ("x",)).plain()]], [1], re.compile(DEFAULT_ID_PATTERN))
+    assert none.tool_names == () and none.tool_invocations.shape == (1, 0) and none.tool_invocations.dtype == np.uint16
+    empty = feature_rows([], [], re.compile(DEFAULT_ID_PATTERN))
+    assert empty.traj.shape == (0, 36) and empty.tool_invocations.shape == (0, 0)

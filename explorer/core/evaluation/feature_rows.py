@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import itertools
 import re
+from operator import itemgetter
 from dataclasses import dataclass
 from typing import Sequence
 
@@ -35,6 +36,10 @@ from ..scoring.overlap_batch import PairIndex, best_f1_indexed, index_pairs
 from ..scoring.text_scan import KeyScan, scan_key_fields
 from ..scoring.trajectory_metrics import N_SCORES, plain_scores
 from .features import EMPTY_ANSWER, EMPTY_REFERENCE, NO_OUTPUT
+
+
+_NAME = itemgetter(0)  # of a (name, args) call
+_ACTUAL = itemgetter(1)  # of a PlainInvocation: its actual calls
 
 
 @dataclass(frozen=True, eq=False)
@@ -141,20 +146,23 @@ def _flags(pairs: PairIndex, never_ran: list[bool]) -> np.ndarray:
 
 def _tool_invocations(flat: list[PlainInvocation], owner: np.ndarray, n: int) -> tuple[tuple[str, ...], np.ndarray]:
     """(sorted tool names, uint16 (n, T): how many invocations of each run called each tool), from
-    the invocations ``flat`` and the run ``owner[k]`` of invocation k."""
-    names = [name for inv in flat for name, _ in inv.actual]
-    first: dict[str, int] = {}
-    ids = np.fromiter(map(first.setdefault, names, itertools.count()), dtype=np.int64, count=len(names))
+    the invocations ``flat`` and the run ``owner[k]`` of invocation k (non-decreasing: the
+    invocations of a run are consecutive, every run has one)."""
+    sizes = np.fromiter(map(len, map(_ACTUAL, flat)), dtype=np.intp, count=len(flat))
+    n_calls = int(sizes.sum())
+    first: dict[str, int] = {}  # name -> index of its first call
+    ids = np.fromiter(map(first.setdefault, map(_NAME, itertools.chain.from_iterable(map(_ACTUAL, flat))), itertools.count()),
+                      dtype=np.intp, count=n_calls)
     tool_names = tuple(sorted(first))
-    counts = np.zeros((n, len(tool_names)), dtype=np.uint16)
-    if not names:
-        return tool_names, counts
-    column = np.zeros(len(names), dtype=np.int64)  # first occurrence -> column of the sorted name
+    if not n_calls:
+        return tool_names, np.zeros((n, 0), dtype=np.uint16)
+    column = np.zeros(n_calls, dtype=np.intp)  # first call -> column of the sorted name
     column[[first[t] for t in tool_names]] = np.arange(len(tool_names))
-    of_call = np.repeat(np.arange(len(flat)), [len(inv.actual) for inv in flat])
-    key = np.unique(of_call * len(tool_names) + column[ids])  # one entry per (invocation, tool called)
-    np.add.at(counts, (owner[key // len(tool_names)], key % len(tool_names)), 1)
-    return tool_names, counts
+    called = np.zeros((len(flat), len(tool_names)), dtype=bool)  # invocation k called tool t
+    called[np.repeat(np.arange(len(flat)), sizes), column[ids]] = True
+    if len(flat) == n:
+        return tool_names, called.astype(np.uint16)
+    return tool_names, np.add.reduceat(called, np.searchsorted(owner, np.arange(n)), axis=0, dtype=np.uint16)
 
 
 def feature_rows(
@@ -178,6 +186,16 @@ def feature_rows(
         raise ValueError("a run needs at least one invocation")
     flat = [inv for invs in invocations for inv in invs]
 
+    def _score_array(rows: list[tuple[float, ...]]) -> np.ndarray:
+        # float64 (len(rows), N_SCORES): each distinct tuple object converted once (plain_scores
+        # returns the same tuple for the same pattern), then repeated by index
+        distinct = dict(zip(map(id, rows), rows))  # the rows are alive: their ids are distinct
+        if len(distinct) == len(rows):
+            return np.array(rows, dtype=np.float64).reshape(len(rows), N_SCORES)
+        at = dict(zip(distinct, range(len(distinct))))
+        index = np.fromiter(map(at.__getitem__, map(id, rows)), dtype=np.intp, count=len(rows))
+        return np.array(list(distinct.values()), dtype=np.float64).reshape(len(distinct), N_SCORES)[index]
+
     scores = [plain_scores(inv, rules, day_first) for inv in flat]
     pairs = index_pairs([inv.answer for inv in flat], [inv.references for inv in flat])
     f1_flat = best_f1_indexed(pairs)
@@ -187,7 +205,7 @@ def feature_rows(
     flag_flat = _flags(pairs, [inv.no_output for inv in flat])
     tool_names, tool_invocations = _tool_invocations(flat, np.repeat(np.arange(n), sizes), n)
     if len(flat) == n:  # one invocation per run: run_row takes its values as they are (F1 / 1 is F1)
-        traj = np.array(scores, dtype=np.float64).reshape(n, N_SCORES)
+        traj = _score_array(scores)
         return FeatureRows(
             traj=traj, f1=f1_flat, tool_names=tool_names, tool_invocations=tool_invocations,
             reason_day=day_flat, reason_month=month_flat, human=np.asarray(human, dtype=np.int8),
@@ -220,7 +238,7 @@ def feature_rows(
                 bits |= flag_list[at + j]
             flags[i] = bits
         at += k
-    traj = np.array(rows, dtype=np.float64).reshape(n, N_SCORES)
+    traj = _score_array(rows)
     return FeatureRows(
         traj=traj, f1=f1, tool_names=tool_names, tool_invocations=tool_invocations,
         reason_day=reason_day, reason_month=reason_month, human=np.asarray(human, dtype=np.int8),
