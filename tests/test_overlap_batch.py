@@ -26,6 +26,7 @@ WORDS = [
     "予約", "完了", "abcdefghijklmnop", "ABCDEFGHIJKLMNOP", "abcdefghijklmnopq", "abcdefghijklmnopqrstu",
     "x_y", "ﬁne", "fine", "K", "k", "…", "?", "", " ", "-", "\x00", "\x01",
     "abcdefgh", "ABCDEFGHi", "abcdefghi", "0123456789", "ﬁnedinings", "FINEDININGS", "~", "\x7f",
+    "ppppppppp", "000000000", "abcdefghij", "ABCDEFGHIJK", "ﬁnedining", "FINEDINING", "abcdefgh9",
 ]
 text = st.lists(st.sampled_from(WORDS), max_size=7).map(" ".join)
 
@@ -78,12 +79,31 @@ def test_by_hand(answer, references, want):
         ("abcdefgh abcdefghi", ["abcdefghi abcdefgh abcdefgh"], 2 * 2 / 5),  # 8 and 9 characters are different tokens
         ("ABCDEFGHIJKLMNOPQRST x", ["abcdefghijklmnopqrst é"], 2 * 1 / 4),  # 20 characters, both kinds of text
         ("Zurich ZURICH zurich 2", ["zurich 2 2"], 2 * 2 / 7),  # min(3, 1) + min(1, 2)
+        ("ppppppppp 000000000", ["000000000"], 2 * 1 / 3),  # 9 characters, 6 bits each: p and 0 stay apart
+        ("abcdefghij abcdefghijk", ["abcdefghijk x"], 2 * 1 / 4),  # 10 characters packed, 11 as 16 bytes
+        ("abcdefghij abcdefghijk", ["ABCDEFGHIJK é"], 2 * 1 / 4),  # ... the 11 from a non-ASCII text
+        ("ﬁnedining x", ["FINEDINING y"], 2 * 1 / 4),  # NFKC: 10 characters from a non-ASCII text
+        ("abcdefghiz", ["abcdefghiy"], 0.0),  # differ in the 10th character only
+        ("abcdefgh", ["abcdefgh0"], 0.0),  # an 8-character token and its 9-character extension
+        ("abcdefgh9 x", ["ABCDEFGH9 y"], 2 * 1 / 4),
     ],
 )
 def test_by_hand_token_kinds(answer, references, want):
     """Each way a token is coded (8 bytes, 16 bytes, a dictionary of texts; ASCII buffer or
     :func:`tokens`) and the shortcut for an answer that is one of its references."""
     assert best_f1_many([answer], [references])[0] == pytest.approx(want, abs=1e-15)
+
+
+def test_six_bit_codes_by_hand():
+    """A digit is 16-25, a letter 33-58 (bits 0-4 of the byte, bit 5 from its bit 6), character k
+    at bit 6k: "0" = 16, "z" = 58, "p" = 48 (not 16, as the low 6 bits of the byte would give),
+    "a0" = 33 + 16 * 64."""
+    from explorer.core.scoring.overlap_batch import _pack6, _pack6_text
+
+    assert [_pack6_text(c) for c in "09apz"] == [16, 25, 33, 48, 58]
+    assert _pack6_text("a0") == 33 + 16 * 64
+    words = np.frombuffer(b"abcdefgh" + b"a0\x00\x00\x00\x00\x00\x00", dtype="<u8")
+    assert _pack6(words).tolist() == [_pack6_text("abcdefgh"), 33 + 16 * 64]
 
 
 def test_batch_whose_keys_need_int64():

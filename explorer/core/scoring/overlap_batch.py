@@ -13,11 +13,13 @@ loop over tokens:
    case-folding, Unicode scripts).
 3. A token becomes an int64 code, equal for two tokens exactly when they are the same text: a
    token of at most 8 characters of ``[a-z0-9]`` is its bytes as a little-endian integer (read
-   by numpy straight from the buffer, the letters lowercased); one of 9 to 16 such characters is
+   by numpy straight from the buffer, the letters lowercased); one of 9 or 10 such characters is
+   its characters at 6 bits each (:func:`_pack6`, 60 bits) with bit 63 set; one of 11 to 16 is
    ``0x7E << 56`` plus the number Arrow's hash-based ``dictionary_encode`` gives its 16 bytes
    (characters, then NUL); any other token (longer, or not ASCII) ``0x7F << 56`` plus its number
-   in a dictionary of texts (no token of 8 ASCII characters has a 0x7E or 0x7F byte). The codes
-   are then numbered 0 .. V - 1 by ``dictionary_encode``.
+   in a dictionary of texts (no token of 8 ASCII characters has a 0x7E or 0x7F byte, and only the
+   9-10 character codes are negative). The codes are then numbered 0 .. V - 1 by
+   ``dictionary_encode``.
 4. For the pairs, every token of the answer and of the reference becomes a key
    ``(pair * V + token) * 2 + side`` (int32 when the keys fit, else int64); after one sort, runs
    of equal keys are the counts per (pair, token, side), and where a side-0 run is followed by the
@@ -45,8 +47,12 @@ _MASK = np.array([(1 << (8 * k)) - 1 for k in range(9)], dtype=np.uint64)
 """``_MASK[k]``: the low k bytes of a little-endian uint64."""
 _CASE = np.uint64(0x2020202020202020)
 """OR-ed into 8 bytes of ``[A-Za-z0-9]``: the letters lowercased, the digits kept (0x30-0x39 have the bit)."""
+MAX_PACKED = 10
+"""Tokens of 9 to this many ``[a-z0-9]`` characters are coded as 6 bits a character (60 bits)."""
+_PACKED_TAG = np.uint64(1 << 63)
+"""Step 3: set in the code of a 9-10 character token (so it is negative as int64, unlike every other code)."""
 _ROW_TAG = 0x7E << 56
-"""Step 3: the code of the k-th distinct token of 9 to 16 characters is ``_ROW_TAG | k``."""
+"""Step 3: the code of the k-th distinct token of 11 to 16 characters is ``_ROW_TAG | k``."""
 _OTHER_TAG = 0x7F << 56
 """Step 3: the code of the k-th distinct other token (longer, or not ASCII) is ``_OTHER_TAG | k``."""
 _ALNUM = frozenset("0123456789abcdefghijklmnopqrstuvwxyz")
@@ -56,8 +62,26 @@ _HAS_ASCII_TOKEN = re.compile(r"[A-Za-z0-9]").search
 """An ASCII text has a token exactly when this finds a character."""
 
 
+def _pack6(words: np.ndarray) -> np.ndarray:
+    """uint64: each byte of ``words`` (``0-9``, ``a-z`` or NUL) as 6 bits, byte k at bit 6k: a
+    digit 16-25, a letter 33-58, NUL 0 (bits 0-4 of the byte, bit 5 from its bit 6), so distinct
+    texts of up to 8 characters give distinct values below 2**48."""
+    x = (words & np.uint64(0x1F1F1F1F1F1F1F1F)) | ((words >> np.uint64(1)) & np.uint64(0x2020202020202020))
+    x = (x & np.uint64(0x003F003F003F003F)) | ((x >> np.uint64(2)) & np.uint64(0x0FC00FC00FC00FC0))
+    x = (x & np.uint64(0x00000FFF00000FFF)) | ((x >> np.uint64(4)) & np.uint64(0x00FFF00000FFF000))
+    return (x & np.uint64(0xFFFFFF)) | ((x >> np.uint64(8)) & np.uint64(0xFFFFFF000000))
+
+
+def _pack6_text(tok: str) -> int:
+    """:func:`_pack6` of the characters of ``tok`` (``[a-z0-9]``, any length up to 10) as one int."""
+    out = 0
+    for k, c in enumerate(tok.encode("ascii")):
+        out |= ((c & 0x1F) | ((c >> 1) & 0x20)) << (6 * k)
+    return out
+
+
 class _Codes:
-    """Step 3 for one batch: ``rows`` the 16-byte forms of the 9-16 character tokens in blocks,
+    """Step 3 for one batch: ``rows`` the 16-byte forms of the 11-16 character tokens in blocks,
     ``row_at`` where each block's tokens sit in the code array (a row's code is ``_ROW_TAG`` plus
     the number ``dictionary_encode`` gives its 16 bytes), ``other`` the dictionary of the rest."""
 
@@ -76,6 +100,8 @@ class _Codes:
             if len(tok) <= MAX_CODED and tok.isascii() and set(tok) <= _ALNUM:
                 if len(tok) <= 8:
                     out[k] = int.from_bytes(tok.encode("ascii"), "little")
+                elif len(tok) <= MAX_PACKED:
+                    out[k] = _pack6_text(tok) - (1 << 63)  # _PACKED_TAG set, as int64
                 else:
                     rows += tok.encode("ascii").ljust(MAX_CODED, b"\x00")
                     at.append(first + k)
@@ -87,7 +113,7 @@ class _Codes:
         return out
 
     def add_rows(self, w0: np.ndarray, w1: np.ndarray, at: np.ndarray) -> None:
-        """Tokens of 9-16 characters given as their two little-endian uint64 halves, placed at
+        """Tokens of 11-16 characters given as their two little-endian uint64 halves, placed at
         ``at`` in the code array."""
         rows = np.empty((len(at), 2), dtype=np.uint64)
         rows[:, 0], rows[:, 1] = w0, w1
@@ -145,10 +171,16 @@ def _token_numbers(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.nda
     if len(long):
         coded = long[length[long] <= MAX_CODED]
         if len(coded):
-            w1 = np.take(words, start[coded] + 8)
+            w1 = words[start[coded] + 8]  # (np.take would copy all of the strided words first)
             w1 |= _CASE
             w1 &= _MASK[length[coded] - 8]
-            numbers.add_rows(codes_ascii[coded], w1, coded)
+            packed = length[coded] <= MAX_PACKED
+            if packed.any():
+                at = coded[packed]
+                codes_ascii[at] = _PACKED_TAG | _pack6(codes_ascii[at]) | (_pack6(w1[packed]) << np.uint64(48))
+            if not packed.all():
+                rest = ~packed
+                numbers.add_rows(codes_ascii[coded[rest]], w1[rest], coded[rest])
         longer = long[length[long] > MAX_CODED]
         if len(longer):
             codes_ascii[longer] = [_OTHER_TAG | numbers.other.setdefault(buffer[a:b].lower(), len(numbers.other))
@@ -225,10 +257,10 @@ def best_f1_indexed(pairs: PairIndex) -> np.ndarray:
     texts = pairs.texts
     copied = np.zeros(pairs.n, dtype=bool)  # step 1
     copied[po[pa == pr]] = True
-    for i in np.flatnonzero(copied).tolist():
-        t = texts[pairs.answer[i]]
-        if _HAS_ASCII_TOKEN(t) if t.isascii() else tokens(t):
-            out[i] = 1.0
+    at = np.flatnonzero(copied)
+    if len(at):
+        has = [bool(_HAS_ASCII_TOKEN(t) if t.isascii() else tokens(t)) for t in map(texts.__getitem__, pairs.answer[at].tolist())]
+        out[at[np.asarray(has, dtype=bool)]] = 1.0
     todo = np.flatnonzero(~copied[po])
     if not len(todo):
         return out
@@ -266,9 +298,8 @@ def _overlap(lo: np.ndarray, hi: np.ndarray, number: np.ndarray, v: int, a: np.n
     np.add(np.repeat(base, size_a), twice[_repeat_ranges(lo[a], size_a)], out=key[:n_a])
     np.add(np.repeat(base + 1, size_r), twice[_repeat_ranges(lo[r], size_r)], out=key[n_a:])
     key.sort()
-    starts = np.flatnonzero(key[1:] != key[:-1]) + 1
-    counts = np.diff(starts, prepend=0, append=len(key))
-    first = key[np.concatenate([[0], starts])]
+    bounds = np.concatenate([[0], np.flatnonzero(key[1:] != key[:-1]) + 1, [len(key)]])  # runs of equal keys, then the end
+    first = key[bounds[:-1]]
     hit = np.flatnonzero((first[1:] - first[:-1] == 1) & (first[:-1] & 1 == 0))  # (pair, token, 0) then (pair, token, 1)
-    shared = np.minimum(counts[hit], counts[hit + 1])
+    shared = np.minimum(bounds[hit + 1] - bounds[hit], bounds[hit + 2] - bounds[hit + 1])
     return np.bincount(first[hit] // step, weights=shared, minlength=p)
