@@ -141,3 +141,18 @@ def test_tool_invocations_and_shared_score_rows_by_hand():
     assert none.tool_names == () and none.tool_invocations.shape == (1, 0) and none.tool_invocations.dtype == np.uint16
     empty = feature_rows([], [], re.compile(DEFAULT_ID_PATTERN))
     assert empty.traj.shape == (0, 36) and empty.tool_invocations.shape == (0, 0)
+
+
+def test_flags_by_hand():
+    """Flag bits (NO_OUTPUT 1, EMPTY_ANSWER 2, EMPTY_REFERENCE 4) for answers with no ASCII letter
+    or digit, where only the normalisation ladder decides: "é" and "１２" (full-width digits) keep
+    a character, "…", "—", "?" and a no-break space keep none; a turn never run (no call, blank
+    answer) is NO_OUTPUT | EMPTY_ANSWER; an empty reference adds EMPTY_REFERENCE."""
+    s = ToolCall("search", {})
+    answers = ["é", "１２", "…", "—", "?", "\u00a0", "ok"]
+    runs = [[Invocation((s,), (s,), a, ("ok",)).plain()] for a in answers]
+    runs.append([Invocation((s,), (), "  ", ("ok",)).plain()])  # never ran
+    runs.append([Invocation((s,), (s,), "ok", ("?", "ok")).plain()])  # one reference empty
+    runs.append([Invocation((s,), (s,), "ok", ("ok",)).plain(), Invocation((s,), (s,), "…", ("",)).plain()])  # bits of both turns
+    rows = feature_rows(runs, [1] * len(runs), re.compile(DEFAULT_ID_PATTERN))
+    assert rows.flags.tolist() == [0, 0, 2, 2, 2, 2, 0, 1 | 2, 4, 2 | 4]

@@ -40,6 +40,7 @@ from .features import EMPTY_ANSWER, EMPTY_REFERENCE, NO_OUTPUT
 
 _NAME = itemgetter(0)  # of a (name, args) call
 _ACTUAL = itemgetter(1)  # of a PlainInvocation: its actual calls
+_ASCII_ALNUM_SEARCH = re.compile(r"[A-Za-z0-9]").search  # is_empty_answer's first test: a match is not empty
 
 
 @dataclass(frozen=True, eq=False)
@@ -134,7 +135,12 @@ def _key_reasons(pairs: PairIndex, copied: np.ndarray, id_rx: re.Pattern[str]) -
 def _flags(pairs: PairIndex, never_ran: list[bool]) -> np.ndarray:
     """int8 per answer of ``pairs``: the :data:`~explorer.core.evaluation.features.RunRow` flag
     bits of its invocation (``never_ran``: the turn was never run)."""
-    empty = np.array([is_empty_answer(t) for t in pairs.texts], dtype=bool)
+    texts = pairs.texts
+    found = list(map(_ASCII_ALNUM_SEARCH, texts))  # a text with an ASCII letter or digit is never empty
+    empty = np.zeros(len(texts), dtype=bool)
+    if None in found:
+        for k in [k for k, f in enumerate(found) if f is None]:
+            empty[k] = is_empty_answer(texts[k])
     flags = np.where(empty[pairs.answer], EMPTY_ANSWER, 0).astype(np.int8)
     ran_not = np.asarray(never_ran, dtype=bool)
     flags[ran_not] = NO_OUTPUT | EMPTY_ANSWER
