@@ -156,3 +156,22 @@ def test_flags_by_hand():
     runs.append([Invocation((s,), (s,), "ok", ("ok",)).plain(), Invocation((s,), (s,), "…", ("",)).plain()])  # bits of both turns
     rows = feature_rows(runs, [1] * len(runs), re.compile(DEFAULT_ID_PATTERN))
     assert rows.flags.tolist() == [0, 0, 2, 2, 2, 2, 0, 1 | 2, 4, 2 | 4]
+
+
+def test_runs_of_two_and_three_invocations_average_as_python_sum():
+    """F1 per turn by hand: "a b c" vs "a b" 2*2/5, "a" vs "a b c" 2*1/4, "a b c d e f g" vs "a"
+    2*1/8; a run's value is Python's sum(...) / k of its turns (run_row's definition; two turns
+    are added by numpy, three by sum). Trajectory: turn 1 exact, turn 2 an extra call (precision
+    1/2), turn 3 a missing call (recall 1/2, precision 1)."""
+    s, b = ToolCall("search", {}), ToolCall("book", {})
+    t1 = Invocation((s,), (s,), "a b c", ("a b",)).plain()
+    t2 = Invocation((s,), (s, b), "a", ("a b c",)).plain()
+    t3 = Invocation((s, b), (s,), "a b c d e f g", ("a",)).plain()
+    rows = feature_rows([[t1, t2], [t1, t2, t3], [t3]], [1, 0, 1], re.compile(DEFAULT_ID_PATTERN))
+    f1 = [2 * 2 / 5, 2 * 1 / 4, 2 * 1 / 8]
+    assert rows.f1.tolist() == [sum(f1[:2]) / 2, sum(f1) / 3, f1[2]]
+    for mode in range(4):
+        assert rows.traj[:, 0 * 4 + mode].tolist() == [sum([1.0, 0.0]) / 2, sum([1.0, 0.0, 0.0]) / 3, 0.0]  # exact
+        assert rows.traj[:, 5 * 4 + mode].tolist() == [sum([1.0, 0.5]) / 2, sum([1.0, 0.5, 1.0]) / 3, 1.0]  # precision
+        assert rows.traj[:, 6 * 4 + mode].tolist() == [sum([1.0, 1.0]) / 2, sum([1.0, 1.0, 0.5]) / 3, 0.5]  # recall
+    assert rows.n_invocations.tolist() == [2, 3, 1]

@@ -217,34 +217,40 @@ def feature_rows(
             reason_day=day_flat, reason_month=month_flat, human=np.asarray(human, dtype=np.int8),
             n_invocations=np.ones(n, dtype=np.int32), flags=flag_flat,
         )
-    f1_list = f1_flat.tolist()
-    flag_list = flag_flat.tolist()
-    rows: list[tuple[float, ...]] = []
-    f1 = np.empty(n, dtype=np.float64)
-    reason_day = [""] * n
-    reason_month = [""] * n
-    flags = np.zeros(n, dtype=np.int8)
-    at = 0
-    for i, k in enumerate(sizes):
-        if k == 1:  # as run_row: the one invocation's values
-            rows.append(scores[at])
-            f1[i] = f1_list[at] / 1
-            reason_day[i], reason_month[i] = day_flat[at], month_flat[at]
-            flags[i] = flag_list[at]
-        else:  # as run_row: Python's sum(...) / k, whatever summation this Python's sum uses
-            rows.append(tuple(sum(col) / k for col in zip(*scores[at : at + k])))
-            f1[i] = sum(f1_list[at : at + k]) / k
-            bits = 0
-            for j in range(k):
-                day, month = day_flat[at + j], month_flat[at + j]
-                if day and not reason_day[i]:
-                    reason_day[i] = f"invocation {j + 1}: {day}"
-                if month and not reason_month[i]:
-                    reason_month[i] = f"invocation {j + 1}: {month}"
-                bits |= flag_list[at + j]
-            flags[i] = bits
-        at += k
-    traj = _score_array(rows)
+    sizes_arr = np.asarray(sizes, dtype=np.int64)
+    first = np.cumsum(sizes_arr) - sizes_arr  # each run's first invocation
+    first_list = first.tolist()
+    # as run_row for a run of one invocation: its values (F1 / 1 is F1); the others below
+    flat_traj = _score_array(scores)
+    traj = flat_traj[first]
+    f1 = f1_flat[first]
+    flags = flag_flat[first]
+    reason_day = list(map(day_flat.__getitem__, first_list))
+    reason_month = list(map(month_flat.__getitem__, first_list))
+    # as run_row: Python's sum(...) / k. For two invocations that is (0 + a + b) / 2, one rounding
+    # of a + b whatever summation sum uses (a compensated sum adds an error term that rounds away),
+    # so numpy's a + b is the same float; three or more go through sum itself
+    two = np.flatnonzero(sizes_arr == 2)
+    if len(two):
+        traj[two] = (flat_traj[first[two]] + flat_traj[first[two] + 1]) / 2
+        f1[two] = (f1_flat[first[two]] + f1_flat[first[two] + 1]) / 2
+    for i in np.flatnonzero(sizes_arr > 2).tolist():
+        at, k = first_list[i], sizes[i]
+        traj[i] = [sum(col) / k for col in zip(*scores[at : at + k])]
+        f1[i] = sum(f1_flat[at : at + k].tolist()) / k
+    for i in np.flatnonzero(sizes_arr > 1).tolist():
+        at, k = first_list[i], sizes[i]
+        day_i = month_i = ""
+        bits = 0
+        for j in range(k):
+            day, month = day_flat[at + j], month_flat[at + j]
+            if day and not day_i:
+                day_i = f"invocation {j + 1}: {day}"
+            if month and not month_i:
+                month_i = f"invocation {j + 1}: {month}"
+            bits |= int(flag_flat[at + j])
+        reason_day[i], reason_month[i] = day_i, month_i
+        flags[i] = bits
     return FeatureRows(
         traj=traj, f1=f1, tool_names=tool_names, tool_invocations=tool_invocations,
         reason_day=reason_day, reason_month=reason_month, human=np.asarray(human, dtype=np.int8),
