@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import dataclasses
 import gc
+import hashlib
 import os
 import re
 import shutil
@@ -87,34 +88,91 @@ def plan(paths: Sequence[str], input_format: str = "auto", partition_bytes: int 
     return out
 
 
+class _PartitionReader:
+    """The lines of a JSONL partition in chunks, and its hash blocks' digests from the same reads.
+
+    Iterating gives ``(chunk, lines before it in the partition)`` over the lines that start in
+    bytes ``start .. stop-1`` of ``path``: whole lines, a chunk ending at the end of the first line
+    that reaches ``chunk_bytes`` bytes (the last one may run past ``stop``), without its final
+    newline, as ``bigload``'s chunks. Each chunk is one read of ``chunk_bytes - 1`` bytes and one
+    ``readline`` for the rest of its last line (no object per line). :meth:`digests` (after the
+    iteration) is :func:`~explorer.core.io.featurestore.file_hash` of the hash blocks
+    ``start // block .. ceil(stop / block) - 1`` (same bytes, same digests), hashed from the bytes
+    read for the lines, so the range is not read twice. ``n_lines``: the
+    lines of the partition (after the iteration). Raises OSError."""
+
+    def __init__(self, path: str, start: int, stop: int, block: int = HASH_BLOCK, chunk_bytes: int = CHUNK_BYTES):
+        self.path, self.start, self.stop, self.block, self.chunk_bytes = path, start, stop, block, chunk_bytes
+        self.n_lines = 0
+        self._hash_start = start // block * block
+        self._hash_stop = -(-stop // block) * block
+        self._done: list[bytes] = []
+        self._hasher = hashlib.sha256()
+        self._in_block = 0
+        self._at = 0
+
+    def _hash(self, data: bytes) -> bytes:
+        """``data`` (the file's bytes at ``_at``), its part of the hash range hashed; returned."""
+        lo, hi = max(self._at, self._hash_start), min(self._at + len(data), self._hash_stop)
+        if lo < hi:
+            view = memoryview(data)
+            i, j = lo - self._at, hi - self._at
+            while i < j:
+                take = min(j - i, self.block - self._in_block)
+                self._hasher.update(view[i : i + take])
+                self._in_block += take
+                i += take
+                if self._in_block == self.block:
+                    self._done.append(self._hasher.digest())
+                    self._hasher, self._in_block = hashlib.sha256(), 0
+        self._at += len(data)
+        return data
+
+    def __iter__(self) -> Iterator[tuple[bytes, int]]:
+        start, stop = self.start, self.stop
+        with open(self.path, "rb") as fh:
+            self._at = min(self._hash_start, max(start - 1, 0))
+            fh.seek(self._at)
+            read, line = fh.read, fh.readline
+            if start > 0:
+                if self._at < start - 1:  # hash blocks that start before the partition (none when aligned)
+                    self._hash(read(start - 1 - self._at))
+                if self._hash(read(1)) != b"\n":
+                    self._hash(line())  # the rest of a line that starts in the previous partition
+            done = 0
+            while self._at < stop:
+                # the chunk ends at the end of the line holding its byte chunk_bytes-1, the
+                # partition's at the end of the line holding byte stop-1
+                want = min(self.chunk_bytes, stop - self._at)
+                body = self._hash(read(want - 1))
+                rest = self._hash(line()) if len(body) == want - 1 else b""
+                if not body and not rest:
+                    break
+                if rest.endswith(b"\n"):
+                    chunk = b"".join((body, memoryview(rest)[:-1]))
+                elif rest:
+                    chunk = body + rest
+                else:
+                    chunk = body[:-1] if body.endswith(b"\n") else body
+                del body, rest
+                yield chunk, done
+                done += chunk.count(b"\n") + 1
+            self.n_lines = done
+            while self._at < self._hash_stop and self._hash(read(min(self.chunk_bytes, self._hash_stop - self._at))):
+                pass
+
+    def digests(self) -> str:
+        """The hash blocks' sha256 digests, concatenated, as hex (:func:`file_hash`'s text)."""
+        done = list(self._done)
+        if self._in_block or not done:  # a last, shorter block (or an empty first one, as file_hash)
+            done.append(self._hasher.digest())
+        return b"".join(done).hex()
+
+
 def _line_chunks(path: str, start: int, stop: int, chunk_bytes: int = CHUNK_BYTES) -> Iterator[tuple[bytes, int]]:
-    """(chunk, lines before it in the partition) over the lines that start in ``start .. stop-1``,
-    whole lines of about ``chunk_bytes`` (the last one may run past ``stop``). A chunk has no final
-    newline, as ``bigload``'s chunks."""
-    with open(path, "rb") as fh:
-        if start > 0:
-            fh.seek(start - 1)
-            if fh.read(1) != b"\n":
-                fh.readline()  # the rest of a line that starts in the previous partition
-        pos = fh.tell()
-        done = 0
-        lines: list[bytes] = []
-        size = 0
-        while pos < stop:
-            line = fh.readline()
-            if not line:
-                break
-            pos += len(line)
-            lines.append(line)
-            size += len(line)
-            if size >= chunk_bytes:
-                data = b"".join(lines)
-                yield (data[:-1] if data.endswith(b"\n") else data), done
-                done += len(lines)
-                lines, size = [], 0
-        if lines:
-            data = b"".join(lines)
-            yield (data[:-1] if data.endswith(b"\n") else data), done
+    """(chunk, lines before it in the partition) over the lines that start in ``start .. stop-1``
+    (:class:`_PartitionReader` without the hashes)."""
+    return iter(_PartitionReader(path, start, stop, chunk_bytes=chunk_bytes))
 
 
 _LINE = re.compile(r"line (\d+)")
@@ -174,8 +232,9 @@ def _jsonl_partition_now(part: Partition, out: Path, settings: FeatureSettings) 
     cols: dict[str, list] = {k: [] for k in ("ids", "lines", "traj", "f1", "human", "n_inv", "flags", "reason", "other", "records", "texts")}
     called: list[tuple[tuple[str, ...], np.ndarray]] = []
     n_lines = 0
+    reader = _PartitionReader(part.path, part.start, part.stop, part.block)
     try:
-        for chunk, before in _line_chunks(part.path, part.start, part.stop):
+        for chunk, before in reader:
             got = chunk_features(chunk, before + line_base, part.path, settings.day_first, settings.id_pattern,
                                  settings.arg_rules, keep_texts=True)
             lines = got.pop("lines")
@@ -215,7 +274,7 @@ def _jsonl_partition_now(part: Partition, out: Path, settings: FeatureSettings) 
         start += m
     width = len(cols["traj"][0][0]) if cols["traj"] and len(cols["traj"][0]) else 36
     cat = lambda key, dt: np.concatenate(cols[key]).astype(dt, copy=False) if cols[key] else np.zeros(0, dtype=dt)  # noqa: E731
-    digests = file_hash(part.path, part.start // part.block, -(-part.stop // part.block), part.block)
+    digests = reader.digests()  # file_hash of the partition's blocks, from the bytes read above
     summary = {"index": part.index, "source": part.source, "n_runs": n, "n_lines": n_lines, "digests": digests,
                "id_hashes": _id_hashes(cols["ids"]), "settings": settings.to_data()}
     if n == 0:
