@@ -88,11 +88,12 @@ def _pairs(calls: list[_Call]) -> tuple[tuple[str, dict[str, Any]], ...] | None:
     so its text reads ``{}``), or None when a name is blank."""
     out = []
     for c in calls:
-        if not c.name.strip():
+        name, args = c.name, c.args
+        if not name.strip():
             return None
-        if c.args is None:
-            c.args = {}
-        out.append((c.name, c.args))
+        if args is None:
+            c.args = args = {}
+        out.append((name, args))
     return tuple(out)
 
 
@@ -107,31 +108,36 @@ def _text(calls: list[_Call]) -> str | None:
     return data.decode("utf-8")
 
 
+_new_tuple = tuple.__new__
+"""``_new_tuple(PlainInvocation, values)``: the NamedTuple without its Python-level ``__new__``."""
+
+
 def _invocation(inv: _Record | _Invocation, texts: list[CallTexts] | None) -> PlainInvocation | None:
     """The PlainInvocation of ``inv`` as ``flat._plain_invocation`` reads it, else None; appends
     its call texts to ``texts`` when given."""
-    if inv.reference is not UNSET:
-        if inv.references is not UNSET:
+    reference, refs = inv.reference, inv.references
+    if reference is not UNSET:
+        if refs is not UNSET:
             return None
-        references: tuple[str, ...] = (inv.reference,)  # type: ignore[assignment]
+        references: tuple[str, ...] = (reference,)  # type: ignore[assignment]
     else:
-        refs = inv.references
         if refs is UNSET or not refs:
             return None
         references = tuple(refs)  # type: ignore[arg-type]
-    expected = _pairs(inv.expected_calls)  # type: ignore[arg-type]
+    expected_calls, actual_calls = inv.expected_calls, inv.actual_calls
+    expected = _pairs(expected_calls)  # type: ignore[arg-type]
     if expected is None:
         return None
-    if inv.actual_calls == inv.expected_calls:  # equal JSON (as flat._plain_invocation compares): one tuple for both
+    if actual_calls == expected_calls:  # equal JSON (as flat._plain_invocation compares): one tuple for both
         actual = expected
     else:
-        actual = _pairs(inv.actual_calls)  # type: ignore[arg-type]
+        actual = _pairs(actual_calls)  # type: ignore[arg-type]
         if actual is None:
             return None
     if texts is not None:
-        exp_text = _text(inv.expected_calls)  # type: ignore[arg-type]
-        texts.append((exp_text, exp_text if actual is expected else _text(inv.actual_calls)))  # type: ignore[arg-type]
-    return PlainInvocation(expected, actual, inv.answer, references)  # type: ignore[arg-type]
+        exp_text = _text(expected_calls)  # type: ignore[arg-type]
+        texts.append((exp_text, exp_text if actual is expected else _text(actual_calls)))  # type: ignore[arg-type]
+    return _new_tuple(PlainInvocation, (expected, actual, inv.answer, references))  # type: ignore[return-value]
 
 
 def typed_run(line: bytes, with_texts: bool = False) -> tuple[str, int, tuple[PlainInvocation, ...], str, tuple[CallTexts, ...] | None] | None:
