@@ -285,6 +285,16 @@ def run_texts(runs: Sequence[Run]) -> dict[str, pa.Array]:
     return plain_texts([run.title for run in runs], [tuple(inv.plain() for inv in run.invocations) for run in runs])
 
 
+_NO_TEXTS = (None, None)
+
+
+def _offsets(lengths: Iterator[int], n: int) -> np.ndarray:
+    """int32 (n + 1,): 0 and the running sums of ``n`` lengths (an Arrow list's offsets)."""
+    out = np.zeros(n + 1, dtype=np.int32)
+    np.cumsum(np.fromiter(lengths, dtype=np.int32, count=n), out=out[1:])
+    return out
+
+
 def plain_texts(titles: Sequence[str], invocations: Sequence[Sequence[PlainInvocation]],
                 call_texts: Sequence[Sequence[tuple[str | None, str | None]] | None] | None = None) -> dict[str, pa.Array]:
     """The display columns of :func:`run_texts` from each run's title and its invocations as
@@ -293,30 +303,29 @@ def plain_texts(titles: Sequence[str], invocations: Sequence[Sequence[PlainInvoc
     ``call_texts`` (that worker's ``call_texts``, one entry a run): None, or per invocation the
     ``(expected_calls, actual_calls)`` texts already written as :func:`_calls_json` writes them
     (:func:`~explorer.core.io.loaders.flat_typed.typed_run`), each None where this writes it."""
-    answers: list[str] = []
-    refs: list[str] = []
-    expected: list[str] = []
-    actual: list[str] = []
-    inv_offsets = [0]
-    ref_offsets = [0]
-    for r, invs in enumerate(invocations):
-        given = call_texts[r] if call_texts is not None else None
-        for j, inv in enumerate(invs):
-            answers.append(inv.answer)
-            refs += inv.references
-            ref_offsets.append(len(refs))
-            exp_text, act_text = given[j] if given is not None else (None, None)
-            expected.append(_calls_json(inv.expected) if exp_text is None else exp_text)
-            if act_text is None:
-                act_text = expected[-1] if inv.actual is inv.expected else _calls_json(inv.actual)
-            actual.append(act_text)
-        inv_offsets.append(len(answers))
-    per_run = pa.array(np.asarray(inv_offsets, dtype=np.int32))
+    flat = [inv for invs in invocations for inv in invs]
+    answers = [inv.answer for inv in flat]
+    ref_lists = [inv.references for inv in flat]
+    refs = [r for rs in ref_lists for r in rs]
+    if call_texts is None:
+        pairs: list[tuple[str | None, str | None]] = [_NO_TEXTS] * len(flat)
+    else:
+        pairs = [t for given, invs in zip(call_texts, invocations) for t in (given if given is not None else (_NO_TEXTS,) * len(invs))]
+    expected = [e for e, _ in pairs]
+    actual = [a for _, a in pairs]
+    del pairs
+    if None in expected or None in actual:  # the texts left to this function
+        for k, inv in enumerate(flat):
+            if expected[k] is None:
+                expected[k] = _calls_json(inv.expected)
+            if actual[k] is None:
+                actual[k] = expected[k] if inv.actual is inv.expected else _calls_json(inv.actual)
+    per_run = pa.array(_offsets(map(len, invocations), len(invocations)))
 
     def listed(values: list[str]) -> pa.Array:
         return pa.ListArray.from_arrays(per_run, pa.array(values, type=pa.string()))
 
-    inner = pa.ListArray.from_arrays(pa.array(np.asarray(ref_offsets, dtype=np.int32)), pa.array(refs, type=pa.string()))
+    inner = pa.ListArray.from_arrays(pa.array(_offsets(map(len, ref_lists), len(ref_lists))), pa.array(refs, type=pa.string()))
     return {"title": pa.array(list(titles), type=pa.string()), "answer": listed(answers),
             "references": pa.ListArray.from_arrays(per_run, inner), "expected_calls": listed(expected),
             "actual_calls": listed(actual)}
