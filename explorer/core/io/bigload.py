@@ -100,7 +100,8 @@ def chunk_features(
 
     A record written the common way is decoded straight into the invocation tuples by
     :func:`~explorer.core.io.loaders.flat_typed.typed_run` (msgspec's typed decoder: no dict per
-    record or call built and freed; on lines :func:`~explorer.core.io.reading.orjson_exact` passes),
+    record or call built and freed; integers of any size exact, as the standard library reads the
+    lines :func:`~explorer.core.io.reading.orjson_exact` refuses),
     else parsed (:func:`_loads`) and read by :func:`~explorer.core.io.loaders.flat.well_formed_run`
     (no Run built; the same values); any other goes through :func:`~explorer.core.io.loaders.flat.run_from_record`,
     which builds it or names the problem. The features of the whole chunk are then computed at once
@@ -139,9 +140,9 @@ def _chunk_features_now(
     call_texts: list[tuple | None] = []
     raws = chunk.split(b"\n")
     typed: list | None = None
-    if b"\r" not in chunk and not (first_line == 1 and chunk.startswith(b"\xef\xbb\xbf")) and orjson_exact(chunk):
-        # every line is kept as it is and passes orjson_exact (no 19 digits in a row in the chunk):
-        # typed_run on each at once, and when it takes them all, the columns at once
+    if b"\r" not in chunk and not (first_line == 1 and chunk.startswith(b"\xef\xbb\xbf")):
+        # every line is kept as it is: typed_run on each at once, and when it takes them all, the
+        # columns at once
         typed = [typed_run(raw, keep_texts) for raw in raws]
         if None not in typed:
             ids, human, invocations, titles, call_texts = (list(col) for col in zip(*typed))
@@ -158,7 +159,7 @@ def _chunk_features_now(
         if typed is not None:  # line is raw here
             parts = typed[offset]
         else:
-            parts = typed_run(line, keep_texts) if orjson_exact(line) else None  # the common way, straight to tuples
+            parts = typed_run(line, keep_texts)  # the common way, straight to tuples
         if parts is not None:
             if keep_texts:
                 titles.append(parts[3])
