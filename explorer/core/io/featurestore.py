@@ -349,8 +349,8 @@ class PartColumns:
     key_reason: Sequence[str]  # the file's date reading
     key_reason_other: Sequence[str]  # the other reading
     flags: np.ndarray  # int8 (m,)
-    texts: dict[str, pa.Array]  # run_texts (or chunks of it joined)
-    records: pa.Array | list[bytes]
+    texts: dict[str, pa.Array | pa.ChunkedArray]  # run_texts (or its chunks)
+    records: pa.Array | pa.ChunkedArray | list[bytes]
     record_format: str
     lines: np.ndarray | None = None  # int64 (m,) line of each run in the part (JSONL)
 
