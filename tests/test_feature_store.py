@@ -599,3 +599,43 @@ def test_texts_come_from_the_chunk_worker_without_building_runs(tmp_path):
             assert [json.loads(text) for text in row[key]] == want, key
     assert [r["title"] for r in table] == ["Lisbon trip", "", "", "labelled"]
     assert list(open_features(tmp_path / "f").runs) == list(runs)
+
+
+# --- where a dataset may be written -------------------------------------------------------------
+
+
+def test_featurize_refuses_an_out_it_would_destroy(run_file, tmp_path, monkeypatch):
+    """Found by a newcomer's trial: ``featurize --out`` replaced a folder of notes, a file and the
+    input itself without a word. Each is now a LoadError naming the path, and nothing is touched."""
+    notes = tmp_path / "victim"
+    notes.mkdir()
+    (notes / "notes.txt").write_text("important")
+    with pytest.raises(LoadError) as got:
+        featurize([str(run_file)], notes)
+    assert str(got.value) == (f"{notes}: --out: is a folder that is not a features dataset (no _features.json); "
+                              "refusing to replace it: give a new or empty folder")
+    assert (notes / "notes.txt").read_text() == "important"
+    a_file = tmp_path / "victimfile"
+    a_file.write_text("keep")
+    with pytest.raises(LoadError, match="is a file, not a features dataset folder"):
+        featurize([str(run_file)], a_file)
+    assert a_file.read_text() == "keep" and not list(tmp_path.glob(".victimfile*"))
+    copy = tmp_path / "runs.jsonl"
+    shutil.copyfile(run_file, copy)
+    with pytest.raises(LoadError) as got:
+        featurize([str(copy)], copy)
+    assert str(got.value) == f"{copy}: --out: holds the input {copy}: give the dataset another path"
+    assert copy.read_bytes() == run_file.read_bytes()
+    with pytest.raises(LoadError, match="holds the input"):
+        featurize([str(copy)], tmp_path)  # the folder the input is in
+    monkeypatch.chdir(notes)
+    with pytest.raises(LoadError, match="is a folder that is not a features dataset"):
+        featurize([str(run_file)], ".")  # was a bare ValueError: PosixPath('.') has an empty name
+
+
+def test_featurize_replaces_a_dataset_or_fills_an_empty_folder(run_file, tmp_path):
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert featurize([str(run_file)], empty, partition_bytes=SMALL_BLOCK, block_bytes=SMALL_BLOCK)["n_runs"] == 600
+    again = featurize([str(run_file)], empty, partition_bytes=SMALL_BLOCK, block_bytes=SMALL_BLOCK)  # a dataset: replaced
+    assert again["n_runs"] == 600 and open_features(empty).runs[0].id == "R0000000"

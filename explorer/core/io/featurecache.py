@@ -220,7 +220,7 @@ def open_cached(
         target = entry
     sizes = {} if block_bytes is None else {"block_bytes": block_bytes}
     featurize(paths, target, settings, rules_given=rules_given, read_options=read_options, runner=runner,
-              progress=progress, extra={"request": key}, partition_bytes=partition_bytes, **sizes)
+              progress=progress, extra={"request": key}, partition_bytes=partition_bytes, check_out=False, **sizes)
     case_set = open_features(target)
     where = f"cached in {entry}" if entry is not None else "not cached"
     note = f"features computed in {time.perf_counter() - t0:.1f} s ({why}); {where}"

@@ -39,7 +39,7 @@ from ..evaluation.features import build_features
 from .bigload import chunk_features, looks_like_flat_jsonl, process_context
 from .errors import LoadError, show
 from .featurestore import (
-    HASH_BLOCK, RECORD_FLAT, RECORD_RUN_JSON, FeatureSettings, PartColumns, SourceFile, columns_of_features,
+    HASH_BLOCK, MANIFEST, RECORD_FLAT, RECORD_RUN_JSON, FeatureSettings, PartColumns, SourceFile, columns_of_features,
     combine_hashes, file_hash, make_manifest, plain_texts, run_to_json, sample_hash, write_manifest, write_part,
 )
 from .reading import file_size
@@ -354,10 +354,12 @@ def featurize(
     paths: Sequence[str], out: str | os.PathLike[str], settings: FeatureSettings | None = None, *,
     rules_given: bool = False, read_options: dict[str, Any] | None = None, runner: Runner | None = None,
     partition_bytes: int | None = None, progress: Callable[[int, int], None] | None = None,
-    extra: dict[str, Any] | None = None, block_bytes: int = HASH_BLOCK,
+    extra: dict[str, Any] | None = None, block_bytes: int = HASH_BLOCK, check_out: bool = True,
 ) -> dict[str, Any]:
     """Featurise ``paths`` (run files, in order) into the dataset folder ``out`` (replaced when it
-    exists; written beside it first, so a failed run leaves the old one). ``settings``: the date
+    is a features dataset or an empty folder; written beside it first, so a failed run leaves the
+    old one). With ``check_out`` (the default; the cache, which owns its entries, turns it off),
+    LoadError when ``out`` is anything else (:func:`_check_out`), before any work. ``settings``: the date
     reading and id pattern for JSONL files, the argument rules (applied to every file when
     ``rules_given``, else only to JSONL files, other formats keeping their own), the input
     format. ``runner``: where partitions run (default :func:`local_runner`). ``progress(done,
@@ -369,9 +371,11 @@ def featurize(
     paths = [str(p) for p in paths]
     if not paths:
         raise ValueError("no run files to featurise")
+    out = Path(out).resolve()
+    if check_out:
+        _check_out(out, paths)
     parts = plan(paths, settings.input_format, partition_bytes, block_bytes)
     total = sum(p.stop - p.start for p in parts) or 1
-    out = Path(out)
     tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir(parents=True)
@@ -421,6 +425,28 @@ def featurize(
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
+
+
+def _check_out(out: Path, paths: Sequence[str]) -> None:
+    """LoadError unless the resolved ``out`` may be replaced by a dataset: absent, an empty folder
+    or a features dataset (``_features.json`` in it), and neither an input file nor a folder
+    holding one. Found by a newcomer's trial: ``--out`` named a folder of notes, a file, or the
+    input itself, and was replaced without a word (the input moved aside as ``.name.PID.old``)."""
+    where = str(out)
+    if not out.name:
+        raise LoadError(where, "--out", "not a folder name a dataset can be written to")
+    for p in paths:
+        src = Path(p).resolve()
+        if src == out or out in src.parents:
+            raise LoadError(where, "--out", f"holds the input {p}: give the dataset another path")
+    if not out.exists() and not out.is_symlink():
+        return
+    if out.is_dir() and not out.is_symlink():
+        if (out / MANIFEST).is_file() or not any(out.iterdir()):
+            return
+        raise LoadError(where, "--out", "is a folder that is not a features dataset (no _features.json); "
+                                        "refusing to replace it: give a new or empty folder")
+    raise LoadError(where, "--out", "is a file, not a features dataset folder; refusing to replace it: give another path")
 
 
 def _replace_dir(new: Path, target: Path) -> None:
