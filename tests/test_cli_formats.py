@@ -271,3 +271,18 @@ def test_traces_without_tool_spans_are_noted_on_stderr(tmp_path, capsys):
     # and, since issue 10 (kind 5), the warning that the run (no expectations) has no reference
     assert err.endswith("1 run has an empty reference (nothing left after normalisation; no answer can match it): "
                         f"{json.loads(path.read_text())['resourceSpans'][0]['scopeSpans'][0]['spans'][0]['traceId']}\n")
+
+
+@pytest.mark.parametrize("flag", ["--cases", "--labels"])
+def test_score_out_refuses_to_overwrite_a_file_it_reads(tmp_path, capsys, flag):
+    """``score --format csv --out runs.json`` with runs.json as the input wrote the report over
+    it. Now exit 2 naming the option, and the file is unchanged."""
+    cases = tmp_path / "runs.json"
+    cases.write_bytes(open(BUNDLED_CASES, "rb").read())
+    labels = tmp_path / "labels.csv"
+    labels.write_text("run_id,human_verdict\nE1,acceptable\n")
+    target = cases if flag == "--cases" else labels
+    before = target.read_bytes()
+    assert main(["score", "--cases", str(cases), "--labels", str(labels), "--format", "csv", "--out", str(target)]) == 2
+    assert f"--out {target} is the {flag} file it reads: give another path" in capsys.readouterr().err
+    assert target.read_bytes() == before

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 
 import numpy as np
 
@@ -172,9 +173,22 @@ def _fmt(x) -> str:
     return "n/a" if x is None else f"{x:.2f}"
 
 
+def _check_not_an_input(args: argparse.Namespace) -> None:
+    """CliError when ``--out`` is one of the files read (``--cases``, ``--labels``,
+    ``--expectations``, ``--settings``, ``--arg-rules``): writing the report would destroy it (the
+    same mistake ``featurize --out`` now refuses)."""
+    out = Path(args.out).resolve()
+    for name in ("cases", "labels", "expectations", "settings", "arg_rules"):
+        given = getattr(args, name, None)
+        for p in given if isinstance(given, (list, tuple)) else [given]:
+            if isinstance(p, str) and p and Path(p).resolve() == out:
+                raise CliError(f"--out {args.out} is the --{name.replace('_', '-')} file it reads: give another path")
+
+
 def _write(args: argparse.Namespace, data: str | bytes) -> None:
     """``data`` to ``--out`` or stdout (bytes to stdout only when it is not a terminal)."""
     if args.out:
+        _check_not_an_input(args)
         try:
             with open(args.out, "wb") as fh:
                 fh.write(data.encode("utf-8") if isinstance(data, str) else data)
