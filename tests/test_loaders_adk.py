@@ -289,6 +289,19 @@ def test_eval_set_given_by_mistake(tmp_path, capsys, name, data):
      "eval_case_results[0].overall_eval_metric_results[0].score", "expected a number or null, got a string"),
     (lambda d: d.update(eval_case_results={"a": 1}), "eval_case_results", "expected a list, got an object"),
     (lambda d: d["eval_case_results"][0].update(eval_id=7), "eval_case_results[0].eval_id", "expected a string, got a number"),
+    # falsy values that are not null: before, read as empty lists without a word (a newcomer's trial)
+    (lambda d: d["eval_case_results"][0].update(eval_metric_result_per_invocation=""),
+     "eval_case_results[0].eval_metric_result_per_invocation", "expected a list, got a string"),
+    (lambda d: d["eval_case_results"][0].update(eval_metric_result_per_invocation=0),
+     "eval_case_results[0].eval_metric_result_per_invocation", "expected a list, got a number"),
+    (lambda d: d["eval_case_results"][0]["eval_metric_result_per_invocation"][0]["actual_invocation"]
+     ["intermediate_data"].update(invocation_events={}),
+     "eval_case_results[0].eval_metric_result_per_invocation[0].actual_invocation.intermediate_data.invocation_events",
+     "expected a list, got an object"),
+    (lambda d: d["eval_case_results"][0]["eval_metric_result_per_invocation"][0]["expected_invocation"]
+     ["intermediate_data"].update(tool_uses=False),
+     "eval_case_results[0].eval_metric_result_per_invocation[0].expected_invocation.intermediate_data.tool_uses",
+     "expected a list, got a bool"),
 ])
 def test_bad_result_files(tmp_path, mutate, location, problem):
     data = result_file(new_form_case())

@@ -137,12 +137,19 @@ def unwrap(data: Any, name: str) -> Any:
     return data
 
 
+def _null_as_empty(value: Any) -> Any:
+    """``[]`` for a JSON null (ADK writes null for an empty list), else ``value`` as it is, for
+    ``expect_list`` to check. Before, ``value or []`` also turned ``""``, ``0``, ``false`` and
+    ``{}`` into an empty list without a word (a newcomer's trial)."""
+    return [] if value is None else value
+
+
 def _text_of(content: Any, path: str) -> str:
     """Text parts of a genai ``Content`` joined by newline ("" for null)."""
     if content is None:
         return ""
     obj = expect_object(content, path)
-    parts = get(obj, "parts") or []
+    parts = _null_as_empty(get(obj, "parts"))
     parts = expect_list(parts, join_path(path, "parts"))
     texts = []
     for k, part in enumerate(parts):
@@ -166,7 +173,7 @@ def _calls_of(intermediate: Any, path: str) -> tuple[ToolCall, ...]:
     calls: list[ToolCall] = []
     if has(obj, "invocation_events"):
         key = "invocation_events" if "invocation_events" in obj else "invocationEvents"
-        events = expect_list(obj[key] or [], join_path(path, key))
+        events = expect_list(_null_as_empty(obj[key]), join_path(path, key))
         for e, event in enumerate(events):
             epath = join_path(join_path(path, key), e)
             event = expect_object(event, epath)
@@ -174,7 +181,7 @@ def _calls_of(intermediate: Any, path: str) -> tuple[ToolCall, ...]:
             if content is None:
                 continue
             content = expect_object(content, join_path(epath, "content"))
-            parts = expect_list(content.get("parts") or [], join_path(join_path(epath, "content"), "parts"))
+            parts = expect_list(_null_as_empty(content.get("parts")), join_path(join_path(epath, "content"), "parts"))
             for k, part in enumerate(parts):
                 ppath = join_path(join_path(join_path(epath, "content"), "parts"), k)
                 part = expect_object(part, ppath)
@@ -183,7 +190,7 @@ def _calls_of(intermediate: Any, path: str) -> tuple[ToolCall, ...]:
                     calls.append(fast_call(part[fc_key]) or parse_call_object(part[fc_key], join_path(ppath, fc_key)))
         return tuple(calls)
     key = "tool_uses" if "tool_uses" in obj else "toolUses"
-    uses = expect_list(obj.get(key) or [], join_path(path, key))
+    uses = expect_list(_null_as_empty(obj.get(key)), join_path(path, key))
     return parse_calls(uses, join_path(path, key))
 
 
@@ -214,11 +221,11 @@ def _metric_scores(case: dict[str, Any], path: str) -> dict[str, float | None]:
     scores: dict[str, float | None] = {}
     if has(case, "overall_eval_metric_results"):
         key = "overall_eval_metric_results" if "overall_eval_metric_results" in case else "overallEvalMetricResults"
-        items = expect_list(case[key] or [], join_path(path, key))
+        items = expect_list(_null_as_empty(case[key]), join_path(path, key))
         pairs = [(join_path(join_path(path, key), i), item) for i, item in enumerate(items)]
     else:
         key = "eval_metric_results" if "eval_metric_results" in case else "evalMetricResults"
-        items = expect_list(case.get(key) or [], join_path(path, key))
+        items = expect_list(_null_as_empty(case.get(key)), join_path(path, key))
         pairs = []
         for i, item in enumerate(items):
             ipath = join_path(join_path(path, key), i)
@@ -254,7 +261,7 @@ def _case_to_run(case: Any, path: str, run_id: str, notes: list[tuple[str, str]]
     if not has(case, "eval_metric_result_per_invocation"):
         raise Problem(path, 'missing "eval_metric_result_per_invocation"')
     key = "eval_metric_result_per_invocation" if "eval_metric_result_per_invocation" in case else "evalMetricResultPerInvocation"
-    per_inv = expect_list(case[key] or [], join_path(path, key))
+    per_inv = expect_list(_null_as_empty(case[key]), join_path(path, key))
     status = _status_name(get(case, "final_eval_status"), join_path(path, "final_eval_status"))
     scores = _metric_scores(case, path)
     invocations: list[Invocation] = []
