@@ -372,10 +372,14 @@ def test_a_corrupt_text_page_is_an_error_never_a_wrong_run_and_the_entry_is_rebu
     with pytest.raises(LoadError) as err:
         opened.runs[len(opened.runs) - 1]  # a run of the corrupt part
     assert str(part) in str(err.value) and "cannot read the features file" in str(err.value)
+    # the error says what happens next, and so does the next open (a newcomer's trial read
+    # "cache entry unreadable (not a features dataset (no _features.json))" there)
+    assert str(err.value).endswith("; the cache entry is dropped: run again to compute the features afresh")
     said = []
     again = _open(run_file, tmp_path, say=said.append)
-    assert said[-1].startswith("features computed")
+    assert said[-1].startswith("features computed") and "(cache entry dropped after a page failed its checksum when read)" in said[-1]
     assert list(again.runs) == list(cs.runs)
+    assert not (_entry(tmp_path) / featurecache.DROPPED).exists()  # the rebuilt entry is whole again
 
 
 def test_a_cache_folder_that_cannot_be_written_still_loads(run_file, reference, tmp_path):

@@ -131,11 +131,18 @@ def _source_unchanged(src: dict[str, Any]) -> str | None:
     return None
 
 
+DROPPED = "_dropped.txt"
+"""Written into an entry whose page failed its checksum on a later read (its manifest removed), so
+the next open says why it computes the features again."""
+
+
 def lookup(entry: Path, key: str, paths: Sequence[str]) -> Lookup:
     """Open the cache entry ``entry`` when it is valid for ``key`` (see the module docstring).
     Never raises for a bad entry: returns a miss saying why."""
     if not entry.exists():
         return Lookup(None, "not cached yet")
+    if (entry / DROPPED).is_file() and not (entry / "_features.json").exists():
+        return Lookup(None, "cache entry dropped after a page failed its checksum when read")
     try:
         folder, manifest = read_manifest(entry)
     except LoadError as exc:
@@ -157,11 +164,13 @@ def lookup(entry: Path, key: str, paths: Sequence[str]) -> Lookup:
     if problem:
         return Lookup(None, f"cache entry corrupt ({problem})")
 
-    def forget() -> None:  # a page that fails its checksum later: the next open rebuilds the entry
+    def forget() -> str:  # a page that fails its checksum later: the next open rebuilds the entry
         try:
+            (entry / DROPPED).write_text("a page failed its checksum when read\n", encoding="utf-8")
             (entry / "_features.json").unlink()
         except OSError:
             pass
+        return "the cache entry is dropped: run again to compute the features afresh"
 
     try:
         case_set = open_features(entry, on_bad_read=forget)

@@ -595,9 +595,9 @@ class StoredRuns(Sequence[Run]):
             pf = pq.ParquetFile(path, page_checksum_verification=True)
             arr = pf.read_row_group(g, columns=[column]).column(0).combine_chunks()
         except (OSError, pa.ArrowException) as exc:
-            if self._on_bad_read is not None:
-                self._on_bad_read()
-            raise LoadError(str(path), f"row group {g}, column {column}", f"cannot read the features file: {exc}") from None
+            hint = self._on_bad_read() if self._on_bad_read is not None else None
+            raise LoadError(str(path), f"row group {g}, column {column}",
+                            f"cannot read the features file: {exc}" + (f"; {hint}" if hint else "")) from None
         with self._lock:
             self._groups[key] = arr
             while len(self._groups) > self._keep:
@@ -786,7 +786,8 @@ def open_features(path: str | os.PathLike[str], verify: bool = False, notes: Seq
     scores as their codes (:class:`~explorer.core.evaluation.coded.CodedScores`), key-field
     reasons cell by cell when asked (:class:`StoredText`). Every page read is checked against its
     checksum. ``verify``: also check every part's sha256 first. ``notes``: more lines for the
-    case set's notes. ``on_bad_read()``: called when a later lazy read finds a corrupt page.
+    case set's notes. ``on_bad_read()``: called when a later lazy read finds a corrupt page; a text it
+    returns is added to that read's error.
 
     Raises LoadError ``"<path>: <problem>"`` for anything that is not a readable features dataset
     of this format (missing, truncated or corrupt part, wrong metadata)."""
