@@ -25,7 +25,7 @@ from hypothesis import HealthCheck, given, settings as hsettings, strategies as 
 from explorer.core.evaluation.features import HUMAN_CODES
 from explorer.core.io.bigload import _loads, chunk_features
 from explorer.core.io.errors import LoadError
-from explorer.core.io.featurestore import _calls_json, plain_texts
+from explorer.core.io.featurestore import CallTextArrays, _calls_json, plain_texts
 from explorer.core.io.loaders._common import Problem, json_type
 from explorer.core.io.loaders.flat import run_from_record, well_formed_run
 from explorer.core.io.loaders.flat_typed import typed_run
@@ -401,3 +401,60 @@ def test_json_edge_values_in_args(value, taken):
     refuses (the old path then reads or rejects it), and what it takes reads as orjson reads it."""
     line = b'{"id":"a","expected_calls":[{"name":"s","args":{"v":' + value + b'}}],"actual_calls":[],"answer":"a","reference":"a"}'
     assert check_line(line) is taken
+
+
+# --- a chunk's call texts at once (call_text_arrays) ----------------------------------------
+
+FLOAT_LINE = b'{"id":"f","expected_calls":[{"name":"s","args":{"x":1e20}}],"actual_calls":[{"name":"s","args":{"x":1e20}}],' \
+             b'"answer":"a","reference":"a"}'  # msgspec writes 1e20, the store 1e+20; actual is the expected tuple
+DEEP_LINE = b'{"id":"d","expected_calls":[{"name":"t"}],"actual_calls":[{"name":"s","args":{"x":' + b"[" * 250 + b"]" * 250 + \
+            b'}}],"answer":"a","reference":"a"}'  # 252 brackets in the actual text
+BIG_LINE = b'{"id":"b","expected_calls":[{"name":"s","args":{"n":98765432109876543210}}],"actual_calls":[],' \
+           b'"answer":"a","reference":"a"}'  # 20 digits, past 64 bits
+COMMON_TEXTS = ('[{"name":"search","args":{"to":"FRA","n":2}},{"name":"book","args":{"f":"AF1"}}]',
+                '[{"name":"search","args":{"to":"FRA","n":2}}]')
+SPLICED_TEXTS = {  # written out by hand: the store's texts (orjson's, the standard library's past 64 bits)
+    FLOAT_LINE: ('[{"name":"s","args":{"x":1e+20}}]', '[{"name":"s","args":{"x":1e+20}}]'),
+    DEEP_LINE: ('[{"name":"t","args":{}}]', '[{"name":"s","args":{"x":' + "[" * 250 + "]" * 250 + '}}]'),
+    BIG_LINE: ('[{"name":"s","args":{"n":98765432109876543210}}]', "[]"),
+}
+
+
+def common(k: int) -> bytes:
+    return COMMON.replace(b'"R1"', b'"R1-%d"' % k)
+
+
+@pytest.mark.parametrize("other", [None, b'{"id":"o","adk_x":1,"expected_calls":[],"actual_calls":[],"answer":"a","reference":"a"}'])
+def test_texts_left_to_calls_json_are_spliced_into_a_chunk(other):
+    """Texts msgspec may write otherwise (a float 1e20, 252 brackets, a 20-digit integer), each
+    between common lines: the chunk's texts are the store's, written out by hand, and the old
+    loop's. Without ``other`` every line goes the typed way and the texts come at once
+    (CallTextArrays); with a line read the old way, per line."""
+    lines = [common(0), FLOAT_LINE, common(1), DEEP_LINE, common(2), BIG_LINE, common(3)] + ([other] if other else [])
+    chunk = b"\n".join(lines)
+    got = chunk_features(chunk, 1, "f.jsonl", False, DEFAULT_ID_PATTERN, keep_texts=True)
+    assert isinstance(got["call_texts"], CallTextArrays) is (other is None)
+    texts = plain_texts(got["titles"], got["invocations"], got["call_texts"])
+    want = [SPLICED_TEXTS.get(line, COMMON_TEXTS) if line is not other else ("[]", "[]") for line in lines]
+    assert texts["expected_calls"].to_pylist() == [[e] for e, _ in want]
+    assert texts["actual_calls"].to_pylist() == [[a] for _, a in want]
+    check_chunk(chunk)
+
+
+def test_a_chunk_of_many_texts_reads_as_the_old_loop_reads_it():
+    """Enough texts to be looked through in several blocks (_suspects), texts to splice in
+    among them, and several invocations per line (one with its actual calls the expected ones)."""
+    multi = b'{"id":"m","invocations":[{"expected_calls":[{"name":"s","args":{"d":"2026-07-02"}}],' \
+            b'"actual_calls":[{"name":"s","args":{"d":"2026-07-02"}}],"answer":"y","reference":"y"},' \
+            b'{"expected_calls":[],"actual_calls":[{"name":"t","args":{"x":1e300}}],"answer":"","references":["z"]}]}'
+    lines = []
+    for k in range(3000):
+        line = (FLOAT_LINE, DEEP_LINE, BIG_LINE, multi)[k % 4] if k % 37 == 0 else common(k)
+        lines.append(line.replace(b'"id":"', b'"id":"%d-' % k, 1))
+    chunk = b"\n".join(lines)
+    got = chunk_features(chunk, 1, "f.jsonl", False, DEFAULT_ID_PATTERN, keep_texts=True)
+    assert isinstance(got["call_texts"], CallTextArrays)
+    assert sum(len(t) for t in got["call_texts"].expected.to_pylist()) > 3 * 64 * 1024
+    check_chunk(chunk)
+    actual = plain_texts(got["titles"], got["invocations"], got["call_texts"])["actual_calls"].to_pylist()
+    assert actual[111] == ['[{"name":"s","args":{"d":"2026-07-02"}}]', '[{"name":"t","args":{"x":1e+300}}]']

@@ -30,6 +30,7 @@ import numpy as np
 import orjson
 
 from .errors import LoadError, show
+from .featurestore import CallTextArrays
 from ..evaluation.feature_rows import feature_rows
 from ..evaluation.features import HUMAN_CODES, build_features, features_from_rows
 from ..scoring.arg_rules import NO_RULES, ArgRules
@@ -38,7 +39,7 @@ from ..scoring.trajectory_metrics import SCORE_ROWS
 from ..scoring.fields import DEFAULT_ID_PATTERN, IdPatternTooSlow, compile_id_pattern
 from .loaders._common import Problem, json_type
 from .loaders.flat import run_from_record, well_formed_run
-from .loaders.flat_typed import typed_run
+from .loaders.flat_typed import CallTextSink, call_text_arrays, text_pairs, typed_run
 from .model import CaseSet, Run
 from .reading import json_message, loads_json, max_bytes, nested_too_deeply, not_utf8, orjson_exact
 from .runstore import RunStore, block_codec, compress_block
@@ -114,10 +115,12 @@ def chunk_features(
     return the kept record ``lines`` (bytes, one a run, as the blocks hold them), each run's
     ``titles`` (``Run.title``: ``""`` when absent) and ``invocations`` (a tuple of
     :class:`~explorer.core.io.model.PlainInvocation` a run, what ``Invocation.plain()`` gives),
-    and ``call_texts`` (per run: None, or one ``(expected, actual)`` pair of call-list display
-    texts per invocation, each None where not made: ``typed_run``'s texts), so the store writes
-    the display texts (:func:`~explorer.core.io.featurestore.plain_texts`) without building a Run
-    per line."""
+    and ``call_texts``: when ``typed_run`` took every line, a
+    :class:`~explorer.core.io.featurestore.CallTextArrays` of every invocation's call-list display
+    texts (:func:`~explorer.core.io.loaders.flat_typed.call_text_arrays`); else per run None, or
+    one ``(expected, actual)`` pair of texts per invocation, each None where not made
+    (``typed_run``'s texts). So the store writes the display texts
+    (:func:`~explorer.core.io.featurestore.plain_texts`) without building a Run per line."""
     gc_was_on = gc.isenabled()
     gc.disable()
     try:
@@ -137,18 +140,25 @@ def _chunk_features_now(
     line_nos: list[int] = []
     invocations: list[tuple] = []
     human: list[int] = []
-    call_texts: list[tuple | None] = []
+    call_texts: list[tuple | None] | CallTextArrays = []
     raws = chunk.split(b"\n")
     typed: list | None = None
+    sink_texts = None
     if b"\r" not in chunk and not (first_line == 1 and chunk.startswith(b"\xef\xbb\xbf")):
         # every line is kept as it is: typed_run on each at once, and when it takes them all, the
-        # columns at once
-        typed = [typed_run(raw, keep_texts) for raw in raws]
+        # columns at once; the call texts of the lines it takes go to one sink
+        sink = CallTextSink() if keep_texts else None
+        typed = [typed_run(raw, False, sink) for raw in raws]
         if None not in typed:
-            ids, human, invocations, titles, call_texts = (list(col) for col in zip(*typed))
+            ids, human, invocations, titles, _ = (list(col) for col in zip(*typed))
+            if sink is not None:
+                call_texts = call_text_arrays(sink, invocations)
             kept, typed = raws, None
             line_nos = np.arange(first_line, first_line + len(raws), dtype=np.int64)  # type: ignore[assignment]
             raws = []
+        elif sink is not None:  # the texts of the lines it took, in their order
+            sink_texts = iter(text_pairs(sink, [parts[2] for parts in typed if parts is not None]))
+        del sink
     for offset, raw in enumerate(raws):
         n = first_line + offset
         line = raw[:-1] if raw.endswith(b"\r") else raw
@@ -158,12 +168,14 @@ def _chunk_features_now(
             continue
         if typed is not None:  # line is raw here
             parts = typed[offset]
+            if parts is not None and sink_texts is not None:
+                parts = (*parts[:4], next(sink_texts))
         else:
             parts = typed_run(line, keep_texts)  # the common way, straight to tuples
         if parts is not None:
             if keep_texts:
                 titles.append(parts[3])
-                call_texts.append(parts[4])
+                call_texts.append(parts[4])  # type: ignore[union-attr]
         else:
             record = _loads(line, n, name)
             parts = well_formed_run(record)

@@ -38,7 +38,7 @@ import time
 from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator, Sequence
+from typing import Any, Iterator, NamedTuple, Sequence
 
 import numpy as np
 import orjson
@@ -295,18 +295,44 @@ def _offsets(lengths: Iterator[int], n: int) -> np.ndarray:
     return out
 
 
+class CallTextArrays(NamedTuple):
+    """The ``expected_calls`` / ``actual_calls`` texts of a chunk's invocations, already written:
+    two Arrow string arrays of one item per invocation (the runs' invocations in order), each
+    item the text :func:`_calls_json` writes for that call list
+    (:func:`~explorer.core.io.loaders.flat_typed.call_text_arrays` makes them)."""
+
+    expected: pa.StringArray
+    actual: pa.StringArray
+
+
 def plain_texts(titles: Sequence[str], invocations: Sequence[Sequence[PlainInvocation]],
-                call_texts: Sequence[Sequence[tuple[str | None, str | None]] | None] | None = None) -> dict[str, pa.Array]:
+                call_texts: Sequence[Sequence[tuple[str | None, str | None]] | None] | CallTextArrays | None = None,
+                ) -> dict[str, pa.Array]:
     """The display columns of :func:`run_texts` from each run's title and its invocations as
     :class:`~explorer.core.io.model.PlainInvocation` tuples (what the parallel loader's chunk
     worker reads without building a Run: ``bigload.chunk_features(..., keep_texts=True)``).
-    ``call_texts`` (that worker's ``call_texts``, one entry a run): None, or per invocation the
-    ``(expected_calls, actual_calls)`` texts already written as :func:`_calls_json` writes them
-    (:func:`~explorer.core.io.loaders.flat_typed.typed_run`), each None where this writes it."""
+    ``call_texts`` (that worker's ``call_texts``): None; or one entry a run: None, or per
+    invocation the ``(expected_calls, actual_calls)`` texts already written as :func:`_calls_json`
+    writes them (:func:`~explorer.core.io.loaders.flat_typed.typed_run`), each None where this
+    writes it; or a :class:`CallTextArrays` of every invocation's texts (ValueError when its
+    lengths are not the number of invocations)."""
     flat = [inv for invs in invocations for inv in invs]
     answers = [inv.answer for inv in flat]
     ref_lists = [inv.references for inv in flat]
     refs = [r for rs in ref_lists for r in rs]
+    per_run = pa.array(_offsets(map(len, invocations), len(invocations)))
+
+    def listed(values: list[str] | pa.Array) -> pa.Array:
+        return pa.ListArray.from_arrays(per_run, values if isinstance(values, pa.Array) else pa.array(values, type=pa.string()))
+
+    inner = pa.ListArray.from_arrays(pa.array(_offsets(map(len, ref_lists), len(ref_lists))), pa.array(refs, type=pa.string()))
+    out = {"title": pa.array(list(titles), type=pa.string()), "answer": listed(answers),
+           "references": pa.ListArray.from_arrays(per_run, inner)}
+    if isinstance(call_texts, CallTextArrays):
+        if not len(call_texts.expected) == len(call_texts.actual) == len(flat):
+            raise ValueError(f"call texts for {len(call_texts.expected)} / {len(call_texts.actual)} invocations, not {len(flat)}")
+        out.update(expected_calls=listed(call_texts.expected), actual_calls=listed(call_texts.actual))
+        return out
     if call_texts is None:
         pairs: list[tuple[str | None, str | None]] = [_NO_TEXTS] * len(flat)
     else:
@@ -320,15 +346,8 @@ def plain_texts(titles: Sequence[str], invocations: Sequence[Sequence[PlainInvoc
                 expected[k] = _calls_json(inv.expected)
             if actual[k] is None:
                 actual[k] = expected[k] if inv.actual is inv.expected else _calls_json(inv.actual)
-    per_run = pa.array(_offsets(map(len, invocations), len(invocations)))
-
-    def listed(values: list[str]) -> pa.Array:
-        return pa.ListArray.from_arrays(per_run, pa.array(values, type=pa.string()))
-
-    inner = pa.ListArray.from_arrays(pa.array(_offsets(map(len, ref_lists), len(ref_lists))), pa.array(refs, type=pa.string()))
-    return {"title": pa.array(list(titles), type=pa.string()), "answer": listed(answers),
-            "references": pa.ListArray.from_arrays(per_run, inner), "expected_calls": listed(expected),
-            "actual_calls": listed(actual)}
+    out.update(expected_calls=listed(expected), actual_calls=listed(actual))  # type: ignore[arg-type]
+    return out
 
 
 # --- writing -----------------------------------------------------------------------------------

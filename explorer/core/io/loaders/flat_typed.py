@@ -27,8 +27,11 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 import msgspec
+import numpy as np
+import pyarrow as pa
 from msgspec import UNSET, UnsetType
 
+from ..featurestore import CallTextArrays, _calls_json
 from ..model import PlainInvocation
 
 _VERDICT_CODES = {None: -1, "": -1, "acceptable": 1, "unacceptable": 0}
@@ -72,6 +75,7 @@ class _Record(msgspec.Struct, forbid_unknown_fields=True, gc=False):
 
 _DECODER = msgspec.json.Decoder(_Record)
 _ENCODER = msgspec.json.Encoder()
+_encode_into = _ENCODER.encode_into
 _CHECKED = bytes.maketrans(b"123456789{", b"000000000[")
 """Digits as ``0`` and ``{`` as ``[``, for the two checks of :func:`_text` in one pass each."""
 _PLUS_EXPONENT = b"0e0"
@@ -87,6 +91,22 @@ where ``_calls_json`` falls back to the standard library's writer: written by ``
 
 CallTexts = tuple[str | None, str | None]
 """An invocation's ``expected_calls`` and ``actual_calls`` display texts; None: not made here."""
+
+
+class CallTextSink:
+    """Where :func:`typed_run` writes the call-list texts of a batch of lines (a chunk), for
+    :func:`call_text_arrays`: every text msgspec's encoder writes, one after the other in
+    ``data`` (bytearray), the end of each in ``ends`` (list of int), and per invocation in
+    ``own`` (list of bool) whether an actual text follows its expected one (False: the actual
+    calls are the expected tuple, their text the same). Per invocation of the lines it took, in
+    order: the expected text, then the actual one if ``own``; a line it refuses writes nothing."""
+
+    __slots__ = ("data", "ends", "own")
+
+    def __init__(self) -> None:
+        self.data = bytearray()
+        self.ends: list[int] = []
+        self.own: list[bool] = []
 
 
 def _pairs(calls: list[_Call]) -> tuple[tuple[str, dict[str, Any]], ...] | None:
@@ -146,7 +166,8 @@ def _invocation(inv: _Record | _Invocation, texts: list[CallTexts] | None) -> Pl
     return _new_tuple(PlainInvocation, (expected, actual, inv.answer, references))  # type: ignore[return-value]
 
 
-def typed_run(line: bytes, with_texts: bool = False) -> tuple[str, int, tuple[PlainInvocation, ...], str, tuple[CallTexts, ...] | None] | None:
+def typed_run(line: bytes, with_texts: bool = False, sink: CallTextSink | None = None,
+              ) -> tuple[str, int, tuple[PlainInvocation, ...], str, tuple[CallTexts, ...] | None] | None:
     """(run id, verdict code 1 / 0 / -1, invocations, title (``""`` when absent or null), call
     texts) of one JSONL line (bytes, no newline, no BOM) written the common way, exactly as
     ``orjson.loads`` + :func:`~explorer.core.io.loaders.flat.well_formed_run` read it (the title
@@ -154,7 +175,9 @@ def typed_run(line: bytes, with_texts: bool = False) -> tuple[str, int, tuple[Pl
 
     ``with_texts``: the call texts are one ``(expected, actual)`` pair per invocation, each the
     text ``featurestore._calls_json`` writes for that call list, or None where it must be written
-    by ``_calls_json`` itself; without, None."""
+    by ``_calls_json`` itself; without, None. ``sink``: the texts are instead written into it
+    (when the line is taken; :func:`call_text_arrays` then checks them), right after the line is
+    decoded (its objects still in the CPU's caches)."""
     try:
         rec = _DECODER.decode(line)
     except (msgspec.DecodeError, RecursionError):
@@ -183,5 +206,115 @@ def typed_run(line: bytes, with_texts: bool = False) -> tuple[str, int, tuple[Pl
         if plain is None:
             return None
         invocations.append(plain)
+    if sink is not None:  # the line is taken: its texts
+        data, ends, own = sink.data, sink.ends, sink.own
+        for item, plain in zip(items, invocations):
+            ends.append(_encode_into(item.expected_calls, data, -1) or len(data))  # encode_into: None
+            if plain[1] is plain[0]:
+                own.append(False)
+            else:
+                ends.append(_encode_into(item.actual_calls, data, -1) or len(data))
+                own.append(True)
     return run_id, code, tuple(invocations), rec.title or "", None if texts is None else tuple(texts)
 
+
+
+_BLOCK_BYTES = 64 * 1024
+"""Bytes of texts :func:`_suspects` looks through at a time: its arrays stay in the CPU's cache
+and under malloc's 128 kB threshold, so their memory is reused (arrays over a whole chunk's
+texts, ~2 MB, came from fresh pages each time: a page fault per 4 kB, ~1.4 us a run in all)."""
+
+
+def _suspects(a: np.ndarray, offsets: np.ndarray) -> list[int]:
+    """Indices (ascending) of the texts in ``a`` (uint8 (B,): the texts one after the other, text
+    i at ``offsets[i]:offsets[i + 1]``, ``offsets`` int32 (N + 1,), 0 first, B last, no text
+    empty) that :func:`_text` would leave to ``_calls_json``: one with a digit, ``e``, a digit
+    (:data:`_PLUS_EXPONENT`), with 19 digits in a row (:data:`_LONG_DIGITS`), or with more than
+    :data:`_MOST_BRACKETS` of ``[`` and ``{``: the checks of :func:`_text`, over whole texts
+    :data:`_BLOCK_BYTES` at a time (a run of digits never crosses from one text to the next:
+    each starts with ``[`` and ends with ``]``)."""
+    out: list[int] = []
+    firsts = np.unique(np.searchsorted(offsets, np.arange(0, len(a), _BLOCK_BYTES), side="right") - 1).tolist()
+    for lo, hi in zip(firsts, firsts[1:] + [len(offsets) - 1]):  # texts lo .. hi - 1
+        ends = offsets[lo : hi + 1] - offsets[lo]
+        b = a[offsets[lo] : offsets[hi]]
+        digit = (b - np.uint8(48)) < 10  # "0".."9" (uint8 wraps below "0")
+        plus_exponent = digit[:-2] & (b[1:-1] == 101) & digit[2:]  # True at the first digit
+        run = digit  # run[i]: digits from i on, 2, 4, 8, 16 then 19 of them
+        for step in (1, 2, 4, 8, 3):
+            run = run[:-step] & run[step:]
+        brackets = np.add.reduceat((b | np.uint8(32)) == 123, ends[:-1], dtype=np.int32)  # "[" or "{" per text
+        bad = brackets > _MOST_BRACKETS
+        if plus_exponent.any() or run.any():
+            bad[np.searchsorted(ends, np.flatnonzero(plus_exponent), side="right") - 1] = True
+            bad[np.searchsorted(ends, np.flatnonzero(run), side="right") - 1] = True
+        if bad.any():
+            out += (np.flatnonzero(bad) + lo).tolist()
+    return out
+
+
+_MAX_DATA = 2**31 - 1
+"""Bytes an Arrow string array (int32 offsets) holds."""
+
+
+def call_text_arrays(sink: CallTextSink, invocations: Sequence[Sequence[PlainInvocation]]) -> CallTextArrays:
+    """The ``expected_calls`` / ``actual_calls`` texts of the lines :func:`typed_run` took with
+    ``sink`` (``invocations``: their invocations, one entry a line, in order), one item per
+    invocation: byte for byte the texts ``featurestore._calls_json`` writes, the texts
+    ``plain_texts`` makes from ``typed_run(line, True)``'s, without a bytes or str object per
+    text.
+
+    msgspec writes what orjson (``_calls_json``) writes but for the texts :func:`_suspects`
+    finds in one look over the sink's bytes (the checks :func:`_text` makes per text); only those
+    are written again by ``_calls_json`` and spliced in. Where the actual calls are the expected
+    tuple (equal JSON, as ``flat._plain_invocation`` compares) the actual text is the expected
+    one. Both arrays are taken out of one Arrow array over the sink's bytes (ValueError past
+    2 GiB of texts, which a 4 MiB chunk of lines is far from)."""
+    data: bytes | bytearray = sink.data
+    n, count = len(sink.own), len(sink.ends)
+    if len(data) > _MAX_DATA:
+        raise ValueError(f"call texts of {len(data)} bytes, over the {_MAX_DATA} of an Arrow string array")
+    offsets = np.zeros(count + 1, dtype=np.int32)
+    offsets[1:] = sink.ends
+    own = np.array(sink.own, dtype=bool)
+    exp_at = np.arange(n)  # the text of each invocation's expected calls: after the own actual texts before it
+    exp_at[1:] += np.cumsum(own[:-1])
+    act_at = exp_at + own
+    bad = _suspects(np.frombuffer(data, dtype=np.uint8), offsets) if count else []
+    if bad:
+        plain = [inv for invs in invocations for inv in invs]
+        inv_of = np.empty(count, dtype=np.intp)  # text -> its invocation
+        inv_of[act_at] = np.arange(n)
+        inv_of[exp_at] = np.arange(n)  # an invocation without own actual text: its expected one
+        lengths = np.diff(offsets)
+        pieces: list[bytes | memoryview] = []
+        view = memoryview(data)
+        start = 0
+        for i in bad:
+            inv = plain[inv_of[i]]
+            text = _calls_json(inv.expected if exp_at[inv_of[i]] == i else inv.actual).encode("utf-8")
+            pieces += (view[start : offsets[i]], text)
+            start = int(offsets[i + 1])
+            lengths[i] = len(text)
+        pieces.append(view[start:])
+        data = b"".join(pieces)
+        del view, pieces
+        if len(data) > _MAX_DATA:
+            raise ValueError(f"call texts of {len(data)} bytes, over the {_MAX_DATA} of an Arrow string array")
+        np.cumsum(lengths, out=offsets[1:])
+    texts = pa.StringArray.from_buffers(count, pa.py_buffer(offsets), pa.py_buffer(data))
+    return CallTextArrays(texts.take(exp_at), texts.take(act_at))
+
+
+def text_pairs(sink: CallTextSink, invocations: Sequence[Sequence[PlainInvocation]]) -> list[tuple[CallTexts, ...]]:
+    """:func:`call_text_arrays`'s texts as ``typed_run(line, True)`` gives them, one entry a line:
+    an ``(expected, actual)`` pair per invocation (for a chunk where some lines are read the
+    other way)."""
+    arrays = call_text_arrays(sink, invocations)
+    pairs = list(zip(arrays.expected.to_pylist(), arrays.actual.to_pylist()))
+    out = []
+    start = 0
+    for invs in invocations:
+        out.append(tuple(pairs[start : start + len(invs)]))
+        start += len(invs)
+    return out
