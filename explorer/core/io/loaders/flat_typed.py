@@ -20,6 +20,11 @@ BOM, invalid UTF-8, nesting past its recursion limit, a number out of a float's 
 correctly rounded, as both do: compared on 3.4 million random numbers of 1-60 digits, with
 points and exponents); duplicate keys keep the last value in all three.
 ``tests/test_flat_typed.py`` compares the two paths record by record.
+
+The call lists' display texts (``featurestore._calls_json``'s JSON) are msgspec's too: per line
+(``typed_run(line, True)``), or for a whole chunk at once (``typed_run(line, sink=sink)``, then
+:func:`call_text_arrays`: one buffer, no object per text), with the few texts msgspec may write
+otherwise left to ``_calls_json``.
 """
 
 from __future__ import annotations
