@@ -40,3 +40,15 @@ def test_parallel_jsonl_duplicate_id_is_escaped(tmp_path, monkeypatch):
     with pytest.raises(LoadError) as got:
         bigload.load_jsonl_features(str(path), workers=1)
     assert str(got.value) == f'{path}: line 2: duplicate run id "a\\nb" (first at line 1)'
+
+
+def test_line_separators_in_an_id_are_escaped_too():
+    """A newcomer's trial: U+2028 in a run id reached the message raw, and ``splitlines`` (and some
+    viewers) broke the one-line error there. NEL, U+2028 and U+2029 are escaped as JSON's
+    ``ensure_ascii`` writes them."""
+    data = json.loads(json.dumps(CASES))
+    data["runs"][0]["id"] = data["runs"][1]["id"] = "R\u2028X\u0085Y\u2029Z"
+    with pytest.raises(LoadError) as got:
+        loads_case_set(json.dumps(data), "c.json")
+    assert str(got.value) == 'c.json: runs[1].id: duplicate run id "R\\u2028X\\u0085Y\\u2029Z" (first at runs[0])'
+    assert len(str(got.value).splitlines()) == 1

@@ -6,10 +6,16 @@ import json
 from typing import Any
 
 
+_LINE_BREAKS = {0x85: "\\u0085", 0x2028: "\\u2028", 0x2029: "\\u2029"}
+"""Characters ``str.splitlines`` and some viewers break a line at that JSON leaves as they are
+(NEL, LINE SEPARATOR, PARAGRAPH SEPARATOR), escaped as JSON would with ``ensure_ascii``."""
+
+
 def show(text: str, limit: int = 60) -> str:
     """Untrusted ``text`` made safe for a one-line message: control characters escaped as in
-    JSON (``\\n``), cut to ``limit`` characters with ``...``."""
-    escaped = json.dumps(str(text), ensure_ascii=False)[1:-1]
+    JSON (``\\n``), and the line breaks JSON keeps (U+0085, U+2028, U+2029, :data:`_LINE_BREAKS`),
+    cut to ``limit`` characters with ``...``."""
+    escaped = json.dumps(str(text), ensure_ascii=False)[1:-1].translate(_LINE_BREAKS)
     return escaped if len(escaped) <= limit else escaped[: limit - 3] + "..."
 
 
