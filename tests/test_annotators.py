@@ -464,14 +464,20 @@ def test_labels_over_a_big_sets_id_column_read_only_the_listed_runs():
         annotations_from_labels(column, {"R4": (AnnotatorLabel("bob", "acceptable"), AnnotatorLabel("bob", "unacceptable"))})
 
 
+def _trial_consensus_args(tmp_path):
+    """The newcomer trial's labels: ana and bo on E1 (acceptable) and E2 (unacceptable), ana alone
+    on E3; ``score`` with their consensus and at least 2 labels a run."""
+    multi = tmp_path / "multi.csv"
+    multi.write_text("run_id,annotator,human_verdict\nE1,ana,acceptable\nE1,bo,acceptable\n"
+                     "E2,ana,unacceptable\nE2,bo,unacceptable\nE3,ana,acceptable\n", encoding="utf-8")
+    return ["score", "--labels", str(multi), "--consensus", "--min-labels", "2"]
+
+
 def test_consensus_header_says_which_verdicts_are_a_runs_single_verdict(tmp_path, capsys):
     """The newcomer trial's input: ana and bo label E1 (both acceptable) and E2 (both
     unacceptable), ana alone E3; E4..E10 keep the bundled file's single human_verdict. With
     --min-labels 2: E1, E2 by consensus (2), E4..E10 their single verdict (7), 9 in all; E3 too few."""
-    multi = tmp_path / "multi.csv"
-    multi.write_text("run_id,annotator,human_verdict,note\nE1,ana,acceptable,\nE1,bo,acceptable,\n"
-                     "E2,ana,unacceptable,\nE2,bo,unacceptable,\nE3,ana,acceptable,\n", encoding="utf-8")
-    args = ["score", "--labels", str(multi), "--consensus", "--min-labels", "2"]
+    args = _trial_consensus_args(tmp_path)
     assert main(args) == 0
     assert ("ground truth: consensus of 2 annotators (ana, bo), at least 2 labels per run; 9 runs with a verdict: "
             "2 by consensus, 7 by the run's single human_verdict (no annotator labels; --min-labels does not apply to them)"
@@ -488,10 +494,7 @@ def test_human_ceiling_counts_only_the_runs_the_annotators_decide(tmp_path, caps
     of runs (5/9)"). Opening settings pass only E5: E1 (acceptable) fails, E2 (unacceptable)
     fails -> 1/2; the annotators agree on E1 and E2 -> 2/2. Newcombe from the Wilson limits of 1/2
     (0.0945, 0.9055) and 2/2 (0.3424, 1): -0.5 - 0.4055 = -0.91, -0.5 + hypot(0.4055, 0.6576) = +0.27."""
-    multi = tmp_path / "multi.csv"
-    multi.write_text("run_id,annotator,human_verdict\nE1,ana,acceptable\nE1,bo,acceptable\n"
-                     "E2,ana,unacceptable\nE2,bo,unacceptable\nE3,ana,acceptable\n", encoding="utf-8")
-    args = ["score", "--labels", str(multi), "--consensus", "--min-labels", "2"]
+    args = _trial_consensus_args(tmp_path)
     assert main(args) == 0
     assert ("human ceiling: the evaluator agrees with the consensus on 50 % of the runs the annotators' labels decide "
             "(1/2; 7 runs with only the file's single verdict left out), the annotators with each other on 100 % (2/2): "

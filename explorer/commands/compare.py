@@ -14,7 +14,7 @@ from ..core.evaluation.compare import compare_verdicts
 from ..core.evaluation.features import build_features
 from ..core.evaluation.verdicts import evaluate
 from ..core.io.exports import load_settings
-from ..core.plural import counted, noun
+from ..core.plural import noun
 from .annotator_options import add_annotator_options, truth_from_args, verdicts_text
 from .trace_options import print_expectations_hint
 from .common import LIST_OPTION, NONE_YET, CliError, add_run_input_options, load_cases_from_args, print_json, warn_unused_tools

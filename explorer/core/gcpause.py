@@ -5,9 +5,10 @@ objects, and of the oldest generation when the objects that survived grew by a q
 loader builds a few hundred thousand dicts, tuples and dataclasses from a parsed file, each of
 those passes walks objects that are all still alive, so the passes cost time for nothing: loading a
 50 MB case set (32,000 runs) took 6.9 CPU-s with the collector on and 1.3 with it paused
-(``docs/performance.md``). The objects a load builds (parsed JSON, schema models, runs) are
-freed by reference counting when dropped; any garbage with cycles made meanwhile (a trace's span
-tree, say) is collected by the first pass after the block.
+(``docs/performance.md``; the JSONL chunk worker and partitions pause it too). The objects a
+load builds (parsed JSON, schema models, runs) are freed by reference counting when dropped; any
+garbage with cycles made meanwhile (a trace's span tree, say) is collected by the first pass
+after the block.
 """
 
 from __future__ import annotations

@@ -16,7 +16,6 @@ line (in file order), duplicate ids, an empty file, a 0-run file, a file over th
 
 from __future__ import annotations
 
-import gc
 import json
 import os
 import threading
@@ -29,6 +28,7 @@ from typing import Any, Callable
 import numpy as np
 import orjson
 
+from ..gcpause import collector_paused
 from .errors import LoadError, show
 from .featurestore import CallTextArrays
 from ..evaluation.feature_rows import feature_rows
@@ -121,13 +121,8 @@ def chunk_features(
     one ``(expected, actual)`` pair of texts per invocation, each None where not made
     (``typed_run``'s texts). So the store writes the display texts
     (:func:`~explorer.core.io.featurestore.plain_texts`) without building a Run per line."""
-    gc_was_on = gc.isenabled()
-    gc.disable()
-    try:
+    with collector_paused():
         return _chunk_features_now(chunk, first_line, name, day_first, id_pattern, arg_rules, keep_texts)
-    finally:
-        if gc_was_on:
-            gc.enable()
 
 
 def _chunk_features_now(

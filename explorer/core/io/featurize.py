@@ -21,7 +21,6 @@ word them, ``"<file>: file is empty"``.
 from __future__ import annotations
 
 import dataclasses
-import gc
 import hashlib
 import os
 import re
@@ -37,6 +36,7 @@ import pyarrow as pa
 
 from ..evaluation.features import build_features
 from .bigload import chunk_features, looks_like_flat_jsonl, process_context
+from ..gcpause import collector_paused
 from .errors import LoadError, show
 from .featurestore import (
     HASH_BLOCK, MANIFEST, RECORD_FLAT, RECORD_RUN_JSON, FeatureSettings, PartColumns, SourceFile, columns_of_features,
@@ -218,13 +218,8 @@ def _jsonl_partition(part: Partition, out: Path, settings: FeatureSettings) -> d
     """:func:`featurize_partition` of a JSONL byte range, with the cyclic garbage collector paused
     (as ``bigload.chunk_features`` does: the partition's lists of ids, reasons and texts hold no
     cycles, and collector passes over them cost 5-10% of the partition's time)."""
-    gc_was_on = gc.isenabled()
-    gc.disable()
-    try:
+    with collector_paused():
         return _jsonl_partition_now(part, out, settings)
-    finally:
-        if gc_was_on:
-            gc.enable()
 
 
 def _jsonl_partition_now(part: Partition, out: Path, settings: FeatureSettings) -> dict[str, Any]:
