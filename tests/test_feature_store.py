@@ -73,6 +73,25 @@ def test_partitions_cover_every_line_once(run_file):
     assert [p.start for p in parts] == list(range(0, run_file.stat().st_size, SMALL_BLOCK))
 
 
+def test_default_partitions_are_16_mib_of_whole_blocks(tmp_path):
+    """A 100 MiB JSONL file (one run, then zeros: sparse, nothing read past the first line) is cut
+    into 16 MiB partitions of whole 8 MiB hash blocks, the last 4 MiB (before 2026-12-05: a quarter
+    of the file in whole blocks, at most 64 MiB, so 32, 32, 32, 4). A 20 MiB file is cut in four
+    at most, in whole blocks: 8, 8, 4."""
+    mib = 1024 * 1024
+
+    def sparse(name, size):
+        path = tmp_path / name
+        with open(path, "wb") as fh:
+            fh.write(b'{"id": "r1"}\n')
+            fh.truncate(size)
+        return str(path)
+
+    assert [(p.start // mib, p.stop // mib) for p in plan([sparse("big.jsonl", 100 * mib)], "jsonl")] == [
+        (0, 16), (16, 32), (32, 48), (48, 64), (64, 80), (80, 96), (96, 100)]
+    assert [(p.start // mib, p.stop // mib) for p in plan([sparse("small.jsonl", 20 * mib)], "jsonl")] == [(0, 8), (8, 16), (16, 20)]
+
+
 def test_featurize_in_partitions_equals_the_loader(run_file, reference, tmp_path):
     cs, ref = reference
     out = tmp_path / "runs.features.parquet"

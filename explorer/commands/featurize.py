@@ -7,7 +7,7 @@ An INPUT is a run file, a folder (its files, sorted by name, skipping names that
 or ``_``), a glob pattern (``'exports/*.jsonl'``, quoted), or ``@LIST``: a manifest text file of one
 path per line (relative to the manifest's folder; blank lines and ``#`` comments skipped).
 
-``--engine local`` (default) runs the partitions (64 MiB byte ranges of each JSONL file, other
+``--engine local`` (default) runs the partitions (16 MiB byte ranges of each JSONL file, other
 formats a file each) in local processes; ``--engine dask`` on ``dask.distributed``: the scheduler
 ``--scheduler ADDRESS`` (``tcp://host:8786`` or a scheduler-file ``.json``), or a ``LocalCluster`` of
 ``--workers`` processes it starts. Workers write their parts into ``--out`` directly: with a remote
@@ -75,7 +75,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="local processes, or the LocalCluster's workers (default: the CPUs, at most 4; 2 for dask)")
     p.add_argument("--memory-limit", default=None, metavar="SIZE", help="with a LocalCluster: memory per worker, e.g. 2GB")
     p.add_argument("--partition-mb", type=positive_int, default=None, metavar="MB",
-                   help="MB of a JSONL file per partition, a multiple of 8 (default: a quarter of the file, at most 64)")
+                   help="MB of a JSONL file per partition, a multiple of 8 (default: a quarter of the file, at most 16)")
     p.add_argument("--format", choices=("text", "json"), default="text", help="summary format (default text)")
     add_trace_options(p)
     p.set_defaults(func=run)

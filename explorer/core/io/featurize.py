@@ -1,6 +1,6 @@
 """Compute the features of run files into a features dataset, partition by partition (issue 14).
 
-The work is split by file and byte range: a flat JSONL file into :data:`PARTITION_BYTES` (64 MiB)
+The work is split by file and byte range: a flat JSONL file into :data:`PARTITION_BYTES` (16 MiB)
 ranges, each read from the first line that starts in it to the last line that starts in it; any
 other format one whole file per partition. :func:`featurize_partition` computes one partition's
 features with the parallel loader's own chunk worker (:func:`~explorer.core.io.bigload.chunk_features`:
@@ -44,9 +44,14 @@ from .featurestore import (
 )
 from .reading import file_size
 
-PARTITION_BYTES = 8 * HASH_BLOCK
-"""Most bytes of a JSONL file per partition (64 MiB, about 40,000 synthetic runs); smaller files
-are cut in four (whole hash blocks of 8 MiB) so every worker has work."""
+PARTITION_BYTES = 2 * HASH_BLOCK
+"""Most bytes of a JSONL file per partition (16 MiB, about 10,700 synthetic runs); smaller files
+are cut in four (whole hash blocks of 8 MiB) so every worker has work. 16 MiB rather than 64: a
+worker holds a partition's record and text arrays until it writes the part (~100 MB at 64 MiB,
+~25 at 16), and at 64 MiB that memory kept coming back as fresh pages (0.31-0.36 page faults and
+~3 us of system time a run, against 0.15-0.19 and ~1 us); the 1M-run first open took 17.1-21.5 s
+(mean 18.6) against 18.5-20.9 s (mean 19.7) at 64 MiB, seven runs each, alternately
+(docs/performance.md, 2026-12-05). The last partition a worker takes is shorter too."""
 CHUNK_BYTES = 4 * 1024 * 1024
 """Bytes of whole lines featurised at a time inside a partition."""
 
