@@ -1,5 +1,6 @@
 """Calibration: threshold table and bands checked by hand; the bundled 20 pairs reproduce seed 000."""
 
+import json
 import math
 
 import pytest
@@ -67,6 +68,22 @@ def test_pairs_file_errors_name_file_and_path(tmp_path):
     with pytest.raises(LoadError) as err:
         load_pairs(bad)
     assert str(err.value) == f'{bad}: pairs[0]: missing "human_verdict"'
+
+
+def test_pairs_verdict_ignores_case_and_spaces_and_names_a_bad_one(tmp_path):
+    """As the case set and the flat reader read verdicts; null is not a choice in a pairs file."""
+    def pairs_with(verdict):
+        path = tmp_path / "p.json"
+        path.write_text(json.dumps({"format": "metric-explorer/pairs@1", "name": "x",
+                                    "pairs": [{"id": "a", "references": ["r"], "candidate": "c", "human_verdict": verdict}]}))
+        return path
+
+    assert [p.acceptable for p in load_pairs(pairs_with(" Acceptable")).pairs] == [True]
+    assert [p.acceptable for p in load_pairs(pairs_with("UNACCEPTABLE")).pairs] == [False]
+    for verdict, shown in (("ok", '"ok"'), (None, "null")):
+        with pytest.raises(LoadError) as err:
+            load_pairs(pairs_with(verdict))
+        assert str(err.value) == f'{tmp_path / "p.json"}: pairs[0].human_verdict: expected "acceptable" or "unacceptable", got {shown}'
 
 
 @pytest.mark.parametrize(

@@ -86,8 +86,30 @@ def test_wrong_type(tmp_path):
 
 def test_bad_verdict(tmp_path):
     d = doc()
-    d["runs"][0]["human_verdict"] = "fine"
-    assert load_error(tmp_path, d) == 'runs[0].human_verdict: expected "acceptable", "unacceptable" or null'
+    d["runs"][0]["human_verdict"] = "Fine "
+    assert load_error(tmp_path, d) == 'runs[0].human_verdict: expected "acceptable", "unacceptable" or null, got "Fine "'
+    d["runs"][0]["human_verdict"] = 1
+    assert load_error(tmp_path, d) == 'runs[0].human_verdict: expected "acceptable", "unacceptable" or null, got a number'
+
+
+def test_verdicts_read_as_the_flat_reader_reads_them(tmp_path):
+    """Case and surrounding spaces are ignored and "" is unlabelled, as in a JSONL or CSV file
+    (``parse_verdict``); before, "Acceptable " was refused with an error that did not show it."""
+    runs = [good_run("a"), good_run("b"), good_run("c"), good_run("d")]
+    runs[0]["human_verdict"] = "Acceptable "
+    runs[1]["human_verdict"] = " UNACCEPTABLE"
+    runs[2]["human_verdict"] = "  "
+    del runs[3]["human_verdict"]
+    runs[3]["labels"] = [{"annotator": "ana", "verdict": "Unacceptable"}, {"annotator": "bo", "verdict": "unacceptable "}]
+    cs = load_case_set(write(tmp_path, doc(runs=runs)))
+    assert [r.human_verdict for r in cs.runs] == ["acceptable", "unacceptable", None, "unacceptable"]
+    assert [lab.verdict for lab in cs.runs[3].labels] == ["unacceptable", "unacceptable"]
+
+
+def test_label_verdict_is_required(tmp_path):
+    d = doc()
+    d["runs"][0]["labels"] = [{"annotator": "ana", "verdict": ""}]
+    assert load_error(tmp_path, d) == 'runs[0].labels[0].verdict: expected "acceptable", "unacceptable" or null, got ""'
 
 
 def test_duplicate_run_ids(tmp_path):

@@ -76,9 +76,26 @@ class _ExpectedFieldSchema(_Strict):
     threshold: float | None = Field(default=None, ge=0, le=1)
 
 
+def verdict_text(value: Any) -> Any:
+    """A verdict as the flat and CSV readers read it (``loaders._common.parse_verdict``): case and
+    surrounding spaces ignored, so ``"Acceptable "`` is ``"acceptable"``; anything else is left for
+    the ``Literal`` to refuse as given, so its error shows the value as written (found by the
+    bad-input trial: the case set refused what the other readers take)."""
+    if not isinstance(value, str):
+        return value
+    text = value.strip().lower()
+    return text if text in ("acceptable", "unacceptable", "") else value
+
+
+def _verdict_or_unlabelled(value: Any) -> Any:
+    """:func:`verdict_text`, and ``""`` (or spaces) as unlabelled, null, as the flat reader reads it."""
+    value = verdict_text(value)
+    return None if value == "" else value
+
+
 class _LabelSchema(_Strict):
     annotator: str = Field(min_length=1)
-    verdict: Literal["acceptable", "unacceptable"]
+    verdict: Annotated[Literal["acceptable", "unacceptable"], BeforeValidator(verdict_text)]
     note: str = ""
 
 
@@ -98,7 +115,7 @@ class _RunSchema(_Strict):
     title: str = ""
     user_input: str = ""
     invocations: list[_InvocationSchema] = Field(min_length=1)
-    human_verdict: Literal["acceptable", "unacceptable"] | None = None
+    human_verdict: Annotated[Literal["acceptable", "unacceptable"] | None, BeforeValidator(_verdict_or_unlabelled)] = None
     human_note: str = ""
     expected_fields: list[_ExpectedFieldSchema] = Field(default_factory=list)
     labels: list[_LabelSchema] = Field(default_factory=list)
@@ -155,7 +172,7 @@ def describe_validation_error(err: dict[str, Any]) -> tuple[str, str]:
     if kind == "literal_error" and loc and loc[-1] == "format":
         return path, f'expected "{FORMAT}"'
     if kind == "literal_error" and loc and loc[-1] in ("human_verdict", "verdict"):
-        return path, 'expected "acceptable", "unacceptable" or null'
+        return path, f'expected "acceptable", "unacceptable" or null, got {_shown_value(err.get("input"))}'
     if kind in ("too_short", "string_too_short"):  # a string's own: after stripping, e.g. an id of spaces
         return path, "must not be empty" if kind == "too_short" or not str(err.get("input", "")) else "must not be empty (spaces only)"
     if kind == "string_type" and len(loc) == 3 and loc[0] == "runs" and loc[2] == "id":  # as the flat reader says it
@@ -165,6 +182,12 @@ def describe_validation_error(err: dict[str, Any]) -> tuple[str, str]:
     if kind in _TYPE_WORDS:
         return path, f"{_TYPE_WORDS[kind]}, got {_json_type(err.get('input'))}"
     return path, err.get("msg", kind)
+
+
+def _shown_value(value: Any) -> str:
+    """A refused value for an error line: a string quoted (escaped by ``show``, as written),
+    anything else its JSON type."""
+    return f'"{show(value)}"' if isinstance(value, str) else _json_type(value)
 
 
 def _json_type(value: Any) -> str:

@@ -23,12 +23,12 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import Literal, Sequence
+from typing import Annotated, Literal, Sequence
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
 
-from .casefile import describe_validation_error
+from .casefile import describe_validation_error, verdict_text
 from .errors import LoadError, show
 from .model import CaseSet
 from .reading import decode_text, parse_json, read_bytes
@@ -44,7 +44,7 @@ class _PairSchema(_Strict):
     id: str = Field(min_length=1)
     references: list[str] = Field(min_length=1)
     candidate: str
-    human_verdict: Literal["acceptable", "unacceptable"]
+    human_verdict: Annotated[Literal["acceptable", "unacceptable"], BeforeValidator(verdict_text)]  # "Acceptable " too
     stored_score: float | None = Field(default=None, ge=-1.0, le=1.0, allow_inf_nan=False)
     note: str = ""
 
@@ -113,6 +113,8 @@ def load_pairs(path: str | os.PathLike[str]) -> PairSet:
         where, problem = describe_validation_error(exc.errors()[0])
         if problem.startswith('expected "metric-explorer/cases@1"'):
             problem = f'expected "{FORMAT}"'
+        if where.endswith(".human_verdict"):  # required here: null is not a choice
+            problem = problem.replace('"acceptable", "unacceptable" or null', '"acceptable" or "unacceptable"')
         raise LoadError(name, where, problem) from None
     seen: dict[str, int] = {}
     for i, p in enumerate(parsed.pairs):
