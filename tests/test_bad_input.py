@@ -554,3 +554,33 @@ def test_a_fractional_run_id_says_whole_numbers_are_ids_too():
         loads_runs(line, "r.jsonl")
     assert str(err.value) == "r.jsonl: line 1, id: expected a string or a whole number, got a number (1.5)"
     assert loads_runs(line.replace("1.5", "3"), "r.jsonl").runs[0].id == "3"
+
+
+def _booking_dataset(tmp_path):
+    out = tmp_path / "runs.features"
+    assert main(["featurize", "cases/booking_agent.json", "--out", str(out)]) == 0
+    return out
+
+
+@pytest.mark.parametrize("given", ["{d}", "{d}/*", "{d}/part-00000.parquet"])
+def test_featurize_refuses_a_features_dataset_or_its_files(tmp_path, capsys, given):
+    """From a newcomer's trial: ``featurize runs.features`` read the dataset's part file as runs and
+    said ``unknown field "human"`` (a glob over it found ``_features.json`` and could not tell its
+    format)."""
+    out = _booking_dataset(tmp_path)
+    capsys.readouterr()
+    assert main(["featurize", given.format(d=out), "--out", str(tmp_path / "again")]) == 2
+    assert capsys.readouterr().err.splitlines() == [
+        f"metric-explorer: error: {out} is a features dataset, its features computed already: read it with "
+        f"score, sweep or serve --cases {out}; to compute them again, give the run files it was made from "
+        f"(cases/booking_agent.json)"]
+    assert not (tmp_path / "again").exists()
+
+
+def test_a_features_part_file_read_as_parquet_runs_names_its_dataset(tmp_path):
+    """The same part file given to the Parquet run reader (``--input-format parquet``, an upload):
+    it was refused row by row with ``unknown field "human"``."""
+    part = _booking_dataset(tmp_path) / "part-00000.parquet"
+    with pytest.raises(LoadError) as err:
+        loads_runs(part.read_bytes(), str(part), "parquet")
+    assert str(err.value) == f"{part}: is a part of the features dataset {part.parent}, not a run file: give the folder (--cases {part.parent})"

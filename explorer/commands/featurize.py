@@ -83,7 +83,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 def expand_inputs(inputs: list[str]) -> list[str]:
     """The run files INPUTs name, in order (see the module docstring). CliError for a glob or
-    folder with no file, LoadError for an unreadable manifest."""
+    folder with no file, or for a features dataset or a file in one (:func:`_refuse_dataset`);
+    LoadError for an unreadable manifest."""
     out: list[str] = []
     for item in inputs:
         if item.startswith("@"):
@@ -103,13 +104,36 @@ def expand_inputs(inputs: list[str]) -> list[str]:
                 raise CliError(f"no file matches {item!r}")
             out += found
         elif os.path.isdir(item):
+            _refuse_dataset(item)
             found = sorted(str(p) for p in Path(item).iterdir() if p.is_file() and not p.name.startswith((".", "_")))
             if not found:
                 raise CliError(f"folder {item} holds no run file")
             out += found
         else:
             out.append(item)
+    for path in out:  # a dataset's own files (a glob or list naming them): refused as the dataset is
+        _refuse_dataset(os.path.dirname(path) or ".")
     return out
+
+
+def _refuse_dataset(folder: str) -> None:
+    """CliError when ``folder`` is a features dataset (``_features.json`` in it): its features are
+    computed already, and its part files are not run files (found by a trial: ``featurize
+    runs.features`` read ``part-00000.parquet`` as runs and said ``unknown field "human"``)."""
+    from ..core.io.featurestore import MANIFEST
+
+    manifest = Path(folder) / MANIFEST
+    if not manifest.is_file():
+        return
+    try:
+        import json
+
+        sources = [str(s["path"]) for s in json.loads(manifest.read_text(encoding="utf-8"))["sources"]]
+    except (OSError, ValueError, KeyError, TypeError):
+        sources = []
+    made_from = f" ({', '.join(sources)})" if sources else ""
+    raise CliError(f"{folder} is a features dataset, its features computed already: read it with score, sweep or serve "
+                   f"--cases {folder}; to compute them again, give the run files it was made from{made_from}")
 
 
 def check_options(args: argparse.Namespace, paths: list[str]) -> None:

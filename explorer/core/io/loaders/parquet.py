@@ -21,6 +21,7 @@ from __future__ import annotations
 import datetime
 import decimal
 import io
+import os
 from typing import Any
 
 from ..errors import LoadError
@@ -67,6 +68,12 @@ def _plain(value: Any, arrow_type: Any) -> Any:
     return value
 
 
+FEATURES_PART_KEY = b"metric-explorer/features"
+"""The schema metadata key of a features dataset's part file (``featurestore.META_KEY``, not
+imported: the store imports the loaders). Found by a trial: a part file given as runs was read
+row by row and refused with ``unknown field "human"``."""
+
+
 def parquet_from_bytes(data: bytes, name: str) -> CaseSet:
     """Runs from Parquet file content. Raises LoadError (not Parquet, unknown column, a bad row)."""
     import pyarrow as pa
@@ -74,11 +81,15 @@ def parquet_from_bytes(data: bytes, name: str) -> CaseSet:
 
     try:  # a damaged file can fail in the reader, in the schema (names not UTF-8) or in the values
         table = pq.read_table(io.BytesIO(data))
+        part_of_dataset = FEATURES_PART_KEY in (table.schema.metadata or {})
         types = {f.name: f.type for f in table.schema}
-        rows = table.to_pylist()
+        rows = [] if part_of_dataset else table.to_pylist()
     except (pa.ArrowException, OSError, ValueError, IndexError, TypeError, KeyError) as exc:
         text = " ".join(str(exc).split()) or type(exc).__name__
         raise LoadError(name, "", f"not a readable Parquet file: {show(text, 200)}") from None
+    if part_of_dataset:
+        folder = os.path.dirname(name) or "."
+        raise LoadError(name, "", f"is a part of the features dataset {folder}, not a run file: give the folder (--cases {folder})")
     runs: list[Run] = []
     places: list[str] = []
     for n, row in enumerate(rows, start=1):
