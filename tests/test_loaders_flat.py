@@ -107,6 +107,10 @@ GOOD = {"id": "r1", "expected_calls": [], "actual_calls": [], "answer": "a", "re
     # "search, book" / '{"name": "search"}' (a newcomer's trial saw a cell that was no call list read as a name)
     ([{**GOOD, "actual_calls": "search, book"}], "line 1, actual_calls", '"search, book" is not a tool name (\',\' in it): write names as a>b>c'),
     ([{**GOOD, "actual_calls": '{"name": "search"}'}], "line 1, actual_calls", '"{\\"name\\": \\"search\\"}" is not a tool name (\'{\' in it)'),
+    # names joined by another arrow: before, "search->book" was read as tools "search-" and "book"
+    ([{**GOOD, "actual_calls": "search->book"}], "line 1, actual_calls", '"search->book" joins tool names with "->": write names as a>b>c'),
+    ([{**GOOD, "expected_calls": "search => book"}], "line 1, expected_calls", '"search => book" joins tool names with "=>"'),
+    ([{**GOOD, "expected_calls": "search\u2192book"}], "line 1, expected_calls", '"search\u2192book" joins tool names with "\u2192"'),
     # a trial's line: the message names both forms a call list may take
     ([{**GOOD, "expected_calls": 5}], "line 1, expected_calls",
      'expected a list of calls ([{"name": ..., "args": {...}}]) or tool names as text ("search>book"), got a number'),

@@ -111,9 +111,15 @@ def parse_call_object(value: Any, path: str) -> ToolCall:
 
 
 def parse_arrow_names(text: str, path: str) -> tuple[ToolCall, ...]:
-    """``"search>book"`` -> calls named ``search`` then ``book`` with empty args; ``""`` -> ()."""
+    """``"search>book"`` -> calls named ``search`` then ``book`` with empty args; ``""`` -> ().
+    Raises Problem for an empty name, a name with a character of :data:`_NOT_IN_NAMES`, or names
+    joined by another arrow (``->``, ``=>``, ``→``: found by a trial, ``search->book`` was read as
+    a tool named ``search-``)."""
     if not text.strip():
         return ()
+    arrow = next((a for a in _OTHER_ARROWS if a in text), None)
+    if arrow is not None:
+        raise Problem(path, f'"{show(text)}" joins tool names with "{arrow}": write names as a>b>c')
     names = [part.strip() for part in text.split(">")]
     for k, name in enumerate(names):
         if not name:
@@ -124,6 +130,9 @@ def parse_arrow_names(text: str, path: str) -> tuple[ToolCall, ...]:
                                 f'or the calls as a JSON list [{{"name": ..., "args": {{...}}}}]')
     return tuple(ToolCall(n, {}) for n in names)
 
+
+_OTHER_ARROWS = ("->", "=>", "\u2192")
+"""Arrows that are not the ``a>b>c`` separator (``->`` would leave a name ending in ``-``)."""
 
 _NOT_IN_NAMES = frozenset('{}[]"\',;')
 """Characters that make an ``a>b>c`` name a mistake, not a name: JSON that is not a list
