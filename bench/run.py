@@ -45,7 +45,10 @@ loaded: the memory of serving N runs; <= 600 MB at 1M). ``--no-cache`` measures 
 path (``bigload.load_jsonl_features``) at every N instead.
 
 Timings are wall-clock medians (``time.perf_counter``). The machine's load average is recorded:
-on a shared machine wall times grow with it; CPU times in ``detail`` are steadier.
+on a shared machine wall times grow with it; CPU times in ``detail`` are steadier. So is the
+host's own speed, which varies by day (:func:`host_speed`: a Python loop and a random gather) is
+timed at the start and end (``results_meta.json``, ``machine.host``) and before each
+``load_features`` (its ``detail.host``).
 
 Options: ``--n 1000 10000`` to choose sizes, ``--quick`` (1k and 10k only).
 """
@@ -174,6 +177,7 @@ def child(n: int, path: Path, cache_dir: str | None = None) -> list[dict]:
 
     # load + features (parallel), one run at 1M or through the cache (its first open), else median of 3
     repeats = 1 if n >= 1_000_000 or cache_dir else 3
+    host_before = host_speed()
     walls, cpus = [], []
     cs = None
     for _ in range(repeats):
@@ -190,8 +194,9 @@ def child(n: int, path: Path, cache_dir: str | None = None) -> list[dict]:
         file_mb=path.stat().st_size / 1e6, store_mb=cs.runs.nbytes / 1e6, workers=min(4, os.cpu_count() or 1),
         path="feature cache (first open: featurize, write, open)" if cache_dir else "in memory (bigload)",
         worker_peak_mb=resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024,
-        load_average=_load_average())
-    say(f"load + features {_median(walls):.2f} s (CPU {_median(cpus):.1f} s)")
+        load_average=_load_average(), host=host_before)
+    say(f"load + features {_median(walls):.2f} s (CPU {_median(cpus):.1f} s; host: loop {host_before['loop_s']:.2f} s, "
+        f"gather {host_before['gather_s']:.2f} s)")
 
     if n <= 10_000:
         from explorer.core.io.loaders.flat import load_jsonl
@@ -390,6 +395,30 @@ def serve_figures(n: int, path: Path, cache: str) -> list[dict]:
     ]
 
 
+def host_speed(repeats: int = 3) -> dict[str, float]:
+    """The host's speed by day, medians of ``repeats``, in seconds: ``loop_s``, a plain Python
+    loop of 10^7 additions (the CPU in its caches), and ``gather_s``, ``a[idx]`` over 10^7 int64
+    in random order (80 MB: memory latency). The first load's per-run work is memory-bound
+    Python (objects made and freed, the collector's passes), so its time follows ``gather_s``
+    more than ``loop_s``: on 2026-12-07 the loop took 0.45-0.56 s, as fast as on days the 1M
+    first load met its target, while the gather took 0.18-0.35 s and the same load took 1.75x
+    the CPU (docs/performance.md)."""
+    import numpy as np
+
+    a = np.arange(10**7, dtype=np.int64)
+    idx = np.random.default_rng(0).permutation(10**7)
+    loops, gathers = [], []
+    for _ in range(repeats):
+        t0, s = time.perf_counter(), 0
+        for i in range(10**7):
+            s += i
+        loops.append(time.perf_counter() - t0)
+        t0 = time.perf_counter()
+        a[idx]
+        gathers.append(time.perf_counter() - t0)
+    return {"loop_s": round(_median(loops), 3), "gather_s": round(_median(gathers), 3)}
+
+
 def _load_average() -> list[float]:
     try:
         return [round(x, 2) for x in os.getloadavg()]
@@ -427,6 +456,9 @@ def main(argv: list[str] | None = None) -> int:
 
     sizes = [1_000, 10_000] if args.quick else args.n
     started = time.time()
+    host_start = host_speed()
+    print(f"host: a Python loop of 10^7 additions {host_start['loop_s']:.2f} s, a random gather of 10^7 "
+          f"{host_start['gather_s']:.2f} s", file=sys.stderr, flush=True)
     records: list[dict] = []
     for n in sizes:
         t0 = time.perf_counter()
@@ -461,7 +493,8 @@ def main(argv: list[str] | None = None) -> int:
                      else r["detail"]["slowdown"] if r["figure"] == "sweep_intervals" else r["median_s"])
             r["target"] = goal[1]
             r["met"] = bool(goal[2](value))
-    result = {"machine": {"cpus": os.cpu_count(), "load_average_end": _load_average(), "python": sys.version.split()[0]},
+    result = {"machine": {"cpus": os.cpu_count(), "load_average_end": _load_average(), "python": sys.version.split()[0],
+                          "host": {"start": host_start, "end": host_speed()}},
               "seconds": round(time.time() - started, 1), "records": records}
     if args.out.exists():  # bench/browser_latency.py and bench/embedding.py --record write these; this script does not
         kept = [r for r in json.loads(args.out.read_text())
