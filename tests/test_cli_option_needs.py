@@ -51,6 +51,9 @@ NO_ANNOTATORS = ("--min-labels needs runs with several annotators' labels: no ru
                  "(give a labels CSV with an annotator column, or leave --min-labels out)")
 
 IGNORED = [
+    (["score", "--rows", "5", "--format", "csv"],
+     "--rows needs --format table: --format csv writes every run; --rows chooses the runs the table format shows "
+     "(leave --rows out, or give --format table)"),
     (["score", "--rung", "2"],
      "--rung needs --response-scorer exact or cascade: the response scorer is F1, which reads no normalisation rung "
      "(give --response-scorer exact or cascade, or leave --rung out)"),

@@ -11,8 +11,8 @@ import numpy as np
 
 from ..core.evaluation.annotators import Annotations, GroundTruth, annotations_of, ground_truth, human_ceiling, inter_annotator
 from ..core.evaluation.features import Features
-from ..core.evaluation.confidence import range_text
-from ..core.plural import counted
+from ..core.evaluation.confidence import percent_range, range_text
+from ..core.plural import counted, listed
 from ..core.io.model import CaseSet
 from .common import CliError, no_interval, positive_int
 from .option_needs import check_needs
@@ -109,16 +109,16 @@ def annotators_lines(section: dict) -> list[str]:
     minimum = f", at least {counted(gt['min_labels'], 'label')} per run" if gt["source"] == "consensus" else ""
     out = [f"ground truth: {source}{minimum}; {verdicts_text(gt)}"]
     if d["n"]:
-        out.append(f"disputed (left out of agreement, counted apart): {d['n']} (tie: {', '.join(d['ties'])})")
+        out.append(f"disputed (left out of agreement, counted apart): {d['n']:,} (tie: {listed(d['ties'])})")
     else:
         out.append("disputed: none")
     few = gt.get("too_few_labels", {"n": 0})
     if few["n"]:
         out.append(f"too few labels (fewer than {gt['min_labels']}; left out of agreement, counted apart): "
-                   f"{few['n']} ({', '.join(few['ids'])})")
+                   f"{few['n']:,} ({listed(few['ids'])})")
     pa = ia["percent_agreement"]
     pa_text = "n/a" if pa is None or pa["value"] is None else (
-        f"{100 * pa['value']:.0f} % of {counted(pa['n'], 'run')} · " + (no_interval(pa) if pa["low"] is None else f"95 % CI {100 * pa['low']:.0f}–{100 * pa['high']:.0f} %"))
+        f"{100 * pa['value']:.0f} % of {counted(pa['n'], 'run')} · " + (no_interval(pa) if pa["low"] is None else f"95 % CI {percent_range(pa['low'], pa['high'])} %"))
     figs = [f"percent agreement {pa_text}"]
     if ia["cohen_kappa"] is not None:
         figs.append(f"Cohen's kappa {_fig(ia['cohen_kappa'])}")

@@ -14,7 +14,8 @@ from ..core.evaluation.compare import compare_verdicts
 from ..core.evaluation.features import build_features
 from ..core.evaluation.verdicts import evaluate
 from ..core.io.exports import load_settings
-from ..core.plural import noun
+from ..core.plural import listed, noun
+from ..core.evaluation.confidence import percent_range
 from .annotator_options import add_annotator_options, truth_from_args, verdicts_text
 from .trace_options import print_expectations_hint
 from .common import LIST_OPTION, NONE_YET, CliError, add_run_input_options, load_cases_from_args, print_json, warn_unused_tools
@@ -64,7 +65,7 @@ def compare_report(args: argparse.Namespace) -> dict:
 def _pct(d: dict) -> str:
     if d["value"] is None:
         return "n/a"
-    return f"{100 * d['value']:.0f} % (95 % CI {100 * d['low']:.0f}–{100 * d['high']:.0f} %)"
+    return f"{100 * d['value']:.0f} % (95 % CI {percent_range(d['low'], d['high'])} %)"
 
 
 def _agreement(d: dict) -> str:
@@ -72,7 +73,7 @@ def _agreement(d: dict) -> str:
     (never ``0/0``)."""
     if not d["n"] or d["value"] is None:
         return "n/a (no labelled run)"
-    return f"{round(d['value'] * d['n'])}/{d['n']} · {_pct(d)}"
+    return f"{round(d['value'] * d['n']):,}/{d['n']:,} · {_pct(d)}"
 
 
 def run(args: argparse.Namespace) -> int:
@@ -93,9 +94,9 @@ def run(args: argparse.Namespace) -> int:
         points = noun(round(100 * ch["value"]), "point")
         print(f"change B - A: {100 * ch['value']:+.0f} {points} (paired 95 % CI {100 * ch['low']:+.0f} to {100 * ch['high']:+.0f})")
     none = "none" if c["labelled"] else NONE_YET
-    print(f"fixed (wrong under A, right under B): {', '.join(c['fixed']) or none}")
-    print(f"broken (right under A, wrong under B): {', '.join(c['broken']) or none}")
+    print(f"fixed (wrong under A, right under B): {listed(c['fixed']) or none}")
+    print(f"broken (right under A, wrong under B): {listed(c['broken']) or none}")
     if c["changed_unlabelled"]:
-        print(f"verdict changed, no ground truth: {', '.join(c['changed_unlabelled'])}")
+        print(f"verdict changed, no ground truth: {listed(c['changed_unlabelled'])}")
     print(f"McNemar's exact test: {c['reading']}")
     return 0

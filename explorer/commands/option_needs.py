@@ -135,6 +135,10 @@ NEEDS: tuple[Need, ...] = (
          _ANY_SETTINGS, lambda a, f: _reads_dates(f),
          "only those read numeric dates, and here key fields are off and the response scorer is {scorer} (give one of "
          "them, or leave {flag} out)"),
+    # score: the table output's length (score.run)
+    Need((SCORE,), "rows", "--format table", (), lambda a, f: a.format == "table",
+         "--format {format} writes every run; --rows chooses the runs the table format shows (leave --rows out, or "
+         "give --format table)"),
     # score, compare: the ground truth (annotator_options, annotators.ground_truth)
     Need((SCORE, COMPARE), "min_labels", "the consensus", (), lambda a, f: getattr(a, "annotator", None) is None,
          "--annotator {annotator} scores against that annotator's verdicts alone, however many labels a run has "
@@ -194,7 +198,7 @@ def flag_of(args: argparse.Namespace, dest: str) -> str:
 def _words(args: argparse.Namespace, dest: str, facts: dict[str, Any]) -> dict[str, Any]:
     """The fields a rule's ``why`` may name, from ``args`` and the facts given."""
     words: dict[str, Any] = {"flag": flag_of(args, dest), "annotator": getattr(args, "annotator", None),
-                             "scheduler": getattr(args, "scheduler", None)}
+                             "scheduler": getattr(args, "scheduler", None), "format": getattr(args, "format", None)}
     st = facts.get("settings")
     if st is not None:
         from ..core.scoring.passmark import show_threshold

@@ -26,6 +26,7 @@ from ..core.evaluation.features import Features
 from ..core.io.model import CaseSet
 from ..core.evaluation.response_features import ResponseFeatures
 from ..core.evaluation.settings import RESPONSE_SCORERS, Settings
+from ..core.plural import listed
 from .common import CliError
 
 RESPONSE_COLUMNS = ("response_score", "response_stage", "response_note")
@@ -135,7 +136,7 @@ def response_line(summary: dict[str, Any]) -> str:
     emb = summary.get("embedding")
     model = f"; model {emb['model']} ({emb['backend']}, weights sha256 {emb['weights_sha256'][:12]})" if emb else ""
     if summary["scorer"] == "cascade":
-        queue = ", ".join(summary["needs_review"]) or "none"
+        queue = listed(summary["needs_review"]) or "none"
         return (
             f"response scorer: cascade (exact at rung {summary['rung']}, field rules, cosine pass >= {show_threshold(summary['pass_above'])}, "
             f"fail < {show_threshold(summary['fail_below'])}){model}; needs review: {queue}"

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import numpy as np
 
-from ..core.evaluation.confidence import RESAMPLES, SEED, range_text, summary_intervals
+from ..core.evaluation.confidence import RESAMPLES, SEED, percent_range, range_text, summary_intervals
 from ..core.evaluation.prevalence import rogan_gladen
 from ..core.evaluation.sample_size import DEFAULT_HALF_WIDTH, labels_needed
-from ..core.plural import half_width_words
+from ..core.plural import half_width_words, listed
 from ..core.evaluation.verdicts import evaluate, response_score_text, result_table, score_texts
 from ..core.evaluation.features import build_features
 from ..core.scoring.trajectory_metrics import DEFINITIONS, canonical
@@ -48,16 +48,39 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                         "ids, title, scores, verdicts, outcome, decided_by, reason); csv and parquet are the scored "
                         "table with every column (example_id among the loader's columns at the end)")
     p.add_argument("--out", metavar="PATH", help="write the output to PATH instead of stdout (needed for parquet on a terminal)")
+    p.add_argument("--rows", type=rows_arg, metavar="N|all",
+                   help=f"table format: how many runs the table shows, the first N in run order (default {DEFAULT_ROWS}; "
+                        "all: every run); the figures under it count every run")
     p.set_defaults(func=run)
 
 
-def score_report(case_set, settings, response_args=None) -> dict:
+DEFAULT_ROWS = 50
+"""Runs the table format shows unless ``--rows`` says otherwise: a 100k-run file printed 100,000
+lines before its figures (and spent ~0.35 ms a run on their reasons)."""
+
+
+def rows_arg(text: str) -> int:
+    """``--rows``: a whole number >= 1, or ``all`` (0: every run)."""
+    if text.strip().lower() == "all":
+        return 0
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number or all, got {text!r}") from None
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"expected at least 1 row, got {n}")
+    return n
+
+
+def score_report(case_set, settings, response_args=None, rows: int | None = None) -> dict:
     """The JSON report: ``{"settings", "summary", "runs"}`` as documented in the README (plus
     ``"response"`` when ``response_args`` or ``settings`` choose a response scorer, see
     response_options). ``summary`` carries ``intervals`` (each figure's ``{value, low, high, n}``)
     and ``labels_needed``; ``unlabelled_runs`` (pass rate and Rogan–Gladen correction) comes when
     some runs have no verdict, ``annotators`` when runs carry several annotators' labels
-    (``--annotator`` / ``--consensus`` / ``--min-labels`` in ``response_args`` choose the ground truth)."""
+    (``--annotator`` / ``--consensus`` / ``--min-labels`` in ``response_args`` choose the ground truth).
+    ``rows``: the per-run table and ``runs`` hold the first ``rows`` runs only (default every run);
+    ``summary`` counts every run either way. Returns ``(report, table)``."""
     settings = response_settings(response_args, settings)
     truth = truth_from_args(response_args, case_set, build_features(case_set))
     features = truth.features
@@ -65,10 +88,11 @@ def score_report(case_set, settings, response_args=None) -> dict:
     warn_unused_tools(settings, features)
     rf = response_features(response_args, case_set, settings)  # None: today's F1
     ev = evaluate(features, settings, rf)
-    table = result_table(features, ev)
+    shown = None if rows is None or rows >= features.n else np.arange(rows)
+    table = result_table(features, ev, shown)
     response = response_summary(settings, features, ev, rf) if shows_response(response_args, settings) else None
     if response is not None and "response_score" not in table:
-        table["response_score"] = ev.response_score
+        table["response_score"] = ev.response_score[: len(table)]
     summary = ev.summary
     disputed = truth.truth.disputed if truth.truth is not None else np.zeros(features.n, dtype=bool)
     too_few = truth.truth.too_few if truth.truth is not None else np.zeros(features.n, dtype=bool)
@@ -210,7 +234,8 @@ def run(args: argparse.Namespace) -> int:
     check_needs(args, settings=settings)  # an option these settings do not read is an error, before any run is read
     case_set = load_cases_from_args(args)
     print_expectations_hint(case_set, args)
-    report, table = score_report(case_set, settings, args)
+    rows = DEFAULT_ROWS if args.rows is None else args.rows or None  # --rows all (0): every run
+    report, table = score_report(case_set, settings, args, rows=rows if args.format == "table" else None)
     if args.format == "json":
         _write(args, json.dumps(clean_json(report), indent=2, ensure_ascii=False) + "\n")
         return 0
@@ -251,13 +276,17 @@ def run(args: argparse.Namespace) -> int:
     if examples is not None:  # traces joined by example id: which example each run is, beside its id
         out.insert(1, "example_id", examples)
     print(out.to_string(index=False))
+    n_runs = len(case_set.runs)
+    if len(out) < n_runs:
+        print(f"({len(out):,} of {n_runs:,} runs shown, in run order: --rows N or --rows all for more, "
+              f"--format csv or json for every run with its reason)")
     print()
     iv = s["intervals"]
-    head = f"agreement {s['agree']}/{s['labelled']} · {percent_ci(iv['agreement'])}" if s["labelled"] else "agreement: no labelled run"
+    head = f"agreement {s['agree']:,}/{s['labelled']:,} · {percent_ci(iv['agreement'])}" if s["labelled"] else "agreement: no labelled run"
     print(head + apart_text(s))
     none = "none" if s["labelled"] else NONE_YET
-    print(f"false passes: {', '.join(s['false_pass']) or none}")
-    print(f"false fails: {', '.join(s['false_fail']) or none}")
+    print(f"false passes: {listed(s['false_pass']) or none}")
+    print(f"false fails: {listed(s['false_fail']) or none}")
     print(f"precision {_fmt(s['precision'])}  recall {_fmt(s['recall'])}  kappa {_fmt(s['kappa'])}")
     c = s["confusion"]
     print(
@@ -309,11 +338,11 @@ def apart_text(s: dict) -> str:
     """The runs without a verdict after the agreement, from a report's ``summary``:
     ``" (2 unlabelled, 1 disputed, 1 with too few labels)"`` (each part only when non-zero), ``""``
     when every run has a verdict."""
-    parts = [f"{s['unlabelled']} unlabelled"] if s["unlabelled"] else []
+    parts = [f"{s['unlabelled']:,} unlabelled"] if s["unlabelled"] else []
     if s.get("disputed"):
-        parts.append(f"{s['disputed']} disputed")
+        parts.append(f"{s['disputed']:,} disputed")
     if s.get("too_few_labels"):
-        parts.append(f"{s['too_few_labels']} with too few labels")
+        parts.append(f"{s['too_few_labels']:,} with too few labels")
     return f" ({', '.join(parts)})" if parts else ""
 
 
@@ -330,7 +359,7 @@ def percent_ci(d: dict) -> str:
     undefined)."""
     if d["low"] is None or d["high"] is None:
         return no_interval(d)
-    return f"95 % CI {100 * d['low']:.0f}–{100 * d['high']:.0f} %"
+    return f"95 % CI {percent_range(d['low'], d['high'])} %"
 
 
 def count_ci(count: int, d: dict, none: str) -> str:
@@ -338,7 +367,7 @@ def count_ci(count: int, d: dict, none: str) -> str:
     ``"n/a (<none>)"`` when ``n`` is 0 (never a ``0/0`` figure), e.g. ``"n/a (no acceptable run)"``."""
     if not d["n"]:
         return f"n/a ({none})"
-    return f"{count}/{d['n']} · {percent_ci(d)}"
+    return f"{count:,}/{d['n']:,} · {percent_ci(d)}"
 
 
 def kappa_ci(d: dict) -> str:
@@ -356,14 +385,14 @@ def kappa_ci(d: dict) -> str:
 def needed_line(d: dict) -> str:
     """The ``labels_needed`` section as one line."""
     a, u, lab = d["acceptable"], d["unacceptable"], d["labelled"]
-    return (f"labels for {half_width_words(d['half_width'])} (95 %): acceptable runs {a['have']} of {a['needed']} needed, "
-            f"unacceptable {u['have']} of {u['needed']}, all labelled {lab['have']} of {lab['needed']} "
-            f"(at today's rates; {a['needed_worst_case']} per class in the worst case)")
+    return (f"labels for {half_width_words(d['half_width'])} (95 %): acceptable runs {a['have']:,} of {a['needed']:,} needed, "
+            f"unacceptable {u['have']:,} of {u['needed']:,}, all labelled {lab['have']:,} of {lab['needed']:,} "
+            f"(at today's rates; {a['needed_worst_case']:,} per class in the worst case)")
 
 
 def unlabelled_line(d: dict) -> str:
     """The ``unlabelled_runs`` section as one line."""
-    head = f"unlabelled runs: the evaluator passes {d['passed']}/{d['runs']} · {percent_ci(d['pass_rate'])}"
+    head = f"unlabelled runs: the evaluator passes {d['passed']:,}/{d['runs']:,} · {percent_ci(d['pass_rate'])}"
     if d["corrected"] is None:
         return f"{head}; {d['note']}"
     c = d["corrected"]

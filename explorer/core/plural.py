@@ -9,6 +9,8 @@ verdict``).
 
 from __future__ import annotations
 
+from typing import Sequence
+
 
 def plural_of(noun: str) -> str:
     """``"run"`` -> ``"runs"``, ``"false pass"`` -> ``"false passes"``, ``"box"`` -> ``"boxes"``."""
@@ -33,6 +35,20 @@ def counted_of(n: int, total: int, singular: str, plural: str | None = None) -> 
     ``"1 of 10 traces"``, ``counted_of(1, 1, "trace")`` -> ``"1 of 1 trace"``. The verb after it
     agrees with ``n``: ``noun(n, "has", "have")`` (``1 of 10 traces has``)."""
     return f"{n:,} of {total:,} {noun(total, singular, plural)}"
+
+
+LIST_LIMIT = 20
+"""Most names a one-line list shows (:func:`listed`)."""
+
+
+def listed(names: Sequence[str], limit: int = LIST_LIMIT) -> str:
+    """Names joined by ``", "``, at most ``limit`` of them: ``["E4", "E9"]`` -> ``"E4, E9"``;
+    past the limit the first ``limit`` and how many more, with thousands separators:
+    ``"R1, R2, ..., R20 and 9,873 more"`` (a 100k-run file's false passes made one line of
+    ~100 kB before). ``""`` for none."""
+    if len(names) <= limit:
+        return ", ".join(names)
+    return f"{', '.join(names[:limit])} and {len(names) - limit:,} more"
 
 
 def half_width_words(half_width: float) -> str:

@@ -561,12 +561,12 @@ def ceiling_reading(source: str, evaluator: Interval, people: Interval, diff: In
     left out."""
     if diff is None or verdict is None:
         return "not enough labels to compare the evaluator with the people"
-    over = (f"of the runs the annotators' labels decide ({evaluator.count}/{evaluator.n}; "
+    over = (f"of the runs the annotators' labels decide ({evaluator.count:,}/{evaluator.n:,}; "
             f"{counted(single_left_out, 'run')} with only the file's single verdict left out)"
-            if single_left_out else f"of runs ({evaluator.count}/{evaluator.n})")
+            if single_left_out else f"of runs ({evaluator.count:,}/{evaluator.n:,})")
     head = (f"the evaluator agrees with the {source} on {100 * evaluator.value:.0f} % {over}, "
             f"the annotators with each other on {100 * people.value:.0f} %"
-            + (f" ({people.count}/{people.n})" if people.count is not None else f" (of {counted(people.n, 'run')})"))
+            + (f" ({people.count:,}/{people.n:,})" if people.count is not None else f" (of {counted(people.n, 'run')})"))
     if diff.low is None or diff.high is None:
         return f"{head}: not enough runs to tell whether the scorer is as good as the people: {diff.reason}"
     ci = f"difference {_points(diff.value)} {noun(round(100 * diff.value), 'point')}, Newcombe 95 % CI {_points(diff.low)} to {_points(diff.high)}"

@@ -34,6 +34,7 @@ from .columns_on_read import ColumnOnRead, mean_check, mean_on_read, trajectory_
 from .response_features import ResponseCheck, ResponseFeatures
 from ..scoring.normalise import is_empty_answer
 from .settings import Settings
+from ..io.model import Run
 from ..scoring.arg_match import ArgMatcher
 from ..scoring.cascade import EMPTY_REASON, WINDOW_NOTE
 from ..scoring.passmark import lowest_reaching, quantise, show_pair, show_score
@@ -461,17 +462,21 @@ def _score_note(rc: ResponseCheck | None, i: int) -> str:
     return f" ({ROUGE_SCRIPT_NOTE})" if rc.name == "rouge1" else f" ({WINDOW_NOTE})"
 
 
-def reason(features: Features, ev: Evaluation, i: int) -> str:
+def reason(features: Features, ev: Evaluation, i: int, run: Run | None = None) -> str:
     """One-line reason for run ``i``'s verdict, e.g. ``"missing call confirm_booking"``,
     ``"extra call get_weather at position 2"``, ``"denied tool delete_booking"``,
     ``"date 21 March differs from 12 March"``, ``"F1 0.62 < 0.80"``, ``"turn 2: the agent
     produced nothing"``, ``"empty answer"``. Thresholds print with 2 decimals (more when their
     value has more) and scores with enough digits that a failing comparison never reads as
     equal (``F1 0.5185 < 0.519``, ``trajectory recall 0.667 < 0.67``):
-    :func:`~explorer.core.scoring.passmark.show_pair`."""
+    :func:`~explorer.core.scoring.passmark.show_pair`. ``run``: ``features.runs[i]`` when the
+    caller has it; else it is read only for the reasons that look into the run (a missing turn, an
+    empty answer, a denied tool, a trajectory, an argument rule's note): a stored run is parsed from
+    its record, ~0.1 ms."""
     s = ev.settings
     code = int(ev.decided_by[i])
-    run = features.runs[i]
+    if run is None and (code in (_MISSING, _EMPTY, _DENY, _TRAJ) or _has_rule_notes(features, s)):
+        run = features.runs[i]
     if code == _MISSING:
         return _turn(run, _first_turn(run, lambda inv: inv.no_output), NO_OUTPUT_REASON)
     if code == _EMPTY:
@@ -484,7 +489,7 @@ def reason(features: Features, ev: Evaluation, i: int) -> str:
     if code == _KEY:
         return str(features.key_columns(s.day_first)[1][i])
     if code == _TRAJ:
-        return trajectory_reason(features, s, i, float(ev.trajectory_score_at(i)))
+        return trajectory_reason(features, s, i, float(ev.trajectory_score_at(i)), run)
     if code == _F1:
         return "F1 {} < {}".format(*show_pair(ev.f1[i], s.f1_threshold))
     rc = ev.response
@@ -493,7 +498,7 @@ def reason(features: Features, ev: Evaluation, i: int) -> str:
     if rc is not None and code > _ALL:
         return "{} {} < {}".format(rc.name, *show_pair(rc.score[i], s.f1_threshold)) + _score_note(rc, i)
     resp = "F1" if rc is None else ("cascade" if rc.cascade is not None else rc.name)
-    notes = _rule_notes(features, s, i)
+    notes = _rule_notes(features, s, i, run)
     if code == _MEAN:
         value = ev.f1[i] if rc is None else rc.value[i]
         parts = f"{resp} {value:.2f}" if s.trajectory == "none" else f"{_traj_words(s, ev.trajectory_score_at(i))}, {resp} {value:.2f}"
@@ -545,21 +550,27 @@ def response_score_text(score: float, s: Settings) -> str:
     return max(show_score(score, s.pass_above), show_score(score, s.fail_below), key=len)
 
 
-def _rule_notes(features: Features, s: Settings, i: int) -> str:
+def _has_rule_notes(features: Features, s: Settings) -> bool:
+    """Whether a passing run's reason may carry an argument rule's note (:func:`_rule_notes`)."""
+    return not (s.trajectory == "none" or not features.arg_rules or canonical(s.trajectory) == "single_tool_use")
+
+
+def _rule_notes(features: Features, s: Settings, i: int, run: Run | None = None) -> str:
     """``"; web_search.query ignored by rule"`` when an argument rule let a paired call through."""
-    if s.trajectory == "none" or not features.arg_rules or canonical(s.trajectory) == "single_tool_use":
+    if not _has_rule_notes(features, s):
         return ""
-    notes = rule_notes(features.runs[i].invocations, matcher_for(features, s))
+    notes = rule_notes((run or features.runs[i]).invocations, matcher_for(features, s))
     return f"; {notes}" if notes else ""
 
 
-def trajectory_reason(features: Features, s: Settings, i: int, score: float) -> str:
+def trajectory_reason(features: Features, s: Settings, i: int, score: float, run: Run | None = None) -> str:
     """Why run ``i`` fails the trajectory check: ``"missing call confirm_booking"`` (one
     invocation, a match family at threshold 1), ``"trajectory 0.50 < 1.00: invocation 2: ..."``
     (several invocations or another threshold), ``"trajectory recall 0.50 < 0.67: missing call
     confirm_booking"`` (a partial score); a key judged by a rule names it (``book_table at
-    position 1: people 2 ≠ 3 (number rule ±0.5)``)."""
-    run = features.runs[i]
+    position 1: people 2 ≠ 3 (number rule ±0.5)``). ``run``: ``features.runs[i]`` when the caller
+    has it."""
+    run = run or features.runs[i]
     why = explain_trajectory(run.invocations, s.trajectory, matcher_for(features, s), s.single_tool)
     if _is_partial(s.trajectory):
         return "trajectory {} {} < {}: {}".format(family_label(s.trajectory), *show_pair(score, s.trajectory_threshold), why)
@@ -568,10 +579,14 @@ def trajectory_reason(features: Features, s: Settings, i: int, score: float) -> 
     return why
 
 
-def reasons(features: Features, ev: Evaluation, rows: Iterable[int] | None = None) -> list[str]:
-    """Reasons for ``rows`` (default: every run)."""
+def reasons(features: Features, ev: Evaluation, rows: Iterable[int] | None = None,
+            runs: Sequence[Run] | None = None) -> list[str]:
+    """Reasons for ``rows`` (default: every run); ``runs``: those rows' runs when the caller has
+    them (one each, in order)."""
     idx = range(features.n) if rows is None else rows
-    return [reason(features, ev, int(i)) for i in idx]
+    if runs is None:
+        return [reason(features, ev, int(i)) for i in idx]
+    return [reason(features, ev, int(i), run) for i, run in zip(idx, runs)]
 
 
 TABLE_COLUMNS = (
@@ -591,11 +606,15 @@ def result_table(features: Features, ev: Evaluation, rows: Sequence[int] | np.nd
     Extra loader columns (e.g. ``adk_*``) follow when the runs carry them.
     """
     idx = np.arange(features.n) if rows is None else np.asarray(rows, dtype=np.int64)
+    # each row's run read once (a stored run is parsed from its record: ~0.1 ms; the title, the
+    # reason and the loader's extra columns read it 3-4 times a row before, 59 of the 93 s of
+    # `score` over a 100k-run dataset)
+    runs = [features.runs[i] for i in idx]
     human_names = np.array(["unacceptable", "acceptable", ""], dtype=object)
     df = pd.DataFrame(
         {
             "id": features.run_ids[idx],
-            "title": [features.runs[i].title for i in idx],
+            "title": [run.title for run in runs],
             "trajectory_score": ev.trajectory_score_at(idx),
             "trajectory_pass": ev.trajectory_pass_at(idx),
             "f1": ev.f1[idx],
@@ -607,7 +626,7 @@ def result_table(features: Features, ev: Evaluation, rows: Sequence[int] | np.nd
             "human_verdict": human_names[features.human[idx]],
             "outcome": np.array(OUTCOMES, dtype=object)[ev.outcome[idx]],
             "decided_by": np.array(DECIDED_BY, dtype=object)[ev.decided_by[idx]],
-            "reason": reasons(features, ev, idx),
+            "reason": reasons(features, ev, idx, runs),
         }
     )
     if ev.response is not None:
@@ -619,7 +638,7 @@ def result_table(features: Features, ev: Evaluation, rows: Sequence[int] | np.nd
             df["response_stage"] = stage[idx]
             cascade_decided = (ev.decided_by[idx] >= _CASCADE_BASE) & (ev.decided_by[idx] < _CASCADE_BASE + len(STAGES))
             df.loc[cascade_decided, "decided_by"] = stage[idx][cascade_decided]
-    extra_keys = sorted({k for i in idx for k in features.runs[i].extra})
+    extra_keys = sorted({k for run in runs for k in run.extra})
     for key in extra_keys:
-        df[key] = [features.runs[i].extra.get(key) for i in idx]
+        df[key] = [run.extra.get(key) for run in runs]
     return df
