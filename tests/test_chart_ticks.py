@@ -17,3 +17,17 @@ def test_run_count_axes_tick_whole_numbers():
     sweep = SweepView(lambda _s: None)
     bars = [r for r in sweep.figure.right if isinstance(r, ColorBar)]
     assert bars and bars[0].ticker.min_interval == 1
+
+
+def test_run_count_axes_write_thousands_without_exponents():
+    """Found serving the 100k-run bench file: the trade-off chart's runs axis read ``1.000e+5``,
+    ``8.000e+4`` (Bokeh's default formatter); run counts are written ``100,000``."""
+    from bokeh.models import ColorBar, NumeralTickFormatter
+
+    from explorer.app.views.chart import ChartView
+    from explorer.app.views.sweep import SweepView
+
+    formatter = ChartView(100_000).figure.yaxis[0].formatter
+    assert isinstance(formatter, NumeralTickFormatter) and formatter.format == "0,0"
+    bars = [r for r in SweepView(lambda _s: None).figure.right if isinstance(r, ColorBar)]
+    assert isinstance(bars[0].formatter, NumeralTickFormatter) and bars[0].formatter.format == "0,0"

@@ -8,7 +8,7 @@ CLI states the same methods.
 
 from __future__ import annotations
 
-from ..core.evaluation.confidence import METHODS, RESAMPLES, SEED, Interval
+from ..core.evaluation.confidence import METHODS, RESAMPLES, SEED, Interval, percent_range
 
 MINUS = "\u2212"
 WILSON_TIP = (f"95 % confidence interval, {METHODS['proportions']}, as metric-explorer score reports it. "
@@ -52,11 +52,12 @@ def pct(x: float) -> str:
 
 
 def pct_ci(iv: Interval) -> str:
-    """``"95 % CI 17–69 %"`` for a proportion's interval; ``"no interval (<reason>)"`` when
+    """``"95 % CI 17–69 %"`` for a proportion's interval (:func:`~explorer.core.evaluation.confidence.percent_range`:
+    a decimal when it is narrower than 2 points); ``"no interval (<reason>)"`` when
     undefined (``Interval.reason``, e.g. a Rogan–Gladen variance of 0)."""
     if iv.low is None or iv.high is None:
         return iv.no_interval_text()
-    return f"95 % CI {pct(iv.low)}–{pct(iv.high)} %"
+    return f"95 % CI {percent_range(iv.low, iv.high)} %"
 
 
 def num_ci(iv: Interval | None) -> str:
@@ -83,7 +84,7 @@ def share_text(iv: Interval) -> str:
     without one; ``"n/a (no runs)"`` when undefined."""
     if iv.value is None:
         return "n/a (no runs)"
-    head = f"{iv.count}/{iv.n} " if iv.count is not None else ""
+    head = f"{iv.count:,}/{iv.n:,} " if iv.count is not None else ""
     inner = f"{pct(iv.value)} %, {pct_ci(iv)}" if iv.low is not None else f"{pct(iv.value)} %"
     return f"{head}({inner})"
 

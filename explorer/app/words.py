@@ -138,5 +138,5 @@ def settings_words(s: Settings, rules: ArgRules = NO_RULES) -> str:
 
 
 def figure(agree: int, labelled: int) -> str:
-    """``"4/10"``: runs agreeing of labelled runs."""
-    return f"{agree}/{labelled}"
+    """``"4/10"``: runs agreeing of labelled runs; thousands separated (``"63,284/91,983"``)."""
+    return f"{agree:,}/{labelled:,}"

@@ -10,7 +10,7 @@ import html
 from typing import Callable
 
 import panel as pn
-from bokeh.models import BasicTicker, ColumnDataSource, HoverTool, Legend, LegendItem, Span
+from bokeh.models import BasicTicker, ColumnDataSource, HoverTool, Legend, LegendItem, NumeralTickFormatter, Span
 from bokeh.plotting import figure
 
 from ...core.evaluation.confidence import wilson_arrays
@@ -36,6 +36,10 @@ MARKER_NAME = "me-chart-marker"
 """Bokeh ``name`` of the dotted line at the current threshold (the browser tests read its location)."""
 FIGURE_NAME = "me-chart-figure"
 """Bokeh ``name`` of the trade-off figure (the browser tests read its x-axis title)."""
+
+
+RUN_COUNT_FORMAT = "0,0"
+"""Numbro format of an axis that counts runs: whole, thousands separated (``100,000``)."""
 
 
 class ChartView:
@@ -94,6 +98,8 @@ class ChartView:
         whole_runs = BasicTicker(min_interval=1, desired_num_ticks=6)
         fig.yaxis.ticker = whole_runs
         fig.ygrid.ticker = whole_runs
+        # and written as counts: a 100k-run set's axis read 1.000e+5, 8.000e+4 (Bokeh's default)
+        fig.yaxis.formatter = NumeralTickFormatter(format=RUN_COUNT_FORMAT)
         fig.background_fill_color = "#ffffff"
         fig.border_fill_color = "#ffffff"
         self.figure = fig

@@ -85,7 +85,7 @@ class ScrollIntoView(ReactiveHTML):
 
 
 def _agreement(iv) -> str:
-    return "n/a" if iv.value is None else f"{iv.count}/{iv.n} ({pct(iv.value)} %)"
+    return "n/a" if iv.value is None else f"{iv.count:,}/{iv.n:,} ({pct(iv.value)} %)"
 
 
 def compare_html(c: Comparison, a: Settings, b: Settings) -> str:

@@ -51,7 +51,7 @@ def figures_html(si: SummaryIntervals) -> str:
                 why.append(f'<div class="me-hint me-no-interval">{name} has no interval: {html.escape(iv.reason or "too few runs")}.</div>')
             method = "bootstrap"
         else:
-            value = f"n/a ({html.escape(na_reason(key, iv))})" if iv.value is None else f"{iv.count}/{iv.n} ({pct(iv.value)} %)"
+            value = f"n/a ({html.escape(na_reason(key, iv))})" if iv.value is None else f"{iv.count:,}/{iv.n:,} ({pct(iv.value)} %)"
             ci = pct_ci(iv) if iv.value is not None else "—"
             method = "Wilson"
         rows.append(f'<tr class="me-fig-{key.replace("_", "-")}"><th title="{html.escape(what)}">{name}</th><td>{value}</td>'

@@ -31,11 +31,14 @@ from ...core.evaluation.sample_size import DEFAULT_HALF_WIDTH, labels_needed
 from ...core.evaluation.verdicts import OUTCOMES, Evaluation
 from ..intervals import BOOTSTRAP_TIP, WILSON_TIP, na_reason, num_ci, pct, pct_ci
 from ..words import counted, half_width_words, settings_words
+from ...core.plural import LIST_LIMIT
 from .style import LiveHTML, styled
 from ..highlight import escape_whole
 
-MAX_IDS = 30
-"""Run ids listed under false passes / fails; more are counted (a 1M-run set can have 100,000s)."""
+MAX_IDS = LIST_LIMIT
+"""Run ids listed under false passes / fails (20, as the CLI lists them: ``plural.listed``); more
+are counted (a 1M-run set can have 100,000s; at 30 a 100k-run set's two lists took 14 lines of
+the headline card at 1024 px)."""
 
 
 def _ids(ids: list[str], total: int | None = None) -> str:
@@ -155,7 +158,7 @@ def figure_html(s: Agreement, extra: str = "", disputed: int = 0, unlabelled_tit
     unl = f' <span class="me-figure-unlabelled">({", ".join(parts)})</span>' if parts else ""
     if s.labelled:
         tip = f"The evaluator agrees with the person on {s.agree:,} of {counted(s.labelled, 'labelled run')}"
-        shown = f'<span class="me-figure">{s.agree}/{s.labelled}</span> <span class="me-figure-unit">agree</span>'
+        shown = f'<span class="me-figure">{s.agree:,}/{s.labelled:,}</span> <span class="me-figure-unit">agree</span>'
         note = ""
     else:  # never a 0/0 figure (a trial read it as the page's answer)
         tip = "No run has a verdict from a person, so agreement cannot be measured yet"
@@ -218,7 +221,7 @@ def replay_html(state: ReplayState, t: float) -> str:
     elif s.labelled == 0:
         figure = "Revealed so far: no labelled run"
     else:
-        figure = f"Revealed so far: {s.agree}/{s.labelled} agree"
+        figure = f"Revealed so far: {s.agree:,}/{s.labelled:,} agree"
     return (
         '<div class="me-replay-line">'
         f'<span class="me-agreement">{figure}</span> · '

@@ -135,7 +135,7 @@ class ReviewQueueView:
         self._last = (features, ev, decisions)
         summary = ev.summary
         self.agreement.show(
-            f'<div class="me-review-agree">Agreement with the person: {summary.agree}/{summary.labelled}</div>'
+            f'<div class="me-review-agree">Agreement with the person: {summary.agree:,}/{summary.labelled:,}</div>'
             if summary.labelled else '<div class="me-review-agree">Agreement with the person: no labelled run yet</div>'
         )
         cascade = ev.settings.response_scorer == "cascade"

@@ -30,7 +30,7 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 import panel as pn
-from bokeh.models import BasicTicker, ColorBar, ColumnDataSource, FactorRange, HoverTool, LinearColorMapper
+from bokeh.models import BasicTicker, ColorBar, ColumnDataSource, FactorRange, HoverTool, LinearColorMapper, NumeralTickFormatter
 from bokeh.palettes import Viridis256
 from bokeh.plotting import figure
 
@@ -44,6 +44,7 @@ from ...core.evaluation.sweep_intervals import SweepReading, sweep_reading, with
 from ...core.scoring.trajectory_metrics import DEFINITIONS, PARTIAL_SCORES
 from ..loading import LatestJob
 from ..words import counted, noun
+from .chart import RUN_COUNT_FORMAT
 from .style import WRAP, LiveHTML, flex_item, styled
 
 SHOWN_GROUPS = 8
@@ -219,7 +220,7 @@ def headline_html(d: SweepData) -> str:
     warning = (f'<div class="me-sweep-warning" role="note">{html.escape(r.warning[0].upper() + r.warning[1:])}.</div>'
                if r.warning else "")
     return (
-        f'<div class="me-sweep-headline">Best agreement {d.agree}/{d.labelled} '
+        f'<div class="me-sweep-headline">Best agreement {d.agree:,}/{d.labelled:,} '
         f"(false passes {d.false_pass}, false fails {d.false_fail}), reached by {d.n_best:,} of "
         f"{counted(len(d.table), 'setting')} · {html.escape(r.best.percent_text())}</div>{deny}{warning}<ul>{items}</ul>"
     )
@@ -240,7 +241,8 @@ class SweepView:
         fig.rect("f1_threshold", "row", width=0.01, height=1, source=self.source,
                  fill_color={"field": "agree", "transform": self.mapper}, line_color=None)
         # runs agreeing: whole numbers only on the bar (a small set's showed 0.5, 1.5)
-        fig.add_layout(ColorBar(color_mapper=self.mapper, title="agree", ticker=BasicTicker(min_interval=1)), "right")
+        fig.add_layout(ColorBar(color_mapper=self.mapper, title="agree", ticker=BasicTicker(min_interval=1),
+                                formatter=NumeralTickFormatter(format=RUN_COUNT_FORMAT)), "right")
         fig.add_tools(HoverTool(tooltips=[("setting", "@row"), ("F1 ≥", "@f1_threshold{0.00}"), ("agree", "@agree"),
                                           ("false passes", "@false_pass"), ("false fails", "@false_fail")]))
         fig.yaxis.major_label_text_font_size = "9pt"
