@@ -117,3 +117,12 @@ def test_result_table_reads_each_run_once(runs_1200):
     assert counting.reads == 100  # 300 before: title, reason and extra columns each read it
     assert list(table["title"][:2]) == ["run 0", "run 1"]
     assert set(table["reason"]) == {"all checks pass (trajectory 1.00, F1 1.00 >= 0.80)"}
+
+
+def test_sweep_counts_carry_thousands_separators(runs_1200, capsys):
+    """The sweep's best line and tie warning, on the 1,200 runs: a setting that passes every run
+    agrees on the 1,100 acceptable ones, and no setting does better (every run is alike)."""
+    assert main(["sweep", "--cases", str(runs_1200), "--no-cache", "--grid", "adk"]) == 0
+    out = capsys.readouterr().out
+    assert "best: agreement 1,100/1,200, 100 false passes, 0 false fails" in out
+    assert "settings reach 1,100/1,200 on 1,200 runs: the runs cannot tell them apart" in out

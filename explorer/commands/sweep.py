@@ -19,6 +19,7 @@ import sys
 
 from ..core.evaluation.features import build_features
 from ..core.evaluation.sweep import ADK_GRID, FULL_GRID, best, deny_checks_for, distinct_results, sweep, threshold_ranges
+from ..core.evaluation.confidence import percent_range
 from ..core.evaluation.sweep_intervals import sweep_reading, with_intervals
 from ..core.io.exports import dumps_csv_frame
 from ..core.plural import counted
@@ -111,7 +112,7 @@ def run(args: argparse.Namespace) -> int:
         print("give the person's verdicts (--labels labels.csv, or human_verdict in the runs) to rank them")
         return 0
     print(
-        f"best: agreement {first['agree']}/{first['labelled']}, {counted(int(first['false_pass']), 'false pass')}, "
+        f"best: agreement {int(first['agree']):,}/{int(first['labelled']):,}, {counted(int(first['false_pass']), 'false pass')}, "
         f"{counted(int(first['false_fail']), 'false fail')}, reached by {counted(len(top), 'setting')}:"
     )
     for group in threshold_ranges(top):
@@ -137,8 +138,11 @@ def results_text(rows) -> str:
     out = rows.drop(columns=["compare_args"], errors="ignore").copy()
     out["trajectory_threshold"] = out["trajectory_threshold"].map(lambda v: f"{v:.2f}")
     out["groups"] = out["groups"].map(lambda k: f"+{k - 1}" if k > 1 else "-")
-    out["agreement_low"] = out["agreement_low"].map(lambda v: f"{100 * v:.0f} %")
-    out["agreement_high"] = out["agreement_high"].map(lambda v: f"{100 * v:.0f} %")
+    # each row's interval as percent_range writes it (a decimal when narrower than 2 points: 100k
+    # runs read "81 % 81 %" before)
+    limits = [percent_range(lo, hi).split("–") for lo, hi in zip(out["agreement_low"], out["agreement_high"])]
+    out["agreement_low"] = [f"{lo} %" for lo, _ in limits]
+    out["agreement_high"] = [f"{hi} %" for _, hi in limits]
     out = out.rename(columns={"f1_thresholds": "f1_threshold", "groups": "+groups", "agreement_low": "95% CI low", "agreement_high": "high"})
     return out.to_string(index=False)
 

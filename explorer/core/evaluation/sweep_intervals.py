@@ -78,13 +78,13 @@ def sweep_reading(table: pd.DataFrame, level: float = LEVEL) -> SweepReading:
     runs = counted(labelled, "run")
     interval = best.percent_text()
     if n_tied > 1:
-        warning = f"{n_tied:,} settings reach {top}/{labelled} on {runs}: the runs cannot tell them apart"
+        warning = f"{n_tied:,} settings reach {top:,}/{labelled:,} on {runs}: the runs cannot tell them apart"
         if n_within > n_tied:
             more = n_within - n_tied
             warning += f"; {more:,} more {'falls' if more == 1 else 'fall'} within the best's {interval}"
     elif n_within > 1:
         others = n_within - 1
-        warning = (f"the best setting reaches {top}/{labelled} ({interval}), but {counted(others, 'other setting')} "
+        warning = (f"the best setting reaches {top:,}/{labelled:,} ({interval}), but {counted(others, 'other setting')} "
                    f"{'falls' if others == 1 else 'fall'} within its interval: the runs cannot tell them apart")
     else:
         warning = ""
