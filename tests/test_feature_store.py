@@ -131,6 +131,23 @@ def test_every_column_of_a_part_is_compressed(run_file, tmp_path):
     assert {path for path, codec in chunks.items() if codec != "LZ4"} == set()
 
 
+def test_one_part_of_a_dataset_read_alone_says_it_is_one_part(run_file, tmp_path, capsys):
+    """Found by a trial: ``score --cases DIR/part-00000.parquet`` scored that part's runs as if
+    they were the whole dataset, without a word. A part read alone is still allowed (a part is a
+    features file), and says how many runs it holds of how many."""
+    out = tmp_path / "f"
+    manifest = featurize([str(run_file)], out, partition_bytes=SMALL_BLOCK, block_bytes=SMALL_BLOCK)
+    first = manifest["parts"][0]
+    assert len(manifest["parts"]) > 1 and first["n_runs"] < manifest["n_runs"]
+    note = (f"features of {first['n_runs']:,} of the {manifest['n_runs']:,} runs: {first['file']} is one part of the "
+            f"features dataset {out.resolve()} (give the folder for all of them)")
+    part = open_features(out / first["file"])
+    assert len(part.runs) == first["n_runs"] and note in part.notes
+    assert main(["score", "--cases", str(out / first["file"]), "--format", "json"]) == 0
+    assert f"metric-explorer: note: {note}" in capsys.readouterr().err
+    assert not any("one part" in n for n in open_features(out).notes)  # the whole dataset: no such note
+
+
 def test_the_parallel_loader_and_the_store_agree(run_file, reference, tmp_path, monkeypatch):
     from explorer.core.io import bigload
 

@@ -530,9 +530,19 @@ def is_features_path(path: str | os.PathLike[str]) -> bool:
     return False
 
 
+def _whole_dataset_runs(folder: Path) -> int | None:
+    """The runs of the dataset whose manifest is in ``folder``, or None (none there, unreadable)."""
+    try:
+        n = json.loads((folder / MANIFEST).read_text(encoding="utf-8")).get("n_runs")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return n if isinstance(n, int) else None
+
+
 def read_manifest(path: str | os.PathLike[str]) -> tuple[Path, dict[str, Any]]:
     """(folder, manifest) of a dataset folder; for a single part file, a manifest made from its
-    metadata. Raises LoadError (missing, not JSON, another format)."""
+    metadata (with a note when it is one part of a bigger dataset: a trial scored one part's runs
+    as if they were all). Raises LoadError (missing, not JSON, another format)."""
     p = Path(path)
     name = str(path)
     try:
@@ -546,6 +556,10 @@ def read_manifest(path: str | os.PathLike[str]) -> tuple[Path, dict[str, Any]]:
             manifest = {k: meta.get(k) for k in ("format", "version", "settings")}
             manifest.update(parts=[{"file": p.name, "n_runs": meta["n_runs"], "tools": meta["tools"]}], n_runs=meta["n_runs"],
                             sources=[], name=p.name, description=f"features from {p.name}")
+            whole = _whole_dataset_runs(folder)
+            if whole is not None and whole > meta["n_runs"]:  # one part of a bigger dataset: said, never silent
+                manifest["notes"] = [f"features of {meta['n_runs']:,} of the {whole:,} runs: {p.name} is one part of the "
+                                     f"features dataset {folder} (give the folder for all of them)"]
     except FileNotFoundError:
         raise LoadError(name, "", "not a features dataset (no _features.json)") from None
     except (OSError, ValueError, KeyError, pa.ArrowException) as exc:
