@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -30,6 +31,9 @@ from .common import (
     load_cases_from_args,
     settings_from_args, warn_on_load, warn_unused_tools,
 )
+
+if TYPE_CHECKING:
+    from pandas import DataFrame
 
 HELP = "score runs with the given settings and compare with the person's verdicts"
 
@@ -72,7 +76,7 @@ def rows_arg(text: str) -> int:
     return n
 
 
-def score_report(case_set, settings, response_args=None, rows: int | None = None) -> dict:
+def score_report(case_set, settings, response_args=None, rows: int | None = None) -> tuple[dict, DataFrame]:
     """The JSON report: ``{"settings", "summary", "runs"}`` as documented in the README (plus
     ``"response"`` when ``response_args`` or ``settings`` choose a response scorer, see
     response_options). ``summary`` carries ``intervals`` (each figure's ``{value, low, high, n}``)
