@@ -111,6 +111,13 @@ GOOD = {"id": "r1", "expected_calls": [], "actual_calls": [], "answer": "a", "re
     ([{**GOOD, "actual_calls": "search->book"}], "line 1, actual_calls", '"search->book" joins tool names with "->": write names as a>b>c'),
     ([{**GOOD, "expected_calls": "search => book"}], "line 1, expected_calls", '"search => book" joins tool names with "=>"'),
     ([{**GOOD, "expected_calls": "search\u2192book"}], "line 1, expected_calls", '"search\u2192book" joins tool names with "\u2192"'),
+    # a newcomer's trial: look-alike arrows were read as tools "search\u2014" or "search =", others as one name
+    ([{**GOOD, "actual_calls": "search\u2014>book"}], "line 1, actual_calls", '"search\u2014>book" joins tool names with "\u2014>"'),
+    ([{**GOOD, "actual_calls": "search~>book"}], "line 1, actual_calls", '"search~>book" joins tool names with "~>"'),
+    ([{**GOOD, "actual_calls": "search = > book"}], "line 1, actual_calls", '"search = > book" joins tool names with "= >"'),
+    ([{**GOOD, "actual_calls": "search \u27f6 book"}], "line 1, actual_calls", '"search \u27f6 book" joins tool names with "\u27f6"'),
+    ([{**GOOD, "actual_calls": "search|book"}], "line 1, actual_calls", '"search|book" is not a tool name (\'|\' in it)'),
+    ([{**GOOD, "actual_calls": "search\tbook"}], "line 1, actual_calls", '"search\\tbook" is not a tool name (\'\\t\' in it)'),
     # a trial's line: the message names both forms a call list may take
     ([{**GOOD, "expected_calls": 5}], "line 1, expected_calls",
      'expected a list of calls ([{"name": ..., "args": {...}}]) or tool names as text ("search>book"), got a number'),
@@ -261,3 +268,13 @@ def test_namespaced_arrow_names_are_kept(tmp_path):
     path.write_text(json.dumps({**GOOD, "actual_calls": "mcp:files/read > db.query"}) + "\n")
     (run,) = load_runs(path).runs
     assert run.invocations[0].actual_calls == (ToolCall("mcp:files/read", {}), ToolCall("db.query", {}))
+
+
+def test_arrow_names_keep_hyphens_and_namespaces_inside_names():
+    """The look-alike arrow check looks only at what stands just before a ">": a name may hold a
+    hyphen, an equals sign, dots, colons, slashes and spaces (LangChain-style "Google Search")."""
+    from explorer.core.io.loaders._common import parse_arrow_names
+
+    calls = parse_arrow_names("get-profile > ns.search:v2>a=b>Google Search", "p")
+    assert [c.name for c in calls] == ["get-profile", "ns.search:v2", "a=b", "Google Search"]
+    assert all(c.args == {} for c in calls)

@@ -112,31 +112,50 @@ def parse_call_object(value: Any, path: str) -> ToolCall:
 
 def parse_arrow_names(text: str, path: str) -> tuple[ToolCall, ...]:
     """``"search>book"`` -> calls named ``search`` then ``book`` with empty args; ``""`` -> ().
-    Raises Problem for an empty name, a name with a character of :data:`_NOT_IN_NAMES`, or names
-    joined by another arrow (``->``, ``=>``, ``→``: found by a trial, ``search->book`` was read as
-    a tool named ``search-``)."""
+    Raises Problem for an empty name, a name with a character of :data:`_NOT_IN_NAMES` or a control
+    character (tab, newline), or names joined by another arrow (:func:`_other_arrow`: found by
+    trials, ``search->book`` was read as a tool named ``search-``)."""
     if not text.strip():
         return ()
-    arrow = next((a for a in _OTHER_ARROWS if a in text), None)
+    arrow = _other_arrow(text)
     if arrow is not None:
         raise Problem(path, f'"{show(text)}" joins tool names with "{arrow}": write names as a>b>c')
     names = [part.strip() for part in text.split(">")]
     for k, name in enumerate(names):
         if not name:
             raise Problem(path, f'empty tool name at position {k + 1} in "{show(text)}" (write names as a>b>c)')
-        bad = next((c for c in name if c in _NOT_IN_NAMES), None)
+        bad = next((c for c in name if c in _NOT_IN_NAMES or c < " " or c == "\x7f"), None)
         if bad is not None:
             raise Problem(path, f'"{show(name)}" is not a tool name ({bad!r} in it): write names as a>b>c, '
                                 f'or the calls as a JSON list [{{"name": ..., "args": {{...}}}}]')
     return tuple(ToolCall(n, {}) for n in names)
 
 
-_OTHER_ARROWS = ("->", "=>", "\u2192")
-"""Arrows that are not the ``a>b>c`` separator (``->`` would leave a name ending in ``-``)."""
+_ARROW_TAILS = "-=~\u2013\u2014"
+"""Characters that, just before a ``>``, make it an arrow (``->``, ``=>``, ``~>``, ``–>``, ``—>``,
+spaces between allowed: ``- >``) rather than the ``a>b>c`` separator: they would leave a tool
+named ``search-`` or ``search =`` (found by trials)."""
 
-_NOT_IN_NAMES = frozenset('{}[]"\',;')
+_ARROW_BLOCKS = ((0x2190, 0x21FF), (0x2794, 0x27BF), (0x27F0, 0x27FF), (0x2900, 0x297F), (0x2B00, 0x2BFF))
+"""Unicode's arrow blocks (Arrows, dingbat arrows, Supplemental Arrows-A and -B, Miscellaneous
+Symbols and Arrows): ``→``, ``⇒``, ``⟶``, ``➔`` between names are arrows, never in a tool name."""
+
+
+def _other_arrow(text: str) -> str | None:
+    """The first arrow in ``text`` that is not the ``>`` separator, as typed (``"->"``, ``"- >"``,
+    ``"⇒"``), or None."""
+    for k, ch in enumerate(text):
+        if any(lo <= ord(ch) <= hi for lo, hi in _ARROW_BLOCKS):
+            return ch
+        if ch == ">":
+            before = text[:k].rstrip()
+            if before and before[-1] in _ARROW_TAILS:
+                return text[len(before) - 1 : k + 1]
+    return None
+
+_NOT_IN_NAMES = frozenset('{}[]"\',;|')
 """Characters that make an ``a>b>c`` name a mistake, not a name: JSON that is not a list
-(``{"name": "search"}``), names joined by commas (``search, book``), quotes. Tool names in the
+(``{"name": "search"}``), names joined by commas or bars (``search, book``, ``search|book``), quotes. Tool names in the
 common frameworks are identifiers (OpenAI and MCP: ``[A-Za-z0-9_-]``); namespaced ones with
 ``.``, ``:`` or ``/`` are kept."""
 
