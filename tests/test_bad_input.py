@@ -4,6 +4,9 @@ traceback. Copies of the inputs: /work/tools/reports/badinput-files/ (badinput r
 
 from __future__ import annotations
 
+import json
+import shutil
+
 import pytest
 
 from explorer.cli import main
@@ -584,3 +587,32 @@ def test_a_features_part_file_read_as_parquet_runs_names_its_dataset(tmp_path):
     with pytest.raises(LoadError) as err:
         loads_runs(part.read_bytes(), str(part), "parquet")
     assert str(err.value) == f"{part}: is a part of the features dataset {part.parent}, not a run file: give the folder (--cases {part.parent})"
+
+
+def test_featurize_refuses_a_features_file_moved_out_of_its_dataset(tmp_path, capsys):
+    """A newcomer's trial copied ``part-00000.parquet`` to ``runs.parquet`` and gave it to
+    featurize: the message named ``.`` as its dataset, and two runs of eight aborted after it."""
+    part = _booking_dataset(tmp_path) / "part-00000.parquet"
+    lonely = tmp_path / "elsewhere" / "runs.parquet"
+    lonely.parent.mkdir()
+    shutil.copy(part, lonely)
+    capsys.readouterr()
+    assert main(["featurize", str(lonely), "--out", str(tmp_path / "again")]) == 2
+    assert capsys.readouterr().err.splitlines() == [
+        f"metric-explorer: error: {lonely} is a features file (written by featurize), its features computed already: "
+        f"read it with score, sweep or serve --cases {lonely}; to compute them again, give the run files it was made from"]
+    with pytest.raises(LoadError) as err:  # the Parquet run reader (an upload) says what it is too
+        loads_runs(lonely.read_bytes(), str(lonely), "parquet")
+    assert str(err.value) == (f"{lonely}: is a features file (written by featurize), not a run file: read it as "
+                              f"features (--cases {lonely}, --input-format auto)")
+
+
+def test_featurize_reads_a_folder_a_glob_matches_as_the_folder(tmp_path, capsys):
+    """A newcomer's trial: ``featurize 'runsd?r'`` (the folder ``runsdir``) said ``is a folder, not
+    a file``, while ``featurize runsdir`` worked and --help says INPUT may be a folder or a glob."""
+    runs = tmp_path / "runsdir"
+    runs.mkdir()
+    shutil.copy("cases/booking_agent.json", runs / "a.json")
+    out = tmp_path / "f"
+    assert main(["featurize", str(tmp_path / "runsd?r"), "--out", str(out)]) == 0
+    assert json.loads((out / "_features.json").read_text())["n_runs"] == 10

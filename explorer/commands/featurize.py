@@ -102,18 +102,36 @@ def expand_inputs(inputs: list[str]) -> list[str]:
             found = sorted(glob.glob(item))
             if not found:
                 raise CliError(f"no file matches {item!r}")
-            out += found
+            for match in found:  # a folder the glob matches is read as a folder given (a trial's 'runsd?r')
+                out += _folder_files(match) if os.path.isdir(match) else [match]
         elif os.path.isdir(item):
-            _refuse_dataset(item)
-            found = sorted(str(p) for p in Path(item).iterdir() if p.is_file() and not p.name.startswith((".", "_")))
-            if not found:
-                raise CliError(f"folder {item} holds no run file")
-            out += found
+            out += _folder_files(item)
         else:
             out.append(item)
     for path in out:  # a dataset's own files (a glob or list naming them): refused as the dataset is
         _refuse_dataset(os.path.dirname(path) or ".")
+        _refuse_features_file(path)
     return out
+
+
+def _folder_files(folder: str) -> list[str]:
+    """The run files of ``folder`` (not hidden, not ``_``-named), sorted; CliError for a features
+    dataset or a folder holding none."""
+    _refuse_dataset(folder)
+    found = sorted(str(p) for p in Path(folder).iterdir() if p.is_file() and not p.name.startswith((".", "_")))
+    if not found:
+        raise CliError(f"folder {folder} holds no run file")
+    return found
+
+
+def _refuse_features_file(path: str) -> None:
+    """CliError when ``path`` is a features part file outside its dataset (a trial copied
+    ``part-00000.parquet`` to ``runs.parquet``): its features are computed already."""
+    from ..core.io.featurestore import is_features_path
+
+    if path.lower().endswith(".parquet") and os.path.isfile(path) and is_features_path(path):
+        raise CliError(f"{path} is a features file (written by featurize), its features computed already: read it with "
+                       f"score, sweep or serve --cases {path}; to compute them again, give the run files it was made from")
 
 
 def _refuse_dataset(folder: str) -> None:

@@ -89,7 +89,10 @@ def parquet_from_bytes(data: bytes, name: str) -> CaseSet:
         raise LoadError(name, "", f"not a readable Parquet file: {show(text, 200)}") from None
     if part_of_dataset:
         folder = os.path.dirname(name) or "."
-        raise LoadError(name, "", f"is a part of the features dataset {folder}, not a run file: give the folder (--cases {folder})")
+        if os.path.isfile(os.path.join(folder, "_features.json")):  # featurestore.MANIFEST
+            raise LoadError(name, "", f"is a part of the features dataset {folder}, not a run file: give the folder (--cases {folder})")
+        raise LoadError(name, "", "is a features file (written by featurize), not a run file: read it as features "
+                                  f"(--cases {name}, --input-format auto)")
     runs: list[Run] = []
     places: list[str] = []
     for n, row in enumerate(rows, start=1):
