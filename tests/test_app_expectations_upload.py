@@ -191,6 +191,10 @@ def test_looks_like_expectations_by_content():
     assert not looks_like_expectations(b"run_id,human_verdict,note\nE1,acceptable,\n")
     assert not looks_like_expectations(BOOKING_PATH.read_bytes())  # a case set loads as runs
     assert not looks_like_expectations(b'{"resourceSpans": []}\n')
+    # expectations per turn, and (a newcomer's trial) an unlabelled run whose turns say what the agent did
+    assert looks_like_expectations(b'{"id": "E1", "invocations": [{"expected_calls": "a", "reference": "x"}]}\n')
+    assert not looks_like_expectations(b'{"id": "r1", "invocations": [{"expected_calls": "a", "actual_calls": "a"}]}\n')
+    assert not looks_like_expectations(b'{"id": "r1", "invocations": [{"reference": "x", "answer": "x"}]}\n')
 
 
 def test_attributes_naming_finds_the_join_key(files):

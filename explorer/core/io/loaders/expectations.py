@@ -201,7 +201,7 @@ def looks_like_expectations(data: bytes) -> bool:
     """True when ``data`` reads as expectations JSONL or a JSON list of them, judged by its first
     record: an object with an ``"id"``, at least one of ``expected_calls`` / ``reference`` /
     ``references`` / ``invocations``, and no field but :data:`FIELDS` (a run file has
-    ``actual_calls`` or an answer; a case set is read as runs). For a drop zone, which has no
+    ``actual_calls`` or an answer, at the top or in its invocations; a case set is read as runs). For a drop zone, which has no
     ``--expectations`` flag to say what a file is; :func:`loads_expectations` then reads it."""
     head = data[:SNIFF_BYTES].lstrip(b"\xef\xbb\xbf \t\r\n")
     try:
@@ -214,8 +214,13 @@ def looks_like_expectations(data: bytes) -> bool:
             first = loads_json(head.split(b"\n", 1)[0].decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError):
         return False
-    return (isinstance(first, dict) and "id" in first and set(first) <= set(FIELDS)
-            and any(k in first for k in ("expected_calls", "reference", "references", "invocations")))
+    if not (isinstance(first, dict) and "id" in first and set(first) <= set(FIELDS)
+            and any(k in first for k in ("expected_calls", "reference", "references", "invocations"))):
+        return False
+    # a run's turns carry what the agent did (a trial's run without a verdict, its turns with
+    # actual calls and answers, was called an expectations file)
+    turns = first.get("invocations")
+    return not (isinstance(turns, list) and any(isinstance(t, dict) and ("actual_calls" in t or "answer" in t) for t in turns))
 
 
 def load_expectations(path: str) -> Expectations:
