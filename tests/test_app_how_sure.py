@@ -312,7 +312,7 @@ def test_calibration_labels_needed_as_the_cli_reads_them():
     # fail band (rate 1: 35 needed); the worst case is 381
     bands = SimpleNamespace(counts={"pass": {"acceptable": 6, "unacceptable": 0}, "fail": {"acceptable": 0, "unacceptable": 8}})
     assert shown(labels_needed_html(bands, 12, 8)) == (
-        "Labels for ±5 points (95 %): acceptable pairs 12 of 381 needed, unacceptable 8 of 35 "
+        "Labels for ±5 points (95 %): acceptable pairs 12 (381 needed), unacceptable 8 (35 needed) "
         "(at today's band shares; 381 per class in the worst case).")
 
 

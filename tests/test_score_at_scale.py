@@ -46,7 +46,8 @@ def test_listed_cuts_a_long_list_and_says_how_many_more():
     assert listed([]) == "" and listed(["E4", "E9"]) == "E4, E9"
     names = [f"R{i}" for i in range(1020)]
     assert listed(names) == ", ".join(names[:20]) + " and 1,000 more"
-    assert listed(names[:21], limit=20) == ", ".join(names[:20]) + " and 1 more"
+    assert listed(names[:21], limit=20) == ", ".join(names[:21])  # one past the limit: named, not "and 1 more"
+    assert listed(names[:22], limit=20) == ", ".join(names[:20]) + " and 2 more"
     assert listed(names[:20]) == ", ".join(names[:20])
 
 
@@ -75,6 +76,8 @@ def test_score_rows_option(runs_1200, capsys):
     assert main(["score"]) == 0
     out = capsys.readouterr().out
     assert len(re.findall(r"^\s*(E\d+)\s", out, flags=re.M)) == 10 and "runs shown" not in out
+    # labels there are, and (in brackets) the number needed: "5 of 35 needed" read oddly with more than enough
+    assert "acceptable runs 5 (35 needed), unacceptable 5 (245 needed), all labelled 10 (366 needed)" in out
 
 
 @pytest.mark.parametrize("argv, message", [
@@ -126,3 +129,8 @@ def test_sweep_counts_carry_thousands_separators(runs_1200, capsys):
     out = capsys.readouterr().out
     assert "best: agreement 1,100/1,200, 100 false passes, 0 false fails" in out
     assert "settings reach 1,100/1,200 on 1,200 runs: the runs cannot tell them apart" in out
+    lines = out.splitlines()
+    head = next(i for i, line in enumerate(lines) if line.split()[:2] == ["rank", "settings"])
+    assert lines[head].split()[-6:] == ["false_fail", "95", "%", "CI", "low", "high"]  # "95 % CI" as everywhere else
+    # every setting passes every run: the first row agrees on 1,100 of 1,200, Wilson 90-93 % (by hand)
+    assert lines[head + 1].split()[-8:] == ["1,100", "1,200", "100", "0", "90", "%", "93", "%"]

@@ -312,5 +312,5 @@ def test_sweep_table_on_adks_grid_lists_distinct_results_not_one_tie(capsys):
     assert rows[0][:2] == ["1", "84"] and rows[0][8:14] == ["0.00-0.41", "+1", "9", "10", "1", "0"]
     results = [tuple(r[10:14]) for r in rows]
     assert len(set(results)) == 20  # each row a different (agree, labelled, false_pass, false_fail)
-    ranks, counts = [int(r[0]) for r in rows], [int(r[1]) for r in rows]
+    ranks, counts = [int(r[0].replace(",", "")) for r in rows], [int(r[1].replace(",", "")) for r in rows]  # "1,317": thousands separated
     assert all(b - a == n for a, b, n in zip(ranks, ranks[1:], counts))  # a rank is the place of its tie's first setting

@@ -17,7 +17,7 @@ from ..core.scoring.normalise import exact_at, is_empty_answer
 from ..core.scoring.passmark import show_threshold
 from ..core.io.pairs import Pair, PairSet, load_pairs, pairs_from_case_set
 from ..core.scoring.response_scorers import SCORER_NAMES, make_scorer
-from ..core.evaluation.sample_size import DEFAULT_HALF_WIDTH, class_need
+from ..core.evaluation.sample_size import DEFAULT_HALF_WIDTH, class_need, have_and_needed
 from ..core.io.exports import dumps_csv_frame
 from ..core.plural import counted, half_width_words, noun
 from .common import (
@@ -284,8 +284,9 @@ def run(args: argparse.Namespace) -> int:
     need = report["labels_needed"]
     a, u = need["acceptable"], need["unacceptable"]
     print()
-    print(f"labels for {half_width_words(need['half_width'])} (95 %): acceptable pairs {a['have']} of {a['needed']} needed, "
-          f"unacceptable {u['have']} of {u['needed']} (at today's band shares; {a['needed_worst_case']} per class in the worst case)")
+    print(f"labels for {half_width_words(need['half_width'])} (95 %): acceptable pairs {have_and_needed(a['have'], a['needed'])}, "
+          f"unacceptable {have_and_needed(u['have'], u['needed'])} (at today's band shares; {a['needed_worst_case']:,} per class "
+          "in the worst case)")
     r = report["reading"]
     if r:
         print()

@@ -12,7 +12,7 @@ import numpy as np
 
 from ..core.evaluation.confidence import RESAMPLES, SEED, percent_range, range_text, summary_intervals
 from ..core.evaluation.prevalence import rogan_gladen
-from ..core.evaluation.sample_size import DEFAULT_HALF_WIDTH, labels_needed
+from ..core.evaluation.sample_size import DEFAULT_HALF_WIDTH, have_and_needed, labels_needed
 from ..core.plural import half_width_words, listed
 from ..core.evaluation.verdicts import evaluate, response_score_text, result_table, score_texts
 from ..core.evaluation.features import build_features
@@ -389,8 +389,8 @@ def kappa_ci(d: dict) -> str:
 def needed_line(d: dict) -> str:
     """The ``labels_needed`` section as one line."""
     a, u, lab = d["acceptable"], d["unacceptable"], d["labelled"]
-    return (f"labels for {half_width_words(d['half_width'])} (95 %): acceptable runs {a['have']:,} of {a['needed']:,} needed, "
-            f"unacceptable {u['have']:,} of {u['needed']:,}, all labelled {lab['have']:,} of {lab['needed']:,} "
+    return (f"labels for {half_width_words(d['half_width'])} (95 %): acceptable runs {have_and_needed(a['have'], a['needed'])}, "
+            f"unacceptable {have_and_needed(u['have'], u['needed'])}, all labelled {have_and_needed(lab['have'], lab['needed'])} "
             f"(at today's rates; {a['needed_worst_case']:,} per class in the worst case)")
 
 

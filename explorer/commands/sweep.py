@@ -143,7 +143,10 @@ def results_text(rows) -> str:
     limits = [percent_range(lo, hi).split("–") for lo, hi in zip(out["agreement_low"], out["agreement_high"])]
     out["agreement_low"] = [f"{lo} %" for lo, _ in limits]
     out["agreement_high"] = [f"{hi} %" for _, hi in limits]
-    out = out.rename(columns={"f1_thresholds": "f1_threshold", "groups": "+groups", "agreement_low": "95% CI low", "agreement_high": "high"})
+    for col in ("rank", "settings", "agree", "labelled", "false_pass", "false_fail"):  # counts as the lines above write them
+        if col in out:
+            out[col] = out[col].map(lambda v: f"{int(v):,}")
+    out = out.rename(columns={"f1_thresholds": "f1_threshold", "groups": "+groups", "agreement_low": "95 % CI low", "agreement_high": "high"})
     return out.to_string(index=False)
 
 

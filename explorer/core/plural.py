@@ -45,8 +45,8 @@ def listed(names: Sequence[str], limit: int = LIST_LIMIT) -> str:
     """Names joined by ``", "``, at most ``limit`` of them: ``["E4", "E9"]`` -> ``"E4, E9"``;
     past the limit the first ``limit`` and how many more, with thousands separators:
     ``"R1, R2, ..., R20 and 9,873 more"`` (a 100k-run file's false passes made one line of
-    ~100 kB before). ``""`` for none."""
-    if len(names) <= limit:
+    ~100 kB before); one past the limit is named (``"and 1 more"`` is no shorter). ``""`` for none."""
+    if len(names) <= limit + 1:  # "and 1 more" is longer than the one name
         return ", ".join(names)
     return f"{', '.join(names[:limit])} and {len(names) - limit:,} more"
 

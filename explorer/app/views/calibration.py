@@ -224,7 +224,7 @@ def labels_needed_html(bands: Bands, acceptable: int, unacceptable: int, half_wi
     unacc = class_need(c["fail"]["unacceptable"], unacceptable, half_width)
     return (
         f'<div class="me-calibration-need">Labels for {half_width_words(half_width)} (95 %): acceptable {unit}s '
-        f"<b>{acc.have:,} of {acc.needed:,}</b> needed, unacceptable <b>{unacc.have:,} of {unacc.needed:,}</b> "
+        f"<b>{acc.have:,}</b> ({acc.needed:,} needed), unacceptable <b>{unacc.have:,}</b> ({unacc.needed:,} needed) "
         f"(at today's band shares; {acc.needed_worst_case:,} per class in the worst case).</div>"
     )
 

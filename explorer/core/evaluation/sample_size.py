@@ -24,6 +24,13 @@ DEFAULT_HALF_WIDTH = 0.05
 """±5 points."""
 
 
+def have_and_needed(have: int, needed: int) -> str:
+    """``"5 (35 needed)"``: the labelled runs there are and the number needed, thousands separated
+    (the CLI, the page and calibrate write it so; ``"4,244 of 375 needed"`` read oddly to a trial
+    when there are more than enough)."""
+    return f"{have:,} ({needed:,} needed)"
+
+
 def runs_needed(rate: float, half_width: float, level: float = LEVEL) -> int:
     """Smallest n whose Wilson interval at proportion ``rate`` has half-width <= ``half_width``
     (see the module doc). Raises ValueError unless 0 <= rate <= 1 and 0 < half_width < 0.5."""
@@ -78,11 +85,11 @@ class LabelsNeeded:
                 "method": "smallest n with Wilson half-width <= target, at the observed rate and at 0.5"}
 
     def text(self) -> str:
-        """One line, e.g. ``"for ±5 points: 5 acceptable runs of 35 needed, 5 unacceptable of 35, ..."``."""
-        return (f"labels for {half_width_words(self.half_width)} (95 %): acceptable {self.acceptable.have} of {self.acceptable.needed} needed "
-                f"(worst case {self.acceptable.needed_worst_case}), unacceptable {self.unacceptable.have} of "
-                f"{self.unacceptable.needed} (worst case {self.unacceptable.needed_worst_case}), agreement "
-                f"{self.labelled.have} of {self.labelled.needed}")
+        """One line, e.g. ``"labels for ±5 points (95 %): acceptable 5 (35 needed; worst case 381), ..."``."""
+        a, u = self.acceptable, self.unacceptable
+        return (f"labels for {half_width_words(self.half_width)} (95 %): acceptable {a.have:,} ({a.needed:,} needed; "
+                f"worst case {a.needed_worst_case:,}), unacceptable {u.have:,} ({u.needed:,} needed; worst case "
+                f"{u.needed_worst_case:,}), agreement {have_and_needed(self.labelled.have, self.labelled.needed)}")
 
 
 def class_need(count: int, have: int, half_width: float = DEFAULT_HALF_WIDTH, level: float = LEVEL) -> ClassNeed:
