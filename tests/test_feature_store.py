@@ -679,3 +679,14 @@ def test_featurize_replaces_a_dataset_or_fills_an_empty_folder(run_file, tmp_pat
     assert featurize([str(run_file)], empty, partition_bytes=SMALL_BLOCK, block_bytes=SMALL_BLOCK)["n_runs"] == 600
     again = featurize([str(run_file)], empty, partition_bytes=SMALL_BLOCK, block_bytes=SMALL_BLOCK)  # a dataset: replaced
     assert again["n_runs"] == 600 and open_features(empty).runs[0].id == "R0000000"
+
+
+def test_two_parts_of_one_dataset_are_pointed_to_its_folder(run_file, tmp_path, capsys):
+    """A newcomer's trial gave two part files of one dataset to score: told only that a dataset
+    is read alone; the message now names the folder to give."""
+    out = tmp_path / "f"
+    manifest = featurize([str(run_file)], out, partition_bytes=SMALL_BLOCK, block_bytes=SMALL_BLOCK)
+    a, b = (str(out / p["file"]) for p in manifest["parts"][:2])
+    assert main(["score", "--cases", a, b]) == 2
+    assert capsys.readouterr().err.strip() == (f"metric-explorer: error: {a}: a features dataset is read alone: give it as "
+                                               f"the only --cases (parts of one dataset: give its folder, --cases {out})")
