@@ -248,9 +248,11 @@ def load_cases(
         stored = [p for p in paths if is_features_path(p)]
         if stored:
             if len(paths) > 1:
-                folders = {str(Path(p).parent) for p in stored if Path(p).is_file()}
-                hint = (f" (parts of one dataset: give its folder, --cases {next(iter(folders))})"
-                        if len(folders) == 1 and len(stored) == len(paths) and (Path(next(iter(folders))) / "_features.json").is_file() else "")
+                folders = {Path(p).parent for p in paths}
+                folder = next(iter(folders))
+                parts_of_one = len(stored) == len(paths) and len(folders) == 1 and is_features_path(folder) \
+                    and all(Path(p).is_file() for p in paths)
+                hint = f" (parts of one dataset: give its folder, --cases {folder})" if parts_of_one else ""
                 raise LoadError(stored[0], "", f"a features dataset is read alone: give it as the only --cases{hint}")
             case_set = open_features(stored[0])
             return case_set if arg_rules is None else replace(case_set, arg_rules=arg_rules)

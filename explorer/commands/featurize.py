@@ -108,8 +108,9 @@ def expand_inputs(inputs: list[str]) -> list[str]:
             out += _folder_files(item)
         else:
             out.append(item)
-    for path in out:  # a dataset's own files (a glob or list naming them): refused as the dataset is
-        _refuse_dataset(os.path.dirname(path) or ".")
+    for folder in dict.fromkeys(os.path.dirname(p) or "." for p in out):  # a dataset's own files (a glob or list naming them)
+        _refuse_dataset(folder)
+    for path in out:
         _refuse_features_file(path)
     return out
 

@@ -19,7 +19,7 @@ import sys
 
 from ..core.evaluation.features import build_features
 from ..core.evaluation.sweep import ADK_GRID, FULL_GRID, best, deny_checks_for, distinct_results, sweep, threshold_ranges
-from ..core.evaluation.confidence import percent_range
+from ..core.evaluation.confidence import percent_digits
 from ..core.evaluation.sweep_intervals import sweep_reading, with_intervals
 from ..core.io.exports import dumps_csv_frame
 from ..core.plural import counted
@@ -140,9 +140,9 @@ def results_text(rows) -> str:
     out["groups"] = out["groups"].map(lambda k: f"+{k - 1}" if k > 1 else "-")
     # each row's interval as percent_range writes it (a decimal when narrower than 2 points: 100k
     # runs read "81 % 81 %" before)
-    limits = [percent_range(lo, hi).split("–") for lo, hi in zip(out["agreement_low"], out["agreement_high"])]
-    out["agreement_low"] = [f"{lo} %" for lo, _ in limits]
-    out["agreement_high"] = [f"{hi} %" for _, hi in limits]
+    digits = [percent_digits(lo, hi) for lo, hi in zip(out["agreement_low"], out["agreement_high"])]
+    out["agreement_low"] = [f"{100 * v:.{d}f} %" for v, d in zip(out["agreement_low"], digits)]
+    out["agreement_high"] = [f"{100 * v:.{d}f} %" for v, d in zip(out["agreement_high"], digits)]
     for col in ("rank", "settings", "agree", "labelled", "false_pass", "false_fail"):  # counts as the lines above write them
         if col in out:
             out[col] = out[col].map(lambda v: f"{int(v):,}")

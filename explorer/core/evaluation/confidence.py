@@ -106,9 +106,15 @@ def percent_range(low: float, high: float) -> str:
     percents while the interval is 2 points wide or more, else one decimal (0.2 points or more),
     else two, so a narrow interval of many runs never reads ``"20–20"`` (the false-pass rate of the
     100k-run bench file, 9,893 of 49,706: ``19.6–20.3``)."""
-    width = round(100 * (high - low), 9)  # 0.21 - 0.19 is 0.0199999...: 2 points
-    digits = 0 if width >= 2 else 1 if width >= 0.2 else 2
+    digits = percent_digits(low, high)
     return f"{100 * low:.{digits}f}–{100 * high:.{digits}f}"
+
+
+def percent_digits(low: float, high: float) -> int:
+    """The decimals :func:`percent_range` writes an interval's percents with: 0 when it is 2
+    points wide or more, 1 down to 0.2 points, else 2."""
+    width = round(100 * (high - low), 9)  # 0.21 - 0.19 is 0.0199999...: 2 points
+    return 0 if width >= 2 else 1 if width >= 0.2 else 2
 
 
 def range_text(low: float, high: float, digits: int = 2) -> str:

@@ -9,6 +9,7 @@ the loader adds the file name and the record's place (``line 7``, ``row 3``) and
 from __future__ import annotations
 
 import json
+import re
 from typing import Any, Iterable, Mapping
 
 from ..errors import LoadError, show  # noqa: F401 (show: the loaders' name for it)
@@ -131,27 +132,19 @@ def parse_arrow_names(text: str, path: str) -> tuple[ToolCall, ...]:
     return tuple(ToolCall(n, {}) for n in names)
 
 
-_ARROW_TAILS = "-=~\u2013\u2014"
-"""Characters that, just before a ``>``, make it an arrow (``->``, ``=>``, ``~>``, ``–>``, ``—>``,
-spaces between allowed: ``- >``) rather than the ``a>b>c`` separator: they would leave a tool
-named ``search-`` or ``search =`` (found by trials)."""
-
-_ARROW_BLOCKS = ((0x2190, 0x21FF), (0x2794, 0x27BF), (0x27F0, 0x27FF), (0x2900, 0x297F), (0x2B00, 0x2BFF))
-"""Unicode's arrow blocks (Arrows, dingbat arrows, Supplemental Arrows-A and -B, Miscellaneous
-Symbols and Arrows): ``→``, ``⇒``, ``⟶``, ``➔`` between names are arrows, never in a tool name."""
+_OTHER_ARROW = re.compile("[-=~\u2013\u2014]\\s*>|[\u2190-\u21ff\u2794-\u27bf\u27f0-\u27ff\u2900-\u297f\u2b00-\u2bff]")
+"""An arrow that is not the ``a>b>c`` separator: one of ``- = ~ – —`` just before a ``>``, spaces
+between allowed (``->``, ``=>``, ``~>``, ``—>``, ``- >``: they would leave a tool named
+``search-`` or ``search =``, found by trials), or a character of Unicode's arrow blocks (Arrows,
+dingbat arrows, Supplemental Arrows-A and -B, Miscellaneous Symbols and Arrows: ``→``, ``⇒``,
+``⟶``, ``➔``), never in a tool name."""
 
 
 def _other_arrow(text: str) -> str | None:
-    """The first arrow in ``text`` that is not the ``>`` separator, as typed (``"->"``, ``"- >"``,
+    """The first arrow of :data:`_OTHER_ARROW` in ``text``, as typed (``"->"``, ``"- >"``,
     ``"⇒"``), or None."""
-    for k, ch in enumerate(text):
-        if any(lo <= ord(ch) <= hi for lo, hi in _ARROW_BLOCKS):
-            return ch
-        if ch == ">":
-            before = text[:k].rstrip()
-            if before and before[-1] in _ARROW_TAILS:
-                return text[len(before) - 1 : k + 1]
-    return None
+    m = _OTHER_ARROW.search(text)
+    return m.group() if m else None
 
 _NOT_IN_NAMES = frozenset('{}[]"\',;|')
 """Characters that make an ``a>b>c`` name a mistake, not a name: JSON that is not a list
