@@ -14,6 +14,7 @@ and g2 (it used to fail g1 with "F1 0.52 < 0.52": the threshold was rounded up t
 from __future__ import annotations
 
 import json
+import struct
 
 import numpy as np
 import pytest
@@ -147,6 +148,35 @@ def test_printed_comparison_never_reads_equal_when_it_fails(score, threshold):
 def test_quantise_is_idempotent_and_show_threshold_reads_back(x):
     assert quantise(quantise(x)) == quantise(x)
     assert quantise(float(show_threshold(x))) == quantise(x)
+
+
+def _same_float(a: float, b: float) -> bool:
+    return (a != a and b != b) or struct.pack("<d", a) == struct.pack("<d", b)
+
+
+QUANTISE_EDGES = [
+    0.0, -0.0, 1.0, 2 / 3, 14 / 27, 0.41000000000000003, (1.0 + 0.6) / 2, 1e-13, -1e-13, 5e-13, -5e-13,
+    0.5e-12, 1.5e-12, 2.5e-12, -2.5e-12, 0.0000000000125, 1e300, -1e300, 1.8e296, 2.0**53 + 1.0, 2.0**52 + 0.5,
+    5e-324, -5e-324, float("inf"), -float("inf"), float("nan"),
+]
+
+
+@given(st.one_of(st.floats(), st.floats(-1.0, 1.0), st.sampled_from(QUANTISE_EDGES),
+                 st.integers(-(10**12), 10**12).map(lambda k: (k + 0.5) / 1e12)))
+def test_quantise_of_a_float_is_numpy_round_bit_for_bit(x):
+    """The rule is ``numpy.round(x, 12)`` (module docstring); a float is rounded without numpy
+    (9 of 44 s of ``score --format csv`` over 100k runs went to ``np.round`` of one float): the
+    same float, the sign of a zero included, ties to even, overflow to inf."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        want = float(np.round(np.float64(x), 12))
+    assert _same_float(quantise(x), want)
+    assert _same_float(quantise(np.array([x]))[0], want)
+
+
+def test_quantise_keeps_the_sign_of_zero_and_rounds_ties_to_even():
+    assert str(quantise(-1e-13)) == "-0.0" and str(quantise(1e-13)) == "0.0"
+    assert quantise(2.5e-12) == 2e-12 and quantise(3.5e-12) == 4e-12  # 2.5 and 3.5 (x 1e12 exactly) to even
+    assert quantise(1e300) == float("inf") and quantise(-float("inf")) == -float("inf")
 
 
 @given(st.lists(st.one_of(st.floats(0, 1), st.just(float("nan")), st.sampled_from([0.8, 0.7999999999999999, 14 / 27])),

@@ -22,6 +22,7 @@ exact form (links, settings files).
 from __future__ import annotations
 
 import functools
+import math
 from typing import overload
 
 import numpy as np
@@ -41,7 +42,24 @@ def quantise(x, out=None):
     floats); the result is returned."""
     if isinstance(x, np.ndarray):
         return np.round(x.astype(np.float64, copy=False), DECIMALS, out=out)
-    return float(np.round(float(x), DECIMALS))
+    return _quantise_float(float(x))
+
+
+_SCALE = 10.0**DECIMALS
+
+
+def _quantise_float(x: float) -> float:
+    """``float(numpy.round(x, DECIMALS))`` for one float, bit for bit, without numpy's per-call
+    cost (~9 µs against ~0.5: a reason calls it a few times, 9 of the 44 s of ``score --format
+    csv`` over 100k runs). numpy rounds ``decimals > 0`` as ``rint(x * 10**d) / 10**d``
+    (``PyArray_Round``): the same product here, Python's ``round`` (half to even, as ``rint``),
+    the sign of a zero kept (``rint(-0.3)`` is ``-0.0``), a product that overflows or is not
+    finite divided back as numpy does."""
+    y = x * _SCALE
+    if not math.isfinite(y):
+        return y / _SCALE if math.isfinite(x) else x
+    r = float(round(y))
+    return (r if r else math.copysign(0.0, y)) / _SCALE
 
 
 _SIGN = np.int64(0x7FFFFFFFFFFFFFFF)
