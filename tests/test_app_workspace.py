@@ -148,7 +148,8 @@ def test_missing_field_is_named(process):
 
 def test_size_limit_is_configurable(monkeypatch):
     monkeypatch.setenv("METRIC_EXPLORER_MAX_BYTES", "100")
-    with pytest.raises(LoadError, match=r"big\.jsonl: file is 0\.0 MB, over the 0 MB limit"):
+    # 530 bytes against 100 (the sizes read "0.0 MB, over the 0 MB limit" before)
+    with pytest.raises(LoadError, match=r"big\.jsonl: file is 530 bytes, over the 100 bytes limit"):
         load_upload(flat_jsonl([f"r{i}" for i in range(5)]), "big.jsonl")
 
 

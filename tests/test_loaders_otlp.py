@@ -371,3 +371,27 @@ def test_parent_id_cycles_and_repeated_span_ids_end_the_walk():
     assert run.id == "000000000000000a" and [c.name for c in run.invocations[0].actual_calls] == ["u"]
     (run,) = load(request).runs
     assert [c.name for c in run.invocations[0].actual_calls] == ["t", "u", "v"]
+
+
+def _raw_span(attrs, **fields):
+    return {"traceId": "5b8efff798038103d269b633813fc60c", "spanId": "eee19b7ec3c1b174", "name": "invoke_agent booker",
+            "attributes": [{"key": k, "value": {"stringValue": v}} for k, v in attrs.items()], **fields}
+
+
+def test_a_flattened_message_index_in_other_digits_is_not_a_message():
+    """``gen_ai.prompt.².content``: "²".isdigit() is True and int("²") raised ValueError, a
+    traceback from an untrusted trace; such a key is no message index, the ASCII one is read."""
+    sp = _raw_span({"gen_ai.operation.name": "chat", "gen_ai.prompt.0.role": "user",
+                    "gen_ai.prompt.0.content": "Book me to Lisbon", "gen_ai.prompt.².content": "not a message",
+                    "gen_ai.prompt.１.content": "nor this"})
+    (run,) = load({"resourceSpans": [{"scopeSpans": [{"spans": [sp]}]}]}).runs
+    assert run.user_input == "Book me to Lisbon"
+
+
+@pytest.mark.parametrize("nanos", ["１２", "1_000", "²"])
+def test_span_times_are_ascii_digits(nanos):
+    sp = _raw_span({"gen_ai.operation.name": "invoke_agent"}, startTimeUnixNano=nanos)
+    with pytest.raises(LoadError) as info:
+        load({"resourceSpans": [{"scopeSpans": [{"spans": [sp]}]}]})
+    assert info.value.location == "line 1, span eee19b7ec3c1b174, startTimeUnixNano"
+    assert info.value.problem == f'expected nanoseconds (a string of digits), got "{nanos}"'

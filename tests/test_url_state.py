@@ -52,6 +52,9 @@ def test_values_are_case_insensitive_where_they_are_words():
         ("f1_threshold", "abc", "f1_threshold=abc"),
         ("f1_threshold", "nan", "f1_threshold=nan"),
         ("f1_threshold", "inf", "f1_threshold=inf"),
+        ("f1_threshold", "０.５", "f1_threshold=０.５"),  # float() read full-width digits as 0.5
+        ("trajectory_threshold", "0.5_0", "trajectory_threshold=0.5_0"),  # and "_" between digits
+        ("pass_above", "٠.٩", "pass_above=٠.٩"),
         ("combine", "median", "combine=median"),
         ("key_fields", "maybe", "key_fields=maybe"),
     ],

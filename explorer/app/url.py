@@ -32,6 +32,7 @@ from urllib.parse import urlencode
 from ..core.io.errors import LoadError
 from ..core.io.reading import parse_json
 from ..core.evaluation.settings import COMBINE_RULES, RESPONSE_SCORERS, Settings
+from ..core.numbers import decimal_number
 from ..core.scoring.arg_match import ARG_MODES
 from ..core.scoring.arg_rules import ArgRules, arg_rules_from_data
 from ..core.scoring.passmark import show_threshold
@@ -118,7 +119,7 @@ def settings_from_query(
                 ignore(name, raw, "expected true or false" + (" (03/04 is 3 April, or 4 March)" if name == "day_first" else ""))
         elif name in ("f1_threshold", "trajectory_threshold", "mean_threshold"):
             try:
-                number = float(text)
+                number = decimal_number(text)
             except ValueError:
                 number = math.nan
             if math.isfinite(number) and 0.0 <= number <= 1.0:
@@ -137,7 +138,7 @@ def settings_from_query(
                 ignore(name, raw, "expected 1, 2, 3 or 4")
         elif name in ("pass_above", "fail_below"):
             try:
-                number = float(text)
+                number = decimal_number(text)
             except ValueError:
                 number = math.nan
             if math.isfinite(number) and -1.0 <= number <= 1.0:

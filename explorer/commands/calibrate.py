@@ -19,10 +19,11 @@ from ..core.io.pairs import Pair, PairSet, load_pairs, pairs_from_case_set
 from ..core.scoring.response_scorers import SCORER_NAMES, make_scorer
 from ..core.evaluation.sample_size import DEFAULT_HALF_WIDTH, class_need, have_and_needed
 from ..core.io.exports import dumps_csv_frame
+from ..core.numbers import decimal_number
 from ..core.plural import counted, half_width_words, noun
 from .common import (
     LIST_OPTION, CliError, add_date_reading_options, cases_heading, add_run_reading_options, half_width_arg, load_cases_from_args, print_json,
-    reading_flags_given,
+    reading_flags_given, whole_arg,
 )
 from .option_needs import check_needs
 
@@ -47,7 +48,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="score to calibrate: the pairs' stored_score (default for --pairs), f1 (default for --cases), rouge1, exact or cosine",
     )
     p.add_argument("--backend", choices=BACKENDS, default=None, help="embedding backend for --scorer cosine (default onnx-int8)")
-    p.add_argument("--rung", type=int, choices=(1, 2, 3, 4), default=None, help="normalisation rung for exact and --after-rules (default 3)")
+    p.add_argument("--rung", type=whole_arg, choices=(1, 2, 3, 4), default=None, help="normalisation rung for exact and --after-rules (default 3)")
     p.add_argument("--locale", default=None, help="locale for numbers on rung 4 and the amount rule (default: the file's, else en)")
     add_date_reading_options(p)
     p.add_argument(
@@ -64,7 +65,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 def _target(text: str) -> float:
     try:
-        value = float(text)
+        value = decimal_number(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
     if math.isnan(value) or not 0.0 < value <= 1.0:

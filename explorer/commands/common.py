@@ -20,6 +20,7 @@ from ..core.io.errors import LoadError
 from ..core.io.model import EXAMPLE_ID, CaseSet
 from ..core.evaluation.features import Features, load_warnings
 from ..core.evaluation.settings import Settings
+from ..core.numbers import decimal_number, whole_number
 from ..core.plural import counted, noun
 from ..core.scoring.arg_match import ARG_MODES
 from ..core.scoring.arg_rules import ArgRules, load_arg_rules
@@ -179,17 +180,43 @@ def _checked(text: str, convert, what: str, ok, expected: str):
 
 
 def _unit_float(text: str) -> float:
-    return _checked(text, float, "a number", lambda v: 0.0 <= v <= 1.0, "between 0 and 1")
+    return _checked(text, decimal_number, "a number", lambda v: 0.0 <= v <= 1.0, "between 0 and 1")
 
 
 def positive_int(text: str) -> int:
-    """argparse type: an integer >= 1."""
-    return _checked(text, int, "an integer", lambda v: v >= 1, "at least 1")
+    """argparse type: an integer >= 1, in ASCII digits (:func:`~explorer.core.numbers.whole_number`)."""
+    return _checked(text, whole_number, "an integer", lambda v: v >= 1, "at least 1")
+
+
+def count_or_all(text: str, what: str = "row") -> int:
+    """argparse type of ``--rows`` / ``--top``: a whole number >= 1 in ASCII digits, or ``all``
+    (any case) read as 0, every one. ``what``: the noun of the "at least 1" message."""
+    if text.strip().lower() == "all":
+        return 0
+    try:
+        n = whole_number(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number or all, got {text!r}") from None
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"expected at least 1 {what}, got {n}")
+    return n
+
+
+def whole_arg(text: str) -> int:
+    """argparse type: an integer in ASCII digits (``--port``, ``--rung``; ``"３"`` and ``"1_0"``
+    are refused: :func:`~explorer.core.numbers.whole_number`)."""
+    return _checked(text, whole_number, "an integer", lambda v: True, "")
+
+
+def number_arg(text: str) -> float:
+    """argparse type: a decimal number in ASCII (:func:`~explorer.core.numbers.decimal_number`:
+    no ``nan``, ``inf``, ``０.５`` or ``0.8_0``)."""
+    return _checked(text, decimal_number, "a number", lambda v: True, "")
 
 
 def half_width_arg(text: str) -> float:
     """argparse type: an interval half-width in (0, 0.5)."""
-    return _checked(text, float, "a number", lambda v: 0.0 < v < 0.5, "in (0, 0.5)")
+    return _checked(text, decimal_number, "a number", lambda v: 0.0 < v < 0.5, "in (0, 0.5)")
 
 
 def settings_from_args(args: argparse.Namespace, base: Settings | None = None) -> Settings:
@@ -288,15 +315,12 @@ def _load_cached(paths: list[str], input_format: str, progress, options, arg_rul
 
     from ..core.io.featurecache import open_cached
     from ..core.io.featurestore import FeatureSettings
-    from ..core.io.reading import max_bytes
+    from ..core.io.reading import check_size
     from ..core.scoring.arg_rules import NO_RULES
     from .progress import byte_bar
 
-    limit = max_bytes()
     for p in paths:
-        size = Path(p).stat().st_size
-        if size > limit:
-            raise LoadError(p, "", f"file is {size / 1e6:.1f} MB, over the {limit / 1e6:.0f} MB limit")
+        check_size(Path(p).stat().st_size, p)
     settings = FeatureSettings(arg_rules=arg_rules or NO_RULES, input_format=input_format)
     read_options = {k: v for k, v in asdict(options).items() if v is not None} if options is not None else {}
     with byte_bar(f"features of {Path(paths[0]).name}", progress) as bar:

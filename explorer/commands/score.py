@@ -28,7 +28,7 @@ from .option_needs import check_needs
 from .trace_options import print_expectations_hint
 from .common import (
     NONE_YET, CliError, add_run_input_options, cases_heading, half_width_arg, no_interval, add_settings_options, base_settings_from_args, clean_json,
-    load_cases_from_args,
+    count_or_all, load_cases_from_args,
     settings_from_args, warn_on_load, warn_unused_tools,
 )
 
@@ -64,16 +64,8 @@ lines before its figures (and spent ~0.35 ms a run on their reasons)."""
 
 
 def rows_arg(text: str) -> int:
-    """``--rows``: a whole number >= 1, or ``all`` (0: every run)."""
-    if text.strip().lower() == "all":
-        return 0
-    try:
-        n = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number or all, got {text!r}") from None
-    if n < 1:
-        raise argparse.ArgumentTypeError(f"expected at least 1 row, got {n}")
-    return n
+    """``--rows``: a whole number >= 1, or ``all`` (0: every run): :func:`~.common.count_or_all`."""
+    return count_or_all(text, "row")
 
 
 def score_report(case_set, settings, response_args=None, rows: int | None = None) -> tuple[dict, DataFrame]:

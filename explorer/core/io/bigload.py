@@ -41,7 +41,7 @@ from .loaders._common import Problem, json_type
 from .loaders.flat import run_from_record, well_formed_run
 from .loaders.flat_typed import CallTextSink, call_text_arrays, text_pairs, typed_run
 from .model import CaseSet, Run
-from .reading import json_message, loads_json, max_bytes, nested_too_deeply, not_utf8, orjson_exact
+from .reading import json_message, loads_json, check_size, nested_too_deeply, not_utf8, orjson_exact
 from .runstore import RunStore, block_codec, compress_block
 
 CHUNK_BYTES = 4 * 1024 * 1024
@@ -312,9 +312,7 @@ def load_jsonl_features(
         raise LoadError(name, "", f"cannot read: {exc.strerror or exc}") from None
     if p.is_dir():
         raise LoadError(name, "", "is a folder, not a file")
-    limit = max_bytes()
-    if size > limit:
-        raise LoadError(name, "", f"file is {size / 1e6:.1f} MB, over the {limit / 1e6:.0f} MB limit")
+    check_size(size, name)
     if size == 0:
         raise LoadError(name, "", "file is empty")
     if workers is None:

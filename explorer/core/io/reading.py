@@ -11,24 +11,50 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .errors import LoadError
+from ..numbers import whole_number
+from .errors import LoadError, show
 
 DEFAULT_MAX_BYTES = 200 * 1024 * 1024
 """Largest file a loader accepts (200 MB), overridable by ``METRIC_EXPLORER_MAX_BYTES``."""
 
 
 def max_bytes() -> int:
-    """The size limit in bytes: ``METRIC_EXPLORER_MAX_BYTES`` if set, else 200 MB."""
+    """The size limit in bytes: ``METRIC_EXPLORER_MAX_BYTES`` if set (a whole number of bytes,
+    at least 1, in ASCII digits), else 200 MB. LoadError naming the variable when it is set to
+    anything else (it ended ``score`` with a ValueError traceback)."""
     raw = os.environ.get("METRIC_EXPLORER_MAX_BYTES")
-    return int(raw) if raw else DEFAULT_MAX_BYTES
+    if not raw:
+        return DEFAULT_MAX_BYTES
+    try:
+        limit = whole_number(raw)
+    except ValueError:
+        limit = 0
+    if limit < 1:
+        raise LoadError("METRIC_EXPLORER_MAX_BYTES", "", f"expected a whole number of bytes (at least 1), got {show(raw)!r}")
+    return limit
+
+
+def size_text(n_bytes: int, limit: bool = False) -> str:
+    """A size in bytes as a message writes it: ``250.0 MB`` (a limit: ``210 MB`` from 10 MB on,
+    ``1.5 MB`` below) from 1 MB on, ``4.3 kB`` from 1 kB, else ``100 bytes`` (a small limit read
+    ``0 MB``)."""
+    if n_bytes >= 1_000_000:
+        if limit:
+            return f"{n_bytes / 1e6:.0f} MB" if n_bytes >= 10_000_000 else f"{n_bytes / 1e6:g} MB"
+        return f"{n_bytes / 1e6:.1f} MB"
+    if n_bytes >= 1_000:
+        return f"{n_bytes / 1e3:g} kB" if limit else f"{n_bytes / 1e3:.1f} kB"
+    return f"{n_bytes:,} byte{'' if n_bytes == 1 else 's'}"
 
 
 def check_size(size: int, name: str, what: str = "file is") -> None:
     """LoadError ``"<name>: file is 250.0 MB, over the 200 MB limit"`` when ``size`` (bytes) is
-    over :func:`max_bytes`; ``what`` words it (``"contents are"`` for an archive's)."""
+    over :func:`max_bytes` (sizes as :func:`size_text` writes them); ``what`` words it
+    (``"contents are"`` for an archive's). The one size check of every loader, ``featurize`` and
+    the parallel JSONL load."""
     limit = max_bytes()
     if size > limit:
-        raise LoadError(name, "", f"{what} {size / 1e6:.1f} MB, over the {limit / 1e6:.0f} MB limit")
+        raise LoadError(name, "", f"{what} {size_text(size)}, over the {size_text(limit, limit=True)} limit")
 
 
 def not_utf8(byte: int) -> str:

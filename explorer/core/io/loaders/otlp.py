@@ -56,6 +56,7 @@ from typing import Any, Iterable
 from ..errors import LoadError
 from ..model import EXAMPLE_ID, CaseSet, Invocation, Run, ToolCall
 from ..reading import json_lines, json_message, loads_json, nested_too_deeply, text_of
+from ...numbers import whole_number
 from ...plural import counted_of, noun
 from ._common import Problem, expect_list, expect_object, expect_str, json_type, make_case_set, parse_verdict, show
 from .options import DEFAULT_OPTIONS, ReadOptions
@@ -116,8 +117,10 @@ def _nanos(value: Any, path: str) -> int:
         return 0
     if isinstance(value, bool) or not isinstance(value, (int, str)):
         raise Problem(path, f"expected nanoseconds (a string of digits), got {json_type(value)}")
+    if isinstance(value, int):
+        return value
     try:
-        return int(value)
+        return whole_number(value)  # ASCII digits: int() also took "１２" and "1_000"
     except ValueError:
         raise Problem(path, f'expected nanoseconds (a string of digits), got "{show(value)}"') from None
 
@@ -338,7 +341,7 @@ def _flattened(span: Span, spec: tuple[str, str, str]) -> list[dict[str, str]] |
         if not key.startswith(prefix):
             continue
         head = key[len(prefix):].split(".", 1)[0]
-        if not head.isdigit():
+        if not (head.isascii() and head.isdigit()):  # "²".isdigit() is True and int("²") raises
             continue
         i = int(head)
         if key == f"{prefix}{i}{content_suffix}":
