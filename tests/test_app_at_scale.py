@@ -89,6 +89,15 @@ def test_id_lists_are_capped_with_a_count():
     assert _ids(["<b>"]) == "&lt;b&gt;"
 
 
+def test_an_id_list_one_past_its_cap_names_the_last_id():
+    """"(+1 more)" is no shorter than the id it hides (the CLI names it: plural.listed); a trial
+    saw "... r19 (+1 more)" in the headline."""
+    ids = [f"r{i}" for i in range(MAX_IDS + 1)]
+    assert _ids(ids) == ", ".join(ids)
+    assert _ids(ids + ["r99"]) == ", ".join(ids[:MAX_IDS]) + " (+2 more)"
+    assert _ids(ids, total=MAX_IDS + 5) == ", ".join(ids[:MAX_IDS]) + " (+5 more)"  # ids: the first ones only
+
+
 def test_background_load_reports_progress_and_its_result():
     gate = threading.Event()
 
@@ -142,3 +151,10 @@ def test_a_bad_line_read_by_a_worker_process_is_named(tmp_path, monkeypatch):
     with pytest.raises(LoadError) as info:
         bigload.load_jsonl_features(path, workers=2)
     assert str(info.value) == f'{path}: line 40: missing "expected_calls"'
+
+
+def test_the_load_report_names_one_id_past_its_three():
+    from explorer.app.views.upload import _some
+
+    assert _some(["a", "b", "c", "d"]) == "a, b, c, d"
+    assert _some(["a", "b", "c", "d", "e"]) == "a, b, c (+2 more)"

@@ -45,7 +45,7 @@ def _esc(x: object) -> str:
 
 def _ids(ids: np.ndarray) -> str:
     """``"E5, E7"`` (escaped; the first ``MAX_IDS``, then ``(+N more)``) of an object array of ids."""
-    return ids_text([str(x) for x in ids[:MAX_IDS]], int(ids.size))
+    return ids_text([str(x) for x in ids[: MAX_IDS + 1]], int(ids.size))
 
 
 def annotators_html(labels: SessionLabels) -> str:

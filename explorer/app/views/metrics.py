@@ -43,12 +43,15 @@ the headline card at 1024 px)."""
 
 def _ids(ids: list[str], total: int | None = None) -> str:
     """``"E1, E7"`` (escaped, a hyphenated id kept on one line: :func:`~explorer.app.highlight.escape_whole`),
-    ``"none"``, or the first ``MAX_IDS`` and ``"(+N more)"``."""
+    ``"none"``, or the first ``MAX_IDS`` and ``"(+N more)"``; one past the limit is named (``"(+1
+    more)"`` is no shorter than the id: the CLI's rule, :func:`~explorer.core.plural.listed`).
+    ``ids``: the first ``MAX_IDS + 1`` at least when ``total`` (default ``len(ids)``) says there are more."""
     total = len(ids) if total is None else total
     if not total:
         return "none"
-    more = f" (+{total - MAX_IDS:,} more)" if total > MAX_IDS else ""
-    return escape_whole(", ".join(ids[:MAX_IDS]) + more)
+    if total <= MAX_IDS + 1:
+        return escape_whole(", ".join(ids[:total]))
+    return escape_whole(", ".join(ids[:MAX_IDS]) + f" (+{total - MAX_IDS:,} more)")
 
 
 def _fmt(x: float | None) -> str:
@@ -56,10 +59,10 @@ def _fmt(x: float | None) -> str:
 
 
 def outcome_ids(features: Features, ev: Evaluation, outcome: str) -> tuple[list[str], int]:
-    """(the first ``MAX_IDS`` run ids with ``outcome``, how many runs have it), without making a
-    list of every id of a big set."""
+    """(the first ``MAX_IDS + 1`` run ids with ``outcome`` (all :func:`_ids` shows), how many runs
+    have it), without making a list of every id of a big set."""
     where = np.flatnonzero(ev.outcome == OUTCOMES.index(outcome))
-    return [str(x) for x in features.run_ids[where[:MAX_IDS]]], int(where.size)
+    return [str(x) for x in features.run_ids[where[: MAX_IDS + 1]]], int(where.size)
 
 
 def confusion_html(s: Agreement) -> str:

@@ -115,7 +115,10 @@ id pushed the page 5,422 px wide at 1024x768."""
 
 
 def _some(ids: list[str], shown: int = 3) -> str:
-    """``"a, b, c (+2 more)"``, each id over ``ID_SHOWN`` characters cut."""
+    """``"a, b, c (+2 more)"``, each id over ``ID_SHOWN`` characters cut; one past ``shown`` is
+    named (``"(+1 more)"`` is no shorter: :func:`~explorer.core.plural.listed`'s rule)."""
+    if len(ids) == shown + 1:
+        shown += 1
     cut = [i if len(i) <= ID_SHOWN else i[: ID_SHOWN - 1] + "…" for i in ids[:shown]]
     return ", ".join(cut) + (f" (+{len(ids) - shown:,} more)" if len(ids) > shown else "")
 
