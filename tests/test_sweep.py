@@ -314,3 +314,26 @@ def test_sweep_table_on_adks_grid_lists_distinct_results_not_one_tie(capsys):
     assert len(set(results)) == 20  # each row a different (agree, labelled, false_pass, false_fail)
     ranks, counts = [int(r[0].replace(",", "")) for r in rows], [int(r[1].replace(",", "")) for r in rows]  # "1,317": thousands separated
     assert all(b - a == n for a, b, n in zip(ranks, ranks[1:], counts))  # a rank is the place of its tie's first setting
+
+
+@pytest.mark.parametrize("top", ["all", "ALL"])
+def test_sweep_top_all_lists_every_distinct_result(top, capsys):
+    # 21 distinct results on ADK's grid over the bundled runs (the test above shows 20 of them);
+    # --top all was refused as "not an integer" while score --rows all was taken
+    assert main(["sweep", "--grid", "adk", "--top", top]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    head = next(i for i, line in enumerate(lines) if line.split()[:2] == ["rank", "settings"])
+    assert lines[head - 2].startswith("21 of 21 distinct results, best first")
+    assert len(lines[head + 1:]) == 21
+
+
+def test_sweep_csv_top_all_is_every_setting_and_top_n_the_first_n(capsys):
+    assert main(["sweep", "--grid", "adk", "--format", "csv"]) == 0
+    every = capsys.readouterr().out.splitlines()
+    assert main(["sweep", "--grid", "adk", "--format", "csv", "--top", "all"]) == 0
+    assert capsys.readouterr().out.splitlines() == every
+    assert main(["sweep", "--grid", "adk", "--format", "csv", "--top", "5"]) == 0
+    assert capsys.readouterr().out.splitlines() == every[:6]  # the header and the 5 best settings
+    with pytest.raises(SystemExit):
+        main(["sweep", "--top", "0"])
+    assert "argument --top: expected at least 1 result, got 0" in capsys.readouterr().err

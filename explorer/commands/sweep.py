@@ -27,13 +27,18 @@ from ..core.scoring.passmark import show_threshold
 from .trace_options import print_expectations_hint
 from .common import (
     DENY_SYNTAX, LIST_OPTION, add_date_reading_options, cases_heading, add_run_input_options, base_settings_from_args, load_cases_from_args,
-    positive_int, print_json, tool_list, warn_on_load, warn_unused_tools,
+    count_or_all, print_json, tool_list, warn_on_load, warn_unused_tools,
 )
 
 HELP = ("score every setting (trajectory family x argument mode x combine x deny-list x key fields x trajectory "
         "threshold x F1 threshold) and list the best, with each agreement's 95 % interval and how many settings the "
         "runs cannot tell apart")
 GRIDS = {"full": FULL_GRID, "adk": ADK_GRID}
+
+
+def _top_arg(text: str) -> int:
+    """``--top``: a whole number >= 1, or ``all`` (0: every result / setting)."""
+    return count_or_all(text, "result")
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -49,9 +54,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--single-tool", metavar="TOOL", default=None, help="add single tool use of TOOL to the grid")
     p.add_argument("--format", choices=("table", "json", "csv"), default="table", help="output format (default table)")
     p.add_argument(
-        "--top", type=positive_int, default=None, metavar="N",
-        help="table: the N best results, one row per result (settings that tie make one row; default 20); "
-             "json and csv: the N best settings (default every setting)",
+        "--top", type=_top_arg, default=None, metavar="N|all",
+        help="table: the N best results, one row per result (settings that tie make one row; default 20; all: every "
+             "result); json and csv: the N best settings (default and all: every setting)",
     )
     p.set_defaults(func=run)
 
@@ -74,7 +79,8 @@ def run(args: argparse.Namespace) -> int:
     table = with_intervals(sweep(features, base, grid=GRIDS[args.grid], deny_checks=deny_checks))
     reading = sweep_reading(table)
     top = best(table)
-    shown = table if args.top is None and args.format != "table" else table.head(args.top or 20)
+    every = args.top == 0 or (args.top is None and args.format != "table")  # --top all, or json / csv by default
+    shown = table if every else table.head(args.top or 20)
     if args.format == "json":
         first = table.iloc[0]
         print_json(
@@ -122,7 +128,7 @@ def run(args: argparse.Namespace) -> int:
     if reading.warning:
         print(f"warning: {reading.warning}")
     print()
-    rows = distinct_results(table, args.top or 20)
+    rows = distinct_results(table, None if args.top == 0 else args.top or 20)
     n_results = int(table["rank"].nunique())
     print(f"{len(rows):,} of {counted(n_results, 'distinct result')}, best first; a row is one result (agreement, false passes, "
           "false fails) and the settings that tie on it:")
