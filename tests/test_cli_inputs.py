@@ -82,14 +82,30 @@ def test_several_cases_files_are_joined(tmp_path, capsys):
     assert out["cases"] == f"{first}, {second}"
 
 
-def test_duplicate_ids_across_files_name_both_files(tmp_path, capsys):
+def test_duplicate_ids_across_files_name_both_files_and_lines(tmp_path, capsys):
+    # the 4th run of the first file again as the 1st line of the second: both places named (the
+    # message named the files only, and the features path named the lines)
     generated, _ = generated_runs(copies=1)
     first, second = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
     first.write_text(dumps_jsonl(generated))
     second.write_text(dumps_jsonl(replace(generated, runs=generated.runs[3:5])))
     assert main(["score", "--cases", str(first), "--cases", str(second)]) == 2
     err = capsys.readouterr().err
-    assert err == f'metric-explorer: error: {second}: run "E4-000": duplicate run id: also in {first}\n'
+    assert err == f'metric-explorer: error: {second}: line 1: duplicate run id "E4-000": also in {first} line 4\n'
+
+
+def test_duplicate_ids_across_a_case_set_and_a_csv_name_the_json_path_and_row(tmp_path, capsys):
+    generated, _ = generated_runs(copies=1)
+    first, second = tmp_path / "a.json", tmp_path / "b.csv"
+    from explorer.core.io.casefile import dumps_case_set
+    from explorer.core.io.loaders.flat import dumps_csv
+
+    first.write_text(dumps_case_set(generated))
+    second.write_text(dumps_csv(replace(generated, runs=(generated.runs[8], generated.runs[2]))))
+    assert main(["score", "--cases", str(first), str(second)]) == 2
+    err = capsys.readouterr().err
+    # row 2 is the CSV's first run (row 1: the header); runs[8] is the case set's ninth run
+    assert err == f'metric-explorer: error: {second}: row 2: duplicate run id "{generated.runs[8].id}": also in {first} runs[8]\n'
 
 
 def test_input_format_forces_a_loader(tmp_path, capsys):

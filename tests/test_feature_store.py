@@ -207,7 +207,7 @@ def test_duplicate_ids_within_and_across_files(run_file, tmp_path):
 
     with pytest.raises(LoadError) as expected:
         load_many([str(run_file), str(other)])
-    assert str(expected.value) == f'{other}: run "R0000007": duplicate run id: also in {run_file}'
+    assert str(expected.value) == f'{other}: line 1: duplicate run id "R0000007": also in {run_file} line 8'
     with pytest.raises(LoadError) as got:
         featurize([str(run_file), str(other)], tmp_path / "out2", partition_bytes=SMALL_BLOCK, block_bytes=SMALL_BLOCK)
     # the features path knows the lines: both are named (run 7 is line 8 of the first file)

@@ -20,6 +20,7 @@ import json
 import os
 import threading
 from collections import deque
+from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from multiprocessing import get_all_start_methods, get_context
 from pathlib import Path
@@ -412,7 +413,25 @@ def _assemble(parts: list[dict[str, Any]], name: str, day_first: bool, id_patter
     return CaseSet(
         name=title, description=f"runs from {title} (JSONL)", runs=store,  # type: ignore[arg-type]
         source=name, day_first=day_first, id_pattern=id_pattern, arg_rules=rules or None,
+        places=LinePlaces(line_nos),
     )
+
+
+class LinePlaces(Sequence[str]):
+    """``CaseSet.places`` of a big JSONL load: ``places[i]`` is ``"line N"``, N the 1-based line
+    of run ``i`` (``line_nos``, int64 (n,)), written when asked (no n strings kept: 8 bytes a
+    run)."""
+
+    def __init__(self, line_nos: np.ndarray):
+        self._line_nos = line_nos
+
+    def __len__(self) -> int:
+        return int(self._line_nos.size)
+
+    def __getitem__(self, i):  # type: ignore[override]
+        if isinstance(i, slice):
+            return [f"line {n}" for n in self._line_nos[i].tolist()]
+        return f"line {int(self._line_nos[i])}"
 
 
 _chunk_features = chunk_features  # the name before issue 14

@@ -262,6 +262,7 @@ def case_set_from_data(data: Any, name: str) -> CaseSet:
         day_first=parsed.key_fields.day_first,
         id_pattern=parsed.key_fields.id_pattern,
         arg_rules=arg_rules,
+        places=tuple(f"runs[{i}]" for i in range(len(runs))),
     )
 
 

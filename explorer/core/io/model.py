@@ -12,7 +12,7 @@ Vocabulary follows Google ADK's eval schema (``Invocation``, ``intermediate_data
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, Mapping, NamedTuple
+from typing import TYPE_CHECKING, Any, Literal, Mapping, NamedTuple, Sequence
 
 if TYPE_CHECKING:
     from ..scoring.arg_rules import ArgRules
@@ -163,7 +163,9 @@ class CaseSet:
     the loader reports about the load (e.g. ``"2 of 10 traces have no tool spans: read as runs
     with no calls"``); the CLI prints them on stderr. ``arg_rules``: the set's per-tool and per-key
     argument rules (:class:`~explorer.core.scoring.arg_rules.ArgRules`, None = none), applied when
-    its features are built.
+    its features are built. ``places``: each run's place in ``source`` (``line 7``, ``row 3``,
+    ``runs[2]``), one per run, when the loader knows them (empty otherwise): an error about a run
+    found after loading (the same id in two files) names it.
     """
 
     name: str
@@ -174,6 +176,7 @@ class CaseSet:
     id_pattern: str = r"\b[A-Z]{2,3}-\d{3,6}\b"
     notes: tuple[str, ...] = ()
     arg_rules: "ArgRules | None" = None
+    places: Sequence[str] = ()
 
     def tool_names(self) -> list[str]:
         """Every tool name seen in expected or actual calls, sorted."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable, Mapping, Sequence
 
 from ..errors import LoadError, show  # noqa: F401 (show: the loaders' name for it)
 from ..model import CaseSet, Run, ToolCall
@@ -209,8 +209,9 @@ def short_title(text: str, width: int = TITLE_WIDTH) -> str:
     return line if len(line) <= width else line[: width - 3] + "..."
 
 
-def make_case_set(runs: list[Run], name: str, title: str, description: str) -> CaseSet:
-    """A CaseSet of ``runs`` read from file ``name``; LoadError ``no runs`` when empty."""
+def make_case_set(runs: list[Run], name: str, title: str, description: str, places: Sequence[str] = ()) -> CaseSet:
+    """A CaseSet of ``runs`` read from file ``name`` (``places``: each run's place in it, e.g.
+    ``line 7``, or none); LoadError ``no runs`` when empty."""
     if not runs:
         raise LoadError(name, "", "no runs in the file (0 runs)")
-    return CaseSet(name=title, description=description, runs=tuple(runs), source=name)
+    return CaseSet(name=title, description=description, runs=tuple(runs), source=name, places=tuple(places))

@@ -223,12 +223,17 @@ def concat_case_sets(case_sets: Sequence[CaseSet]) -> CaseSet:
         raise ValueError("no case sets to join")
     if len(case_sets) == 1:
         return case_sets[0]
-    owner: dict[str, str] = {}
+    owner: dict[str, tuple[str, str | None]] = {}  # run id -> (file, place in it)
     for cs in case_sets:
-        for run in cs.runs:
+        places = cs.places if len(cs.places) == len(cs.runs) else None
+        for k, run in enumerate(cs.runs):
             if run.id in owner:
-                raise LoadError(cs.source, f'run "{show(run.id)}"', f'duplicate run id: also in {owner[run.id]}')
-            owner[run.id] = cs.source
+                source, first = owner[run.id]
+                also = f"{source} {first}" if first else source
+                if places is None:
+                    raise LoadError(cs.source, f'run "{show(run.id)}"', f"duplicate run id: also in {also}")
+                raise LoadError(cs.source, places[k], f'duplicate run id "{show(run.id)}": also in {also}')
+            owner[run.id] = (cs.source, places[k] if places is not None else None)
     first = case_sets[0]
     return replace(
         first,
@@ -237,6 +242,7 @@ def concat_case_sets(case_sets: Sequence[CaseSet]) -> CaseSet:
         runs=tuple(r for cs in case_sets for r in cs.runs),
         source=", ".join(cs.source for cs in case_sets),
         notes=tuple(note for cs in case_sets for note in cs.notes),
+        places=(),  # each set's places are in its own file
     )
 
 

@@ -316,7 +316,7 @@ def jsonl_from_text(text: str, name: str) -> CaseSet:
             raise LoadError(name, f"line {n}, {p.path}" if p.path else f"line {n}", p.message) from None
         places.append(f"line {n}")
     check_unique_ids(runs, name, places)
-    return make_case_set(runs, name, _title(name), f"runs from {_title(name)} (JSONL)")
+    return make_case_set(runs, name, _title(name), f"runs from {_title(name)} (JSONL)", places)
 
 
 def flat_from_data(data: Any, name: str) -> CaseSet:
@@ -332,7 +332,7 @@ def flat_from_data(data: Any, name: str) -> CaseSet:
             raise LoadError(name, f"[{i}]" + (("." + p.path) if p.path and not p.path.startswith("[") else p.path), p.message) from None
         places.append(f"[{i}]")
     check_unique_ids(runs, name, places)
-    return make_case_set(runs, name, _title(name), f"runs from {_title(name)} (JSON)")
+    return make_case_set(runs, name, _title(name), f"runs from {_title(name)} (JSON)", places)
 
 
 def loads_jsonl(data: bytes | str, name: str) -> CaseSet:
@@ -414,7 +414,7 @@ def csv_from_text(text: str, name: str) -> CaseSet:
     except csv.Error as exc:  # raised while reading the row after row_no
         raise LoadError(name, f"row {row_no + 1}", csv_problem(exc)) from None
     check_unique_ids(runs, name, places)
-    return make_case_set(runs, name, _title(name), f"runs from {_title(name)} (CSV)")
+    return make_case_set(runs, name, _title(name), f"runs from {_title(name)} (CSV)", places)
 
 
 def loads_csv(data: bytes | str, name: str) -> CaseSet:

@@ -202,7 +202,7 @@ def _runs_of(records: list[tuple[str, Any]], name: str) -> CaseSet:
             raise LoadError(name, where, p.message) from None
         places.append(place)
     check_unique_ids(runs, name, places)
-    return make_case_set(runs, name, _title(name), f"message trajectories from {_title(name)}")
+    return make_case_set(runs, name, _title(name), f"message trajectories from {_title(name)}", places)
 
 
 def loads_messages(data: bytes | str, name: str) -> CaseSet:

@@ -116,4 +116,4 @@ def parquet_from_bytes(data: bytes, name: str) -> CaseSet:
         places.append(f"row {n}")
     check_unique_ids(runs, name, places)
     base = name.replace("\\", "/").rsplit("/", 1)[-1] or name
-    return make_case_set(runs, name, base, f"runs from {base} (Parquet)")
+    return make_case_set(runs, name, base, f"runs from {base} (Parquet)", places)
