@@ -43,7 +43,7 @@ def test_other_decimal_spellings_are_refused(text):
     (["score", "--half-width", "0.0_5"], "--half-width", "not a number: '0.0_5'"),
     (["score", "--response-scorer", "exact", "--rung", "３"], "--rung", "not an integer: '３'"),
     (["score", "--response-scorer", "cascade", "--pass-above", "inf"], "--pass-above", "not a number: 'inf'"),
-    (["sweep", "--top", "２"], "--top", "not an integer: '２'"),
+    (["sweep", "--top", "２"], "--top", "expected a whole number or all, got '２'"),
     (["calibrate", "--target-precision", "０.９"], "--target-precision", "not a number: '０.９'"),
     (["serve", "--port", "５００６"], "--port", "not an integer: '５００６'"),
     (["serve", "--num-procs", "²"], "--num-procs", "not an integer: '²'"),
