@@ -29,8 +29,8 @@ def whole_number(text: str) -> int:
 def decimal_number(text: str) -> float:
     """``text`` (e.g. ``"0.8"``, ``".5"``, ``"1e-3"``, ``"-0.25"``) as a float: ASCII digits, an
     optional sign, point and exponent; no NaN or infinity spelled out (an exponent past the
-    float range, ``"1e999"``, reads inf as ``float`` reads it, for the caller's range check). ValueError for anything else (``"０.５"``,
-    ``"0.8_0"``, ``"nan"``, ``"inf"``, ``""``)."""
+    float range, ``"1e999"``, reads inf as ``float`` reads it, for the caller's range check).
+    ValueError for anything else (``"０.５"``, ``"0.8_0"``, ``"nan"``, ``"inf"``, ``""``)."""
     stripped = text.strip(_SPACE)
     if not _DECIMAL.fullmatch(stripped):
         raise ValueError(f"not a number: {text!r}")
