@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from scipy.stats import norm
 
 from explorer.cli import main
 from explorer.core.evaluation.confidence import wilson
@@ -73,6 +74,23 @@ def test_runs_needed_closed_forms():
     assert runs_needed(0.5, 0.10) == math.ceil(Z * Z / (4 * 0.01) - Z * Z) == 93
     with pytest.raises(ValueError):
         runs_needed(0.5, 0.0)
+    # the narrowest half-width planned for, ±0.01 points: z²/(4h²) - z² = 96,036,470.5 - 3.8 -> 96,036,467
+    # (z to full precision here: Z's six decimals move n by 2 at this size)
+    z = float(norm.ppf(0.975))
+    assert runs_needed(0.5, 1e-4) == math.ceil(z * z / (4 * 1e-4**2) - z * z) == 96_036_467
+    for h in (9.9e-5, 1e-155, 1e-300):  # 1e-155 raised OverflowError, 1e-300 ZeroDivisionError
+        with pytest.raises(ValueError, match="half_width must be at least 0.0001"):
+            runs_needed(0.5, h)
+
+
+@pytest.mark.parametrize("command", ["score", "calibrate"])
+@pytest.mark.parametrize("h", ["1e-155", "1e-300", "0.00009"])
+def test_a_half_width_too_small_to_plan_for_is_a_usage_error(command, h, capsys):
+    # score --half-width 1e-155 ended with an OverflowError traceback, 1e-300 with ZeroDivisionError
+    with pytest.raises(SystemExit) as stop:
+        main([command, "--half-width", h])
+    assert stop.value.code == 2
+    assert f"argument --half-width: must be at least 0.0001 (±0.01 points) and under 0.5, got {h}" in capsys.readouterr().err
 
 
 @given(st.floats(0.0, 1.0), st.sampled_from([0.02, 0.05, 0.1, 0.2]))

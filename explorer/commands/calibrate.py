@@ -58,7 +58,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--target-precision", type=_target, default=0.8, metavar="P", help="precision wanted in the pass band, 0 < P <= 1 (default 0.8)")
     p.add_argument("--half-width", type=half_width_arg, default=DEFAULT_HALF_WIDTH, metavar="H",
-                   help="target 95 %% interval half-width for 'labels needed', e.g. 0.05 = ±5 points (default 0.05)")
+                   help="target 95 %% interval half-width for 'labels needed', 0.0001 <= H < 0.5, e.g. 0.05 = ±5 points (default 0.05)")
     p.add_argument("--format", choices=("table", "json", "csv"), default="table", help="output format (default table)")
     p.set_defaults(func=run)
 

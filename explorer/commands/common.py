@@ -19,6 +19,7 @@ from ..core.io.loaders.labels import apply_matched_labels, load_label_file, seve
 from ..core.io.errors import LoadError
 from ..core.io.model import EXAMPLE_ID, CaseSet
 from ..core.evaluation.features import Features, load_warnings
+from ..core.evaluation.sample_size import MIN_HALF_WIDTH
 from ..core.evaluation.settings import Settings
 from ..core.numbers import decimal_number, whole_number
 from ..core.plural import counted, noun
@@ -215,8 +216,10 @@ def number_arg(text: str) -> float:
 
 
 def half_width_arg(text: str) -> float:
-    """argparse type: an interval half-width in (0, 0.5)."""
-    return _checked(text, decimal_number, "a number", lambda v: 0.0 < v < 0.5, "in (0, 0.5)")
+    """argparse type: an interval half-width in [:data:`~explorer.core.evaluation.sample_size.MIN_HALF_WIDTH`,
+    0.5), i.e. ±0.01 to under ±50 points."""
+    return _checked(text, decimal_number, "a number", lambda v: MIN_HALF_WIDTH <= v < 0.5,
+                    f"at least {MIN_HALF_WIDTH:g} (±0.01 points) and under 0.5")
 
 
 def settings_from_args(args: argparse.Namespace, base: Settings | None = None) -> Settings:

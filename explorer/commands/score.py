@@ -46,7 +46,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     add_response_options(p)
     add_annotator_options(p)
     p.add_argument("--half-width", type=half_width_arg, default=DEFAULT_HALF_WIDTH, metavar="H",
-                   help="target 95 %% interval half-width for 'labels needed', e.g. 0.05 = ±5 points (default 0.05)")
+                   help="target 95 %% interval half-width for 'labels needed', 0.0001 <= H < 0.5, e.g. 0.05 = ±5 points (default 0.05)")
     p.add_argument("--format", choices=("table", "json", "csv", "parquet"), default="table",
                    help="output format (default table: id, example_id when runs have example ids other than their "
                         "ids, title, scores, verdicts, outcome, decided_by, reason); csv and parquet are the scored "

@@ -23,6 +23,11 @@ from ..plural import half_width_words
 DEFAULT_HALF_WIDTH = 0.05
 """±5 points."""
 
+MIN_HALF_WIDTH = 1e-4
+"""±0.01 points: the narrowest half-width planned for (about 96 million runs per class at p = 0.5).
+Below it nobody labels that many runs, and from about 1e-154 h² underflows: the quadratic's root
+overflowed to infinity or divided by zero (``--half-width 1e-155`` ended score with OverflowError)."""
+
 
 def have_and_needed(have: int, needed: int) -> str:
     """``"5 (35 needed)"``: the labelled runs there are and the number needed, thousands separated
@@ -33,11 +38,12 @@ def have_and_needed(have: int, needed: int) -> str:
 
 def runs_needed(rate: float, half_width: float, level: float = LEVEL) -> int:
     """Smallest n whose Wilson interval at proportion ``rate`` has half-width <= ``half_width``
-    (see the module doc). Raises ValueError unless 0 <= rate <= 1 and 0 < half_width < 0.5."""
+    (see the module doc). Raises ValueError unless 0 <= rate <= 1 and
+    :data:`MIN_HALF_WIDTH` <= half_width < 0.5."""
     if not 0.0 <= rate <= 1.0:
         raise ValueError(f"rate must be in [0, 1], got {rate}")
-    if not 0.0 < half_width < 0.5:
-        raise ValueError(f"half_width must be in (0, 0.5), got {half_width}")
+    if not MIN_HALF_WIDTH <= half_width < 0.5:
+        raise ValueError(f"half_width must be at least {MIN_HALF_WIDTH:g} and under 0.5, got {half_width}")
     z = two_sided_z(level)
     z2, h2, pq = z * z, half_width * half_width, rate * (1.0 - rate)
     a, b, c = h2, 2 * h2 * z2 - z2 * pq, h2 * z2 * z2 - z2 * z2 / 4
