@@ -3,6 +3,8 @@
 Each subcommand lives in :mod:`explorer.commands` (``score``, ``serve``, ...). Bad input exits 2
 with one line naming the file, the location and the problem; bad options exit 2 with one line
 (argparse's message and where the options are listed). Never a traceback for a user's mistake.
+Human-readable output (stderr, and stdout in the table and text formats) goes through
+:mod:`explorer.commands.terminal`: a hidden character from a run export is printed as its escape.
 """
 
 from __future__ import annotations
@@ -16,6 +18,10 @@ from .core.io.errors import LoadError
 
 SUBCOMMANDS = ("score", "compare", "serve", "sweep", "calibrate", "featurize")
 """Modules under ``explorer.commands``, in the order ``--help`` lists them."""
+
+HUMAN_FORMATS = ("table", "text")
+"""``--format`` values whose stdout is read by a person (a command without ``--format``, such as
+``serve``, counts as one); csv, json and parquet are data and written as they are."""
 
 
 class OneLineErrors(argparse.ArgumentParser):
@@ -43,15 +49,20 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point; returns the exit status (0 ok, 2 bad input or options, 130 stopped with Ctrl-C)."""
+    from .commands.terminal import visible_output
+
     parser = build_parser()
-    args = parser.parse_args(argv)
+    with visible_output(stdout=False):
+        args = parser.parse_args(argv)
     args.own_process = argv is None  # run as the command itself (not called from Python with arguments)
     from .commands.common import CliError
 
     try:
-        return int(args.func(args) or 0)
+        with visible_output(stdout=getattr(args, "format", "table") in HUMAN_FORMATS):
+            return int(args.func(args) or 0)
     except (LoadError, CliError) as exc:
-        print(f"metric-explorer: error: {exc}", file=sys.stderr)
+        with visible_output(stdout=False):
+            print(f"metric-explorer: error: {exc}", file=sys.stderr)
         return 2
     except BrokenPipeError:  # pragma: no cover - e.g. piped into head
         return 0

@@ -26,6 +26,8 @@ from .common import (
     reading_flags_given, whole_arg,
 )
 from .option_needs import check_needs
+from .terminal import table_text
+from ..core.visible import visible
 
 HELP = "precision and recall at each threshold on labelled pairs, and the bands for a target precision"
 BUNDLED_PAIRS = Path(__file__).resolve().parents[2] / "cases" / "labelled_pairs.json"
@@ -261,14 +263,14 @@ def run(args: argparse.Namespace) -> int:
         print(f"embedding model: {e['model']}  backend: {e['backend']}  weights sha256: {e['weights_sha256']}")
     if report["decided_before_similarity"]:
         d = report["decided_before_similarity"]
-        print(f"decided before similarity (not calibrated): {len(d)}: " + ", ".join(f"{x['id']} {x['stage']}" for x in d))
+        print(f"decided before similarity (not calibrated): {len(d)}: " + ", ".join(f"{visible(x['id'])} {x['stage']}" for x in d))
     print(f"{counted(report['pairs'], 'pair')}: {report['acceptable']} acceptable, {report['unacceptable']} unacceptable")
     print()
     shown = table.copy()
     shown["threshold"] = threshold_column(shown["threshold"])  # in full: a threshold read back reproduces its row
     for col in ("precision", "recall", "f_measure"):
         shown[col] = shown[col].map(_f)
-    print(shown.to_string(index=False))
+    print(table_text(shown))
     print()
     b = report["bands"]
     c = b["counts"]

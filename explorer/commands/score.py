@@ -25,6 +25,7 @@ from .response_options import (
 )
 from ..core.scoring.passmark import show_threshold
 from .option_needs import check_needs
+from .terminal import table_text
 from .trace_options import print_expectations_hint
 from .common import (
     NONE_YET, CliError, add_run_input_options, cases_heading, half_width_arg, no_interval, add_settings_options, base_settings_from_args, clean_json,
@@ -272,7 +273,7 @@ def run(args: argparse.Namespace) -> int:
     examples = example_ids_column(table)
     if examples is not None:  # traces joined by example id: which example each run is, beside its id
         out.insert(1, "example_id", examples)
-    print(out.to_string(index=False))
+    print(table_text(out))
     n_runs = len(case_set.runs)
     if len(out) < n_runs:
         print(f"({len(out):,} of {n_runs:,} runs shown, in run order: --rows N or --rows all for more, "

@@ -24,6 +24,7 @@ from ..core.evaluation.sweep_intervals import sweep_reading, with_intervals
 from ..core.io.exports import dumps_csv_frame
 from ..core.plural import counted
 from ..core.scoring.passmark import show_threshold
+from .terminal import table_text
 from .trace_options import print_expectations_hint
 from .common import (
     DENY_SYNTAX, LIST_OPTION, add_date_reading_options, cases_heading, add_run_input_options, base_settings_from_args, load_cases_from_args,
@@ -153,7 +154,7 @@ def results_text(rows) -> str:
         if col in out:
             out[col] = out[col].map(lambda v: f"{int(v):,}")
     out = out.rename(columns={"f1_thresholds": "f1_threshold", "groups": "+groups", "agreement_low": "95 % CI low", "agreement_high": "high"})
-    return out.to_string(index=False)
+    return table_text(out)
 
 
 def deny_words(base, deny_checks: tuple[bool, ...]) -> str:

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import Sequence
 
+from .visible import visible
+
 
 def plural_of(noun: str) -> str:
     """``"run"`` -> ``"runs"``, ``"false pass"`` -> ``"false passes"``, ``"box"`` -> ``"boxes"``."""
@@ -45,10 +47,12 @@ def listed(names: Sequence[str], limit: int = LIST_LIMIT) -> str:
     """Names joined by ``", "``, at most ``limit`` of them: ``["E4", "E9"]`` -> ``"E4, E9"``;
     past the limit the first ``limit`` and how many more, with thousands separators:
     ``"R1, R2, ..., R20 and 9,873 more"`` (a 100k-run file's false passes made one line of
-    ~100 kB before); one past the limit is named (``"and 1 more"`` is no shorter). ``""`` for none."""
+    ~100 kB before); one past the limit is named (``"and 1 more"`` is no shorter). ``""`` for none.
+    Each name is :func:`~explorer.core.visible.visible` (ids come from run exports: a newline or
+    ESC in one would break or recolour the line)."""
     if len(names) <= limit + 1:  # "and 1 more" is longer than the one name
-        return ", ".join(names)
-    return f"{', '.join(names[:limit])} and {len(names) - limit:,} more"
+        return ", ".join(map(visible, names))
+    return f"{', '.join(map(visible, names[:limit]))} and {len(names) - limit:,} more"
 
 
 def half_width_words(half_width: float) -> str:

@@ -5,17 +5,15 @@ from __future__ import annotations
 import json
 from typing import Any
 
-
-_LINE_BREAKS = {0x85: "\\u0085", 0x2028: "\\u2028", 0x2029: "\\u2029"}
-"""Characters ``str.splitlines`` and some viewers break a line at that JSON leaves as they are
-(NEL, LINE SEPARATOR, PARAGRAPH SEPARATOR), escaped as JSON would with ``ensure_ascii``."""
+from ..visible import visible
 
 
 def show(text: str, limit: int = 60) -> str:
-    """Untrusted ``text`` made safe for a one-line message: control characters escaped as in
-    JSON (``\\n``), and the line breaks JSON keeps (U+0085, U+2028, U+2029, :data:`_LINE_BREAKS`),
-    cut to ``limit`` characters with ``...``."""
-    escaped = json.dumps(str(text), ensure_ascii=False)[1:-1].translate(_LINE_BREAKS)
+    """Untrusted ``text`` made safe for a one-line message: quotes, backslashes and C0 controls
+    escaped as in JSON (``\\"``, ``\\n``), then what JSON leaves and a terminal or viewer acts on
+    (DEL, C1 controls such as NEL U+0085, bidi overrides, U+2028/U+2029:
+    :func:`~explorer.core.visible.visible`), cut to ``limit`` characters with ``...``."""
+    escaped = visible(json.dumps(str(text), ensure_ascii=False)[1:-1])
     return escaped if len(escaped) <= limit else escaped[: limit - 3] + "..."
 
 
@@ -28,6 +26,7 @@ def json_spelling(value: Any, limit: int = 60) -> str:
         text = json.dumps(value, ensure_ascii=False)
     except (TypeError, ValueError):
         text = str(value)
+    text = visible(text)  # JSON leaves DEL, C1 controls and bidi overrides as they are
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
