@@ -221,7 +221,11 @@ def test_score_out_writes_json_and_table_format_refuses_out(files, capsys):
     assert json.loads(out.read_text())["summary"]["agree"] == 4
     capsys.readouterr()
     assert main(["score", "--out", str(out)]) == 2
-    assert "--out writes json, csv or parquet: give --format too" in capsys.readouterr().err
+    want = "--out writes json, csv or parquet, not the table: give --format json, csv or parquet"
+    assert want in capsys.readouterr().err
+    # with --format table given, "give --format too" read as if it had not been
+    assert main(["score", "--format", "table", "--out", str(out)]) == 2
+    assert want in capsys.readouterr().err
 
 
 # --- bad input ---------------------------------------------------------------------------------

@@ -14,7 +14,7 @@ from ..core.evaluation.features import Features
 from ..core.evaluation.confidence import percent_range, range_text
 from ..core.plural import counted, listed
 from ..core.io.model import CaseSet
-from .common import CliError, no_interval, positive_int
+from .common import CliError, name_arg, no_interval, positive_int
 from .option_needs import check_needs
 
 
@@ -22,7 +22,7 @@ def add_annotator_options(p: argparse.ArgumentParser) -> None:
     """``--annotator NAME`` / ``--consensus`` (default) and ``--min-labels K``."""
     g = p.add_argument_group("several annotators (labels CSV with an annotator column, or runs with labels)")
     who = g.add_mutually_exclusive_group()
-    who.add_argument("--annotator", metavar="NAME", help="score against this annotator's verdicts instead of the consensus")
+    who.add_argument("--annotator", metavar="NAME", type=name_arg, help="score against this annotator's verdicts instead of the consensus")
     who.add_argument("--consensus", action="store_true",
                      help="score against the majority verdict of the annotators (the default when runs have several labels)")
     g.add_argument("--min-labels", type=positive_int, default=None, metavar="K",

@@ -23,7 +23,7 @@ from ..core.numbers import decimal_number
 from ..core.plural import counted, half_width_words, noun
 from .common import (
     LIST_OPTION, CliError, add_date_reading_options, cases_heading, add_run_reading_options, half_width_arg, load_cases_from_args, print_json,
-    reading_flags_given, whole_arg,
+    name_arg, path_arg, reading_flags_given, whole_arg,
 )
 from .option_needs import check_needs
 from .terminal import table_text
@@ -38,10 +38,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     """Register ``calibrate`` and its options."""
     p = sub.add_parser("calibrate", help=HELP, description=HELP)
     src = p.add_mutually_exclusive_group()
-    src.add_argument("--cases", metavar="PATH", **LIST_OPTION,
+    src.add_argument("--cases", metavar="PATH", type=path_arg, **LIST_OPTION,
                      help="run file(s) whose labelled runs are the pairs, read as score reads them (the options below, "
                           "e.g. --labels, --expectations): repeat the flag or list several after it; paths are never split at commas")
-    src.add_argument("--pairs", metavar="PATH", help="pairs file (metric-explorer/pairs@1; default: the bundled 20 pairs)")
+    src.add_argument("--pairs", metavar="PATH", type=path_arg, help="pairs file (metric-explorer/pairs@1; default: the bundled 20 pairs)")
     add_run_reading_options(p)
     p.add_argument(
         "--scorer",
@@ -51,7 +51,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--backend", choices=BACKENDS, default=None, help="embedding backend for --scorer cosine (default onnx-int8)")
     p.add_argument("--rung", type=whole_arg, choices=(1, 2, 3, 4), default=None, help="normalisation rung for exact and --after-rules (default 3)")
-    p.add_argument("--locale", default=None, help="locale for numbers on rung 4 and the amount rule (default: the file's, else en)")
+    p.add_argument("--locale", type=name_arg, default=None, help="locale for numbers on rung 4 and the amount rule (default: the file's, else en)")
     add_date_reading_options(p)
     p.add_argument(
         "--after-rules",

@@ -27,6 +27,7 @@ from ..core.scoring.arg_match import ARG_MODES
 from ..core.scoring.arg_rules import ArgRules, load_arg_rules
 from ..core.scoring.trajectory_metrics import TRAJECTORY_CHOICES
 from .option_needs import check_needs
+from .text_args import name_arg, path_arg
 from .trace_options import add_trace_options, apply_expectations_from_args, check_format_options, print_notes, read_options_from_args, with_kind_hint
 
 BUNDLED_CASES = Path(__file__).resolve().parents[2] / "cases" / "booking_agent.json"
@@ -63,17 +64,17 @@ def tool_list(values: list[str] | None, option: str = "--deny") -> tuple[str, ..
 
 def add_cases_option(p: argparse.ArgumentParser) -> None:
     """``--cases PATH`` (default: the bundled booking-agent set)."""
-    p.add_argument("--cases", metavar="PATH", help="case-set file (default: the bundled booking-agent set)")
+    p.add_argument("--cases", metavar="PATH", type=path_arg, help="case-set file (default: the bundled booking-agent set)")
 
 
 def add_run_input_options(p: argparse.ArgumentParser, settings: bool = True) -> None:
     """``--cases PATH ...`` (a list option: runs of several files joined), (unless ``settings``
     is False) ``--settings PATH``, ``--arg-rules PATH`` and :func:`add_run_reading_options` (read
     with :func:`load_cases_from_args` and :func:`base_settings_from_args`)."""
-    p.add_argument("--cases", metavar="PATH", help=CASES_HELP, **LIST_OPTION)
+    p.add_argument("--cases", metavar="PATH", type=path_arg, help=CASES_HELP, **LIST_OPTION)
     if settings:
-        p.add_argument("--settings", metavar="PATH", help="settings JSON (metric-explorer/settings@1); flags given override it")
-    p.add_argument("--arg-rules", metavar="PATH",
+        p.add_argument("--settings", metavar="PATH", type=path_arg, help="settings JSON (metric-explorer/settings@1); flags given override it")
+    p.add_argument("--arg-rules", metavar="PATH", type=path_arg,
                    help="argument rules JSON (metric-explorer/arg-rules@1, or a settings file's arg_rules); replaces the "
                         "case set's and the settings file's rules")
     add_run_reading_options(p)
@@ -86,7 +87,7 @@ def add_run_reading_options(p: argparse.ArgumentParser) -> None:
     ``--pairs``); :func:`reading_flags_given` names those a user gave."""
     p.add_argument("--input-format", choices=INPUT_FORMATS, default="auto",
                    help="format of the --cases files (default auto: detected from each file)")
-    p.add_argument("--labels", metavar="PATH", **LIST_OPTION,
+    p.add_argument("--labels", metavar="PATH", type=path_arg, **LIST_OPTION,
                    help="labels CSV(s) run_id,[annotator,]human_verdict,note applied over the runs' own verdicts, in the "
                         "order given (a later file wins for a run both list); repeat the flag or list several after it")
     add_cache_options(p)
@@ -128,7 +129,7 @@ class _NoCache(argparse.Action):
 def add_cache_options(p: argparse.ArgumentParser) -> None:
     """``--cache-dir WHERE`` and ``--no-cache`` (issue 14: the automatic feature cache)."""
     g = p.add_mutually_exclusive_group()
-    g.add_argument("--cache-dir", metavar="WHERE", default=None,
+    g.add_argument("--cache-dir", metavar="WHERE", type=path_arg, default=None,
                    help="where run files' features are cached: user (the user's cache folder, default), beside (a "
                         ".metric-explorer-cache folder next to the file), a folder path, or off "
                         "(default: $METRIC_EXPLORER_CACHE_DIR, else user); see docs/performance.md")
@@ -150,7 +151,7 @@ def add_settings_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--ignore-args", action="store_true", default=None, help="compare tool names only (ADK ignore_args; = --args ignore)")
     g.add_argument("--trajectory-threshold", type=_unit_float, default=None, metavar="X",
                    help="trajectory score needed to pass, 0..1 (default 1.0: every invocation matches)")
-    g.add_argument("--single-tool", metavar="TOOL", default=None, help="the tool --trajectory single_tool_use looks for")
+    g.add_argument("--single-tool", metavar="TOOL", type=name_arg, default=None, help="the tool --trajectory single_tool_use looks for")
     g.add_argument("--f1-threshold", type=_unit_float, default=None, metavar="X", help="F1 needed to pass, 0..1 (default 0.8)")
     g.add_argument("--combine", choices=("all", "mean"), default=None, help="every check must pass, or mean >= 0.75 (default all)")
     g.add_argument("--deny", metavar="TOOL", default=None, help=f"fail runs that call any of these tools; {DENY_SYNTAX}", **LIST_OPTION)

@@ -18,7 +18,7 @@ from ..core.plural import listed, noun
 from ..core.evaluation.confidence import percent_range
 from .annotator_options import add_annotator_options, truth_from_args, verdicts_text
 from .trace_options import print_expectations_hint
-from .common import LIST_OPTION, NONE_YET, CliError, add_run_input_options, load_cases_from_args, print_json, warn_unused_tools
+from .common import LIST_OPTION, path_arg, NONE_YET, CliError, add_run_input_options, load_cases_from_args, print_json, warn_unused_tools
 from .response_options import response_features
 
 HELP = "compare two settings on the same runs: flipped runs, change in agreement, McNemar's exact test"
@@ -28,7 +28,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     """Register ``compare`` and its options."""
     p = sub.add_parser("compare", help=HELP, description=HELP)
     add_run_input_options(p, settings=False)
-    p.add_argument("--settings", metavar="PATH", required=True, **LIST_OPTION,
+    p.add_argument("--settings", metavar="PATH", type=path_arg, required=True, **LIST_OPTION,
                    help="settings JSON (metric-explorer/settings@1), two of them: setting A, then setting B "
                         "(--settings a.json b.json = --settings a.json --settings b.json)")
     add_annotator_options(p)

@@ -29,8 +29,8 @@ from ..core.io.errors import LoadError
 from ..core.io.featurestore import FeatureSettings
 from ..core.io.loaders import INPUT_FORMATS
 from ..core.scoring.arg_rules import NO_RULES, load_arg_rules
-from ..core.scoring.fields import DEFAULT_ID_PATTERN
-from .common import CliError, positive_int, print_json
+from ..core.scoring.fields import DEFAULT_ID_PATTERN, IdPatternMatchesEmpty, check_id_pattern
+from .common import CliError, name_arg, path_arg, positive_int, print_json
 from ..core.io.bigload import looks_like_flat_jsonl
 from ..core.io.loaders.detect import FORMAT_WORDS, file_format
 from ..core.plural import noun
@@ -41,10 +41,13 @@ HELP = "compute run files' features once into a Parquet features dataset that sc
 
 
 def _regex(text: str) -> str:
-    """argparse type: ``text`` when it compiles as a regular expression (argparse's usage error
-    ``not a regular expression: ...`` otherwise, instead of re.error from a worker)."""
+    """argparse type: ``text`` when it compiles as a regular expression that does not match the
+    empty string (argparse's usage error ``not a regular expression: ...`` otherwise, instead of
+    re.error from a worker; ``''`` or ``[A-Z]*`` would find an empty booking id in every answer)."""
     try:
-        re.compile(text)
+        check_id_pattern(text)
+    except IdPatternMatchesEmpty as exc:
+        raise argparse.ArgumentTypeError(f"{text!r} {exc}") from None
     except re.error as exc:
         raise argparse.ArgumentTypeError(f"not a regular expression: {exc}") from None
     return text
@@ -53,9 +56,9 @@ def _regex(text: str) -> str:
 def add_parser(sub: argparse._SubParsersAction) -> None:
     """Register ``featurize`` and its options."""
     p = sub.add_parser("featurize", help=HELP, description=HELP)
-    p.add_argument("inputs", nargs="+", metavar="INPUT",
+    p.add_argument("inputs", nargs="+", metavar="INPUT", type=path_arg,
                    help="run file, folder, glob pattern (quoted) or @LIST (a text file of paths, one a line)")
-    p.add_argument("--out", required=True, metavar="PATH", help="the features dataset folder to write (replaced when it exists)")
+    p.add_argument("--out", required=True, metavar="PATH", type=path_arg, help="the features dataset folder to write (replaced when it exists)")
     p.add_argument("--input-format", choices=INPUT_FORMATS, default="auto", help="format of the run files (default auto)")
     x = p.add_mutually_exclusive_group()
     x.add_argument("--day-first", dest="day_first", action="store_const", const=True, default=None,
@@ -64,16 +67,16 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="JSONL files read numeric dates month first (3 April)")
     p.add_argument("--id-pattern", default=None, metavar="REGEX", type=_regex,
                    help=f"regex that finds booking ids in JSONL answers (default {DEFAULT_ID_PATTERN})")
-    p.add_argument("--arg-rules", metavar="PATH", help="argument rules JSON the trajectory scores are computed under "
+    p.add_argument("--arg-rules", metavar="PATH", type=path_arg, help="argument rules JSON the trajectory scores are computed under "
                    "(replaces other formats' own rules)")
     p.add_argument("--engine", choices=("local", "dask"), default="local",
                    help="local: worker processes on this machine (default); dask: a Dask cluster")
-    p.add_argument("--scheduler", metavar="ADDRESS", default=None,
+    p.add_argument("--scheduler", metavar="ADDRESS", type=name_arg, default=None,
                    help="with --engine dask: the scheduler (tcp://host:8786, or a scheduler-file .json); default: "
                         "start a LocalCluster")
     p.add_argument("--workers", type=positive_int, default=None,
                    help="local processes, or the LocalCluster's workers (default: the CPUs, at most 4; 2 for dask)")
-    p.add_argument("--memory-limit", default=None, metavar="SIZE", help="with a LocalCluster: memory per worker, e.g. 2GB")
+    p.add_argument("--memory-limit", type=name_arg, default=None, metavar="SIZE", help="with a LocalCluster: memory per worker, e.g. 2GB")
     p.add_argument("--partition-mb", type=positive_int, default=None, metavar="MB",
                    help="MB of a JSONL file per partition, a multiple of 8 (default: a quarter of the file, at most 16)")
     p.add_argument("--format", choices=("text", "json"), default="text", help="summary format (default text)")

@@ -27,7 +27,7 @@ from ..core.io.model import CaseSet
 from ..core.evaluation.response_features import ResponseFeatures
 from ..core.evaluation.settings import RESPONSE_SCORERS, Settings
 from ..core.plural import listed
-from .common import CliError, number_arg, whole_arg
+from .common import CliError, name_arg, number_arg, whole_arg
 
 RESPONSE_COLUMNS = ("response_score", "response_stage", "response_note")
 _DESCRIBE = {"f1": "unigram F1", "rouge1": "ROUGE-1 F (ADK response_match_score)", "cosine": "embedding cosine"}
@@ -39,7 +39,7 @@ def add_response_options(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("response scorer (default: unigram F1, as before)")
     g.add_argument("--response-scorer", choices=RESPONSE_SCORERS, default=None, help="how the answer text is scored (default f1)")
     g.add_argument("--rung", type=whole_arg, choices=(1, 2, 3, 4), default=None, help="normalisation rung for exact and the cascade (default 3)")
-    g.add_argument("--locale", default=None, help="number locale for rung 4 and the amount rule (default en)")
+    g.add_argument("--locale", type=name_arg, default=None, help="number locale for rung 4 and the amount rule (default en)")
     g.add_argument("--pass-above", type=number_arg, default=None, metavar="X", help="cascade: cosine >= X passes (default 0.85)")
     g.add_argument("--fail-below", type=number_arg, default=None, metavar="Y", help="cascade: cosine < Y fails (default 0.6)")
     g.add_argument("--embedding-backend", choices=BACKENDS, default=None,

@@ -29,7 +29,7 @@ from .terminal import table_text
 from .trace_options import print_expectations_hint
 from .common import (
     NONE_YET, CliError, add_run_input_options, cases_heading, half_width_arg, no_interval, add_settings_options, base_settings_from_args, clean_json,
-    count_or_all, load_cases_from_args,
+    count_or_all, load_cases_from_args, path_arg,
     settings_from_args, warn_on_load, warn_unused_tools,
 )
 
@@ -52,7 +52,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="output format (default table: id, example_id when runs have example ids other than their "
                         "ids, title, scores, verdicts, outcome, decided_by, reason); csv and parquet are the scored "
                         "table with every column (example_id among the loader's columns at the end)")
-    p.add_argument("--out", metavar="PATH", help="write the output to PATH instead of stdout (needed for parquet on a terminal)")
+    p.add_argument("--out", metavar="PATH", type=path_arg, help="write the output to PATH instead of stdout (needed for parquet on a terminal)")
     p.add_argument("--rows", type=rows_arg, metavar="N|all",
                    help=f"table format: how many runs the table shows, the first N in run order (default {DEFAULT_ROWS}; "
                         "all: every run); the figures under it count every run")
@@ -244,7 +244,7 @@ def run(args: argparse.Namespace) -> int:
         _write(args, scored_table_parquet(table))
         return 0
     if args.out:
-        raise CliError("--out writes json, csv or parquet: give --format too")
+        raise CliError("--out writes json, csv or parquet, not the table: give --format json, csv or parquet")
     s = report["summary"]
     out = table[["id", "title", "trajectory_score", "f1", "verdict", "human_verdict", "outcome", "decided_by", "reason"]].copy()
     # scores read on the right side of their threshold (recall 2/3 at 0.67: 0.667, not 0.67)

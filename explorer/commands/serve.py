@@ -20,7 +20,7 @@ import os
 
 from ..core.io.bigload import looks_like_flat_jsonl
 from ..core.plural import counted
-from .common import BUNDLED_CASES, CliError, add_date_reading_options, add_run_input_options, base_settings_from_args, load_cases_from_args, whole_arg
+from .common import BUNDLED_CASES, CliError, add_date_reading_options, add_run_input_options, base_settings_from_args, load_cases_from_args, name_arg, whole_arg
 from .trace_options import warn
 
 HELP = "serve the explorer web app"
@@ -35,7 +35,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     add_run_input_options(p)
     add_date_reading_options(p)
     p.add_argument("--port", type=whole_arg, default=5006, help="port to listen on (default 5006)")
-    p.add_argument("--address", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    p.add_argument("--address", type=name_arg, default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     p.add_argument("--show", action="store_true", help="open a browser tab")
     p.add_argument("--num-procs", type=whole_arg, default=None, metavar="N",  # None: not given (DEFAULT_PROCS)
                    help=f"worker processes sharing the port (default {DEFAULT_PROCS}: one per core, at most "

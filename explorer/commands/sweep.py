@@ -28,7 +28,7 @@ from .terminal import table_text
 from .trace_options import print_expectations_hint
 from .common import (
     DENY_SYNTAX, LIST_OPTION, add_date_reading_options, cases_heading, add_run_input_options, base_settings_from_args, load_cases_from_args,
-    count_or_all, print_json, tool_list, warn_on_load, warn_unused_tools,
+    count_or_all, name_arg, print_json, tool_list, warn_on_load, warn_unused_tools,
 )
 
 HELP = ("score every setting (trajectory family x argument mode x combine x deny-list x key fields x trajectory "
@@ -52,7 +52,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     add_date_reading_options(p)
     p.add_argument("--grid", choices=tuple(GRIDS), default="full",
                    help="full: every trajectory family and argument mode (default); adk: ADK's match types x compare args")
-    p.add_argument("--single-tool", metavar="TOOL", default=None, help="add single tool use of TOOL to the grid")
+    p.add_argument("--single-tool", metavar="TOOL", type=name_arg, default=None, help="add single tool use of TOOL to the grid")
     p.add_argument("--format", choices=("table", "json", "csv"), default="table", help="output format (default table)")
     p.add_argument(
         "--top", type=_top_arg, default=None, metavar="N|all",

@@ -14,20 +14,21 @@ from ..core.io.loaders.labels import looks_like_labels_csv
 from ..core.io.loaders.options import RUN_UNITS, ReadOptions
 from ..core.io.model import CaseSet
 from ..core.plural import counted, noun
+from .text_args import name_arg, path_arg
 
 
 def add_trace_options(p: argparse.ArgumentParser) -> None:
     """``--expectations``, ``--run-unit``, ``--join-key``, ``--verdict-attribute``, ``--verdict-score``."""
     g = p.add_argument_group("traces and logs (OTLP traces, Inspect logs; see docs/formats.md)")
-    g.add_argument("--expectations", metavar="PATH",
+    g.add_argument("--expectations", metavar="PATH", type=path_arg,
                    help="expected calls and references by example id: JSONL {id, expected_calls, reference(s)} or a case set")
     g.add_argument("--run-unit", choices=RUN_UNITS, default=None,
                    help="OTLP: one run per trace (default) or per outermost agent span")
-    g.add_argument("--join-key", metavar="ATTR",
+    g.add_argument("--join-key", metavar="ATTR", type=name_arg,
                    help="OTLP: span attribute naming the dataset example (expectations join on it as well as the run id)")
-    g.add_argument("--verdict-attribute", metavar="ATTR",
+    g.add_argument("--verdict-attribute", metavar="ATTR", type=name_arg,
                    help="OTLP: span or span-event attribute holding the person's verdict (acceptable/unacceptable)")
-    g.add_argument("--verdict-score", metavar="NAME",
+    g.add_argument("--verdict-score", metavar="NAME", type=name_arg,
                    help="Inspect: the score holding the person's verdict (C/1/true acceptable, I/N/0/false unacceptable)")
 
 

@@ -42,9 +42,9 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StringConstraints, ValidationError
 
-from .errors import LoadError, show
+from .errors import LoadError, json_spelling, show
 from ..scoring.arg_rules import arg_rules_from_data
-from ..scoring.fields import DEFAULT_ID_PATTERN
+from ..scoring.fields import DEFAULT_ID_PATTERN, IdPatternMatchesEmpty, check_id_pattern
 from .model import AnnotatorLabel, CaseSet, ExpectedField, Invocation, Run, ToolCall, majority_verdict
 from .reading import parse_json, read_bytes, text_of
 
@@ -227,7 +227,9 @@ def case_set_from_data(data: Any, name: str) -> CaseSet:
                                 f'annotator "{lab.annotator}" labels this run twice (first at labels[{labelled_by[lab.annotator]}])')
             labelled_by[lab.annotator] = j
     try:
-        re.compile(parsed.key_fields.id_pattern)
+        check_id_pattern(parsed.key_fields.id_pattern)
+    except IdPatternMatchesEmpty as exc:
+        raise LoadError(name, "key_fields.id_pattern", f"{json_spelling(parsed.key_fields.id_pattern)} {exc}") from None
     except re.error as exc:
         raise LoadError(name, "key_fields.id_pattern", f"invalid regex: {exc}") from None
     arg_rules = arg_rules_from_data(parsed.arg_rules, name, "arg_rules") if parsed.arg_rules else None

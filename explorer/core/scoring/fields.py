@@ -76,14 +76,27 @@ class TimedIdPattern:
             raise self._slow() from None
 
 
+class IdPatternMatchesEmpty(re.error):
+    """A booking-id pattern that matches the empty string (``""``, ``[A-Z]*``): every answer and
+    reference would hold an empty booking id, so the key-field check would compare nothing."""
+
+
+def check_id_pattern(pattern: str) -> re.Pattern[str]:
+    """``pattern`` compiled by ``re``. Raises ``re.error`` (its message) when it is not a regular
+    expression, :class:`IdPatternMatchesEmpty` when it matches the empty string."""
+    rx = re.compile(pattern)
+    if rx.fullmatch(""):
+        raise IdPatternMatchesEmpty("matches the empty string, so every answer would hold an empty booking id")
+    return rx
+
+
 @functools.lru_cache(maxsize=64)
 def compile_id_pattern(pattern: str):
     """The compiled booking-id regex ``pattern`` for matching: the default by Python's ``re``; any
     other (a case set's ``key_fields.id_pattern``, ``--id-pattern``) as a :class:`TimedIdPattern`.
-    Raises ``re.error`` for a pattern that is not a regular expression (checked by ``re``, whose
-    messages the loaders report)."""
-    rx = re.compile(pattern)
-    return rx if pattern == DEFAULT_ID_PATTERN else TimedIdPattern(pattern)
+    Raises ``re.error`` as :func:`check_id_pattern` does (the loaders report its message)."""
+    check_id_pattern(pattern)
+    return re.compile(pattern) if pattern == DEFAULT_ID_PATTERN else TimedIdPattern(pattern)
 
 _MONTHS = (
     "jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
