@@ -181,6 +181,33 @@ def test_cli_table_names_the_best_settings(capsys):
     assert "trajectory any_order, combine all, deny-list on, key fields on, F1 threshold 0.00-0.41" in out
 
 
+def _best_lines(out: str) -> list[str]:
+    lines = out.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("best: agreement"))
+    end = next(i for i, line in enumerate(lines) if line.startswith("best agreement"))
+    return lines[start + 1:end]
+
+
+def test_cli_top_caps_the_lines_of_settings_tied_with_the_best(tmp_path, capsys):
+    # a trial: two runs every setting but the strictest gets right printed ~790 lines under "best:",
+    # with --top 2 as without it
+    rows = [{"id": "a", "expected_calls": [{"name": "x", "args": {}}], "actual_calls": [{"name": "x", "args": {}}],
+             "answer": "hi", "reference": "hi", "human_verdict": "acceptable"},
+            {"id": "b", "expected_calls": [{"name": "x", "args": {}}], "actual_calls": [],
+             "answer": "no", "reference": "hi", "human_verdict": "unacceptable"}]
+    path = tmp_path / "two.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    assert main(["sweep", "--cases", str(path), "--top", "all"]) == 0
+    every = _best_lines(capsys.readouterr().out)
+    assert len(every) > 50 and all(line.startswith("  trajectory ") for line in every)
+    assert main(["sweep", "--cases", str(path), "--top", "2"]) == 0
+    assert _best_lines(capsys.readouterr().out) == every[:2] + [
+        f"  and {len(every) - 2:,} more lines of tied settings (--top all lists them; --format csv lists every setting)"]
+    assert main(["sweep", "--cases", str(path)]) == 0  # without --top: 50 lines
+    assert _best_lines(capsys.readouterr().out) == every[:50] + [
+        f"  and {len(every) - 50:,} more lines of tied settings (--top all lists them; --format csv lists every setting)"]
+
+
 def test_cli_without_deny_lists_no_deny_list_on_setting(capsys):
     # a newcomer trial: `sweep --grid adk` without --deny listed every setting twice, deny-list on
     # and off, though with no tool denied the deny-list passes every run

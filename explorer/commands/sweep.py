@@ -22,7 +22,7 @@ from ..core.evaluation.sweep import ADK_GRID, FULL_GRID, best, deny_checks_for, 
 from ..core.evaluation.confidence import percent_digits
 from ..core.evaluation.sweep_intervals import sweep_reading, with_intervals
 from ..core.io.exports import dumps_csv_frame
-from ..core.plural import counted
+from ..core.plural import counted, noun
 from ..core.scoring.passmark import show_threshold
 from .terminal import table_text
 from .trace_options import print_expectations_hint
@@ -35,6 +35,9 @@ HELP = ("score every setting (trajectory family x argument mode x combine x deny
         "threshold x F1 threshold) and list the best, with each agreement's 95 % interval and how many settings the "
         "runs cannot tell apart")
 GRIDS = {"full": FULL_GRID, "adk": ADK_GRID}
+BEST_LINES = 50
+"""Lines of settings tied with the best the table output lists without ``--top`` (the bundled
+set's best on the full grid is 44 lines; ``--top N`` lists N, ``--top all`` every one)."""
 
 
 def _top_arg(text: str) -> int:
@@ -57,7 +60,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--top", type=_top_arg, default=None, metavar="N|all",
         help="table: the N best results, one row per result (settings that tie make one row; default 20; all: every "
-             "result); json and csv: the N best settings (default and all: every setting)",
+             "result), and N lines of the settings tied with the best (default 50); json and csv: the N best settings (default and all: every setting)",
     )
     p.set_defaults(func=run)
 
@@ -122,8 +125,13 @@ def run(args: argparse.Namespace) -> int:
         f"best: agreement {int(first['agree']):,}/{int(first['labelled']):,}, {counted(int(first['false_pass']), 'false pass')}, "
         f"{counted(int(first['false_fail']), 'false fail')}, reached by {counted(len(top), 'setting')}:"
     )
-    for group in threshold_ranges(top):
+    groups = threshold_ranges(top)
+    cap = len(groups) if args.top == 0 else args.top or BEST_LINES
+    for group in groups[:cap]:
         print(f"  {group_text(group)}")
+    if len(groups) > cap:  # 2 runs tie 79,546 settings at 2/2: 790 lines before
+        print(f"  and {len(groups) - cap:,} more {noun(len(groups) - cap, 'line')} of tied settings "
+              f"(--top all lists them; --format csv lists every setting)")
     print(f"best agreement {reading.best.text()} (Wilson); {reading.n_within:,} of {counted(reading.n_settings, 'setting')} "
           f"{'has' if reading.n_within == 1 else 'have'} an agreement within that interval")
     if reading.warning:
