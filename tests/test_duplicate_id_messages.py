@@ -52,3 +52,40 @@ def test_line_separators_in_an_id_are_escaped_too():
         loads_case_set(json.dumps(data), "c.json")
     assert str(got.value) == 'c.json: runs[1].id: duplicate run id "R\\u2028X\\u0085Y\\u2029Z" (first at runs[0])'
     assert len(str(got.value).splitlines()) == 1
+
+
+# --- one file given twice: not a duplicate id ------------------------------------------------------
+
+def _runs_file(tmp_path):
+    path = tmp_path / "two.jsonl"
+    path.write_text(json.dumps({"id": "a", "expected_calls": [], "actual_calls": [], "answer": "x", "reference": "x"}) + "\n")
+    return path
+
+
+@pytest.mark.parametrize("command", ["score", "sweep", "calibrate", "compare"])
+def test_one_file_given_twice_is_named_so(command, tmp_path, capsys, monkeypatch):
+    # a trial: `score --cases a.jsonl a.jsonl` read 'duplicate run id "a": also in a.jsonl line 1'
+    from explorer.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    _runs_file(tmp_path)
+    argv = [command, "--cases", "two.jsonl", "two.jsonl"]
+    if command == "compare":
+        (tmp_path / "s.json").write_text('{"format": "metric-explorer/settings@1", "settings": {}}')
+        argv += ["--settings", "s.json", "--settings", "s.json"]
+    assert main(argv) == 2
+    assert capsys.readouterr().err == "metric-explorer: error: --cases: two.jsonl is given twice: give each file once\n"
+
+
+def test_another_spelling_or_a_link_of_the_same_file_is_named_with_the_first(tmp_path, capsys, monkeypatch):
+    from explorer.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    _runs_file(tmp_path)
+    (tmp_path / "link.jsonl").symlink_to("two.jsonl")
+    for other in ("./two.jsonl", "link.jsonl", str(tmp_path / "two.jsonl")):
+        assert main(["score", "--cases", "two.jsonl", other]) == 2
+        assert capsys.readouterr().err == f"metric-explorer: error: --cases: {other} is the file two.jsonl given again: give each file once\n"
+    assert main(["featurize", "two.jsonl", "*.jsonl", "--out", "f"]) == 2  # the glob matches link.jsonl and two.jsonl
+    assert capsys.readouterr().err == "metric-explorer: error: INPUT: link.jsonl is the file two.jsonl given again: give each file once\n"
+    assert not (tmp_path / "f").exists()

@@ -347,6 +347,27 @@ def arg_rules_from_args(args: argparse.Namespace) -> ArgRules | None:
     return None
 
 
+def refuse_files_given_twice(paths: list[str], option: str) -> None:
+    """CliError when two of ``paths`` name one file or folder (the same text, or another spelling
+    of it: ``./a.jsonl``, a symbolic or hard link, compared by device and inode): its runs would
+    be read twice, which read as ``duplicate run id "a": also in a.jsonl line 1``. A path that
+    does not exist is compared as its absolute path (its loader reports it)."""
+    import os
+
+    first_of: dict[object, str] = {}
+    for path in paths:
+        try:
+            st = os.stat(path)
+            key: object = (st.st_dev, st.st_ino)
+        except (OSError, ValueError):
+            key = os.path.abspath(path)
+        if key in first_of:
+            first = first_of[key]
+            same = "is given twice" if first == path else f"is the file {first} given again"
+            raise CliError(f"{option}: {path} {same}: give each file once")
+        first_of[key] = path
+
+
 def load_cases_from_args(args: argparse.Namespace, progress=None) -> CaseSet:
     """Runs from ``--cases``/``--input-format`` (and the trace options), with ``--expectations``
     then every ``--labels`` file applied, in order, and the argument rules of ``--arg-rules`` /
@@ -356,6 +377,7 @@ def load_cases_from_args(args: argparse.Namespace, progress=None) -> CaseSet:
     applies to none of the files is a CliError (:func:`~.trace_options.check_format_options`), and so
     is ``--cache-dir`` / ``--no-cache`` with a features dataset (:mod:`.option_needs`)."""
     paths = [args.cases] if isinstance(args.cases, str) else list(args.cases or []) or [str(BUNDLED_CASES)]
+    refuse_files_given_twice([str(p) for p in paths], "--cases")
     check_format_options(args, [str(p) for p in paths])
     check_needs(args, features_dataset=next((str(p) for p in paths if is_features_path(str(p))), None))  # the cache options
     try:

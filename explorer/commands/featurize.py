@@ -30,7 +30,7 @@ from ..core.io.featurestore import FeatureSettings
 from ..core.io.loaders import INPUT_FORMATS
 from ..core.scoring.arg_rules import NO_RULES, load_arg_rules
 from ..core.scoring.fields import DEFAULT_ID_PATTERN, IdPatternMatchesEmpty, check_id_pattern
-from .common import CliError, name_arg, path_arg, positive_int, print_json
+from .common import CliError, name_arg, path_arg, positive_int, print_json, refuse_files_given_twice
 from ..core.io.bigload import looks_like_flat_jsonl
 from ..core.io.loaders.detect import FORMAT_WORDS, file_format
 from ..core.plural import noun
@@ -115,6 +115,7 @@ def expand_inputs(inputs: list[str]) -> list[str]:
         _refuse_dataset(folder)
     for path in out:
         _refuse_features_file(path)
+    refuse_files_given_twice(out, "INPUT")
     return out
 
 
