@@ -616,3 +616,31 @@ def test_featurize_reads_a_folder_a_glob_matches_as_the_folder(tmp_path, capsys)
     out = tmp_path / "f"
     assert main(["featurize", str(tmp_path / "runsd?r"), "--out", str(out)]) == 0
     assert json.loads((out / "_features.json").read_text())["n_runs"] == 10
+
+
+# --- pipes and devices -----------------------------------------------------------------------------
+
+
+def test_a_device_that_never_ends_stops_at_the_size_limit(monkeypatch, capsys):
+    # broke: `score --cases /dev/zero` read without end (3 GB held after 8 s): a device has no size
+    monkeypatch.setenv("METRIC_EXPLORER_MAX_BYTES", "100000")
+    assert main(["score", "--cases", "/dev/zero"]) == 2
+    assert capsys.readouterr().err == "metric-explorer: error: /dev/zero: a pipe or device that gave more than the 100 kB limit\n"
+
+
+def test_a_named_pipe_is_read_as_cat_reads_it(tmp_path, capsys):
+    import os
+    import threading
+
+    fifo = tmp_path / "runs.jsonl"
+    os.mkfifo(fifo)
+    record = {"id": "r1", "expected_calls": [{"name": "a", "args": {}}], "actual_calls": [{"name": "a", "args": {}}],
+              "answer": "x", "reference": "x", "human_verdict": "acceptable"}
+    writer = threading.Thread(target=lambda: fifo.write_text(json.dumps(record) + "\n"))
+    writer.start()
+    try:
+        assert main(["score", "--cases", str(fifo), "--format", "json"]) == 0
+    finally:
+        writer.join(timeout=10)
+    runs = json.loads(capsys.readouterr().out)["runs"]
+    assert [(r["id"], r["verdict"]) for r in runs] == [("r1", "pass")]  # same calls, F1 1.0

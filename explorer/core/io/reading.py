@@ -7,6 +7,7 @@ import io
 import json
 import os
 import re
+import stat
 import sys
 from pathlib import Path
 from typing import Any
@@ -105,13 +106,23 @@ def file_size(path: str | os.PathLike[str]) -> int:
 
 
 def read_bytes(path: str | os.PathLike[str]) -> bytes:
-    """The bytes of ``path``, checking the size limit before reading. Raises LoadError."""
+    """The bytes of ``path``, checking the size limit before reading. A pipe or device
+    (``/dev/stdin`` piped into, a named pipe; read as ``cat`` reads it, waiting for a writer)
+    has no size to check: at most :func:`max_bytes` + 1 bytes are read, and more is an error
+    (``--cases /dev/zero`` held 3 GB after 8 s before). Raises LoadError."""
     p = Path(path)
     check_size(file_size(p), str(path))
     try:
-        return p.read_bytes()
+        with open(p, "rb") as fh:
+            if stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+                return fh.read()
+            limit = max_bytes()
+            data = fh.read(limit + 1)
     except OSError as exc:
         raise LoadError(str(path), "", f"cannot read: {exc.strerror or exc}") from None
+    if len(data) > limit:
+        raise LoadError(str(path), "", f"a pipe or device that gave more than the {size_text(limit, limit=True)} limit")
+    return data
 
 
 def json_message(exc: json.JSONDecodeError) -> str:
