@@ -68,9 +68,17 @@ def test_cascade_gray_band_needs_review(capsys):
     assert (p["decided_by"], p["verdict"]) == ("needs review", "fail")
 
 
-def test_bad_bands_exit_2(capsys):
+def test_bad_bands_exit_2_naming_the_options(capsys):
+    # the errors named the settings fields: "fail_below (0.7) must not exceed pass_above (0.5)"
     assert main(["score", "--response-scorer", "cascade", "--pass-above", "0.5", "--fail-below", "0.7"]) == 2
-    assert "must not exceed" in capsys.readouterr().err
+    assert capsys.readouterr().err == "metric-explorer: error: --fail-below (0.7) must not exceed --pass-above (0.5)\n"
+    assert main(["score", "--response-scorer", "cascade", "--fail-below", "0.9"]) == 2  # over the default 0.85
+    assert capsys.readouterr().err == "metric-explorer: error: --fail-below (0.9) must not exceed --pass-above (0.85)\n"
+    for option, value in (("--pass-above", "1.5"), ("--fail-below", "-1.01")):
+        with pytest.raises(SystemExit) as stop:
+            main(["score", "--response-scorer", "cascade", option, value])
+        assert stop.value.code == 2
+        assert f"argument {option}: must be between -1 and 1 (a cosine), got {value}" in capsys.readouterr().err
 
 
 def test_a_settings_file_chooses_the_scorer_and_flags_override_it(capsys, tmp_path):

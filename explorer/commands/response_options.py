@@ -40,10 +40,20 @@ def add_response_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--response-scorer", choices=RESPONSE_SCORERS, default=None, help="how the answer text is scored (default f1)")
     g.add_argument("--rung", type=whole_arg, choices=(1, 2, 3, 4), default=None, help="normalisation rung for exact and the cascade (default 3)")
     g.add_argument("--locale", type=name_arg, default=None, help="number locale for rung 4 and the amount rule (default en)")
-    g.add_argument("--pass-above", type=number_arg, default=None, metavar="X", help="cascade: cosine >= X passes (default 0.85)")
-    g.add_argument("--fail-below", type=number_arg, default=None, metavar="Y", help="cascade: cosine < Y fails (default 0.6)")
+    g.add_argument("--pass-above", type=cosine_arg, default=None, metavar="X", help="cascade: cosine >= X passes, -1..1 (default 0.85)")
+    g.add_argument("--fail-below", type=cosine_arg, default=None, metavar="Y", help="cascade: cosine < Y fails, -1..1, at most X (default 0.6)")
     g.add_argument("--embedding-backend", choices=BACKENDS, default=None,
                    help="embedding backend for cosine and cascade (default onnx-int8)")
+
+
+def cosine_arg(text: str) -> float:
+    """argparse type of ``--pass-above`` / ``--fail-below``: a cosine band edge, a decimal number
+    in [-1, 1] (``--pass-above 1.5`` read "pass_above must be a number in [-1, 1]", a field's
+    name, not the option's)."""
+    value = number_arg(text)
+    if not -1.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"must be between -1 and 1 (a cosine), got {text}")
+    return value
 
 
 def response_settings(args: argparse.Namespace | None, settings: Settings) -> Settings:
@@ -56,8 +66,11 @@ def response_settings(args: argparse.Namespace | None, settings: Settings) -> Se
     }
     try:
         return settings.with_(**changes) if changes else settings
-    except ValueError as exc:
-        raise CliError(str(exc)) from None
+    except ValueError as exc:  # in the flags' words: "--fail-below (0.9) must not exceed --pass-above (0.85)"
+        message = str(exc)
+        for name in ("pass_above", "fail_below", *changes):  # the band's other edge: the flag that moves it
+            message = message.replace(name, "--" + name.replace("_", "-"))
+        raise CliError(message) from None
 
 
 def shows_response(args: argparse.Namespace | None, settings: Settings) -> bool:
