@@ -40,9 +40,13 @@ def test_bad_settings_file_exits_2(tmp_path, capsys):
     assert str(settings) in err and "settings.f1_threshold" in err
 
 
-def test_second_cases_file_with_a_duplicate_id_exits_2(capsys):
-    assert main(["serve", "--cases", str(BOOKING), "--cases", str(BOOKING), "--port", "5998"]) == 2
+def test_second_cases_file_with_a_duplicate_id_exits_2(capsys, tmp_path):
+    copy = tmp_path / "copy.json"
+    copy.write_bytes(BOOKING.read_bytes())
+    assert main(["serve", "--cases", str(BOOKING), "--cases", str(copy), "--port", "5998"]) == 2
     assert "duplicate run id" in one_line(capsys)
+    assert main(["serve", "--cases", str(BOOKING), "--cases", str(BOOKING), "--port", "5998"]) == 2  # one file given twice
+    assert one_line(capsys) == f"metric-explorer: error: --cases: {BOOKING} is given twice: give each file once"
 
 
 def test_wrong_input_format_exits_2(capsys):

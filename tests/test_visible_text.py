@@ -102,3 +102,24 @@ def test_an_error_about_a_hidden_id_is_escaped_on_stderr(tmp_path, capsys):
     assert main(["score", "--cases", str(path)]) == 2
     err = capsys.readouterr().err
     assert _hidden_in(err) == [] and 'duplicate run id "R\\u202e1"' in err
+
+
+def test_the_progress_bar_draws_on_the_terminal_itself(monkeypatch):
+    # the escaping stream turned the bar's carriage returns into "\r" text, one long line
+    import sys
+
+    from explorer.commands.progress import byte_bar
+    from explorer.commands.terminal import visible_output
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    terminal = Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    with visible_output(stdout=False):
+        with byte_bar("loading a\x1b[2J.jsonl") as progress:
+            progress(50, 100)
+    drawn = terminal.getvalue()
+    assert "\r" in drawn and "\\r" not in drawn
+    assert "loading a\\u001b[2J.jsonl" in drawn and "\x1b[2J" not in drawn  # the file name escaped

@@ -13,6 +13,8 @@ from tqdm import tqdm
 from ..core.io.bigload import load_jsonl_features
 from ..core.io.model import CaseSet
 from ..core.scoring.arg_rules import ArgRules
+from ..core.visible import visible
+from .terminal import unwrapped
 
 
 def load_big_jsonl(
@@ -29,7 +31,10 @@ def load_big_jsonl(
 def byte_bar(desc: str, also: Callable[[int, int], None] | None = None) -> Iterator[Callable[[int, int], None]]:
     """A ``progress(done, total)`` callback (bytes) drawing a tqdm bar on stderr (hidden when
     stderr is not a terminal); ``also(done, total)`` is called too when given."""
-    with tqdm(total=None, unit="B", unit_scale=True, desc=desc, file=sys.stderr, disable=None, leave=False) as bar:
+    # the terminal itself, not the CLI's escaping stream (terminal.visible_output): the bar is
+    # drawn with CR and ESC sequences, and the file name in its label is escaped instead
+    with tqdm(total=None, unit="B", unit_scale=True, desc=visible(desc), file=unwrapped(sys.stderr), disable=None,
+              leave=False) as bar:
 
         def progress(done: int, total: int) -> None:
             bar.total = total

@@ -39,6 +39,12 @@ class VisibleStream:
         return getattr(self.inner, name)
 
 
+def unwrapped(stream):
+    """The stream a :class:`VisibleStream` writes to (``stream`` itself otherwise): for output
+    that draws with control characters on purpose, such as the progress bar."""
+    return stream.inner if isinstance(stream, VisibleStream) else stream
+
+
 @contextlib.contextmanager
 def visible_output(stdout: bool = True) -> Iterator[None]:
     """Within the block, ``sys.stderr`` (and ``sys.stdout`` when ``stdout``: human-readable
