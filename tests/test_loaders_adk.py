@@ -547,3 +547,35 @@ def test_adk_test_config_is_named(tmp_path, indent):
         load_runs(path)
     assert str(info.value).startswith(f'{path}: (top level): this is an ADK test config: it holds eval criteria ("criteria"), no runs')
     assert ".adk/eval_history/" in str(info.value)
+
+
+def test_a_made_up_id_never_takes_an_id_the_file_gives(tmp_path, capsys):
+    # a trial: eval_ids "x", "x", "x#2" made two runs "x#2"; a label of x#2 applied to both and
+    # counted twice (agreement 0/2 of one labelled run). The repeat now skips "x#2": "x#3".
+    def named(eval_id):
+        case = new_form_case()
+        case["eval_id"] = eval_id
+        return case
+
+    nameless = new_form_case()
+    del nameless["eval_id"]  # case 3 of the file: "case-4", which case 4 gives itself
+    path = write(tmp_path, result_file(named("x"), named("x"), named("x#2"), nameless, named("case-4")))
+    cs = load_runs(path)
+    assert [r.id for r in cs.runs] == ["x", "x#3", "x#2", "case-4#2", "case-4"]
+    assert f'{path}: eval_case_results[1].eval_id: "x" repeats eval_case_results[0]\'s; run id x#3' in cs.notes
+    assert f"{path}: eval_case_results[3]: no eval_id; run id case-4#2" in cs.notes
+    labels = tmp_path / "labels.csv"
+    labels.write_text("run_id,human_verdict\nx#2,acceptable\n")
+    assert main(["score", "--cases", str(path), "--labels", str(labels), "--format", "json"]) == 0
+    summary = json.loads(capsys.readouterr().out)["summary"]
+    assert summary["labelled"] == 1  # was 2: the label counted twice
+
+
+def test_two_runs_of_one_id_are_refused_by_every_loader():
+    from explorer.core.io.loaders._common import make_case_set
+    from explorer.core.io.model import Invocation, Run
+
+    runs = [Run("r1", "", "", (Invocation((), (), "a", ("a",)),)), Run("r1", "", "", (Invocation((), (), "b", ("b",)),))]
+    with pytest.raises(LoadError) as info:
+        make_case_set(runs, "f.json", "t", "d")
+    assert str(info.value) == 'f.json: run 2: duplicate run id "r1" (first at run 1)'

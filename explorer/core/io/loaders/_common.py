@@ -211,7 +211,10 @@ def short_title(text: str, width: int = TITLE_WIDTH) -> str:
 
 def make_case_set(runs: list[Run], name: str, title: str, description: str, places: Sequence[str] = ()) -> CaseSet:
     """A CaseSet of ``runs`` read from file ``name`` (``places``: each run's place in it, e.g.
-    ``line 7``, or none); LoadError ``no runs`` when empty."""
+    ``line 7``, or none); LoadError ``no runs`` when empty, and for two runs of one id
+    (:func:`check_unique_ids`; every loader's last check: an ADK file's made-up ids once took one
+    the file gave, and one label then counted twice)."""
     if not runs:
         raise LoadError(name, "", "no runs in the file (0 runs)")
+    check_unique_ids(runs, name, places or (f"run {k + 1}" for k in range(len(runs))))
     return CaseSet(name=title, description=description, runs=tuple(runs), source=name, places=tuple(places))

@@ -338,6 +338,10 @@ def adk_results_from_data(data: Any, name: str) -> CaseSet:
     seen: dict[str, int] = {}
     first: dict[str, str] = {}
     notes: list[tuple[str, str]] = []
+    # ids the file gives: a made-up id (a repeat's "#2", "case-3" for a missing one) skips them, so
+    # it never becomes a run's own id ("x", "x", "x#2" made two runs "x#2", one label counting twice)
+    taken = {i for i in (get(c, "eval_id", "") if isinstance(c, dict) else "" for c in cases) if isinstance(i, str) and i}
+    used: set[str] = set()
     for k, case in enumerate(cases):
         path = f"{key}[{k}]"
         try:
@@ -345,12 +349,18 @@ def adk_results_from_data(data: Any, name: str) -> CaseSet:
             if not isinstance(raw_id, str):
                 raise Problem(join_path(path, "eval_id"), f"expected a string, got {json_type(raw_id)}")
             base = raw_id or f"case-{k + 1}"
-            seen[base] = seen.get(base, 0) + 1
-            run_id = base if seen[base] == 1 else f"{base}#{seen[base]}"
+            run_id = base
+            if base in used or (not raw_id and base in taken):  # a repeat, or a made-up id the file gives
+                n = seen.get(base, 1) + 1
+                while f"{base}#{n}" in taken or f"{base}#{n}" in used:
+                    n += 1
+                seen[base] = n
+                run_id = f"{base}#{n}"
+            used.add(run_id)
             first.setdefault(base, path)
             if isinstance(case, dict) and not raw_id:
                 notes.append(("id", f"{path}: {'empty' if has(case, 'eval_id') else 'no'} eval_id; run id {run_id}"))
-            elif seen[base] > 1:
+            elif run_id != base:
                 notes.append(("id", f"{join_path(path, 'eval_id')}: {json_spelling(base)} repeats {first[base]}'s; run id {run_id}"))
             runs.append(_case_to_run(case, path, run_id, notes))
         except Problem as p:
