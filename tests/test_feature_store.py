@@ -285,6 +285,31 @@ def test_same_size_same_time_other_content_is_a_miss(run_file, tmp_path):
     assert build_features(again).run_ids[0] == "R9999999"
 
 
+def test_an_edit_outside_the_sample_given_back_its_size_and_time_is_a_miss(tmp_path):
+    # a trial: one booking id changed in line 45,002 of a 90,000-run file, same size, then
+    # `touch -r` gave back the modification time: the cache served the old features (45,000/90,000
+    # where 44,999 was right). The sample hash reads 16 x 64 kB; the edit here lies between two.
+    path = synth.write_jsonl(tmp_path / "runs.jsonl", 3000, seed=5)  # ~4.5 MB
+    _open(path, tmp_path / "c")
+    st = path.stat()
+    data = bytearray(path.read_bytes())
+    size, span = len(data), 65_536
+    offsets = sorted({0, max(0, size - span), *(int(size * k / 15) for k in range(1, 15))})  # featurestore.sample_hash
+    gap_start, gap_end = offsets[7] + span, offsets[8]
+    at = data.index(b'"id":"R', gap_start) + len(b'"id":"')
+    assert at + 8 < gap_end
+    old_id = bytes(data[at:at + 8])
+    data[at:at + 8] = b"X" + old_id[1:]  # same length: size unchanged
+    before = featurestore.sample_hash(path, size)
+    path.write_bytes(bytes(data))
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))  # and the same modification time
+    assert featurestore.sample_hash(path, size) == before and path.stat().st_mtime_ns == st.st_mtime_ns
+    said = []
+    again = _open(path, tmp_path / "c", say=said.append)
+    assert said[-1].startswith("features computed")
+    assert ("X" + old_id[1:].decode()) in set(build_features(again).run_ids)
+
+
 def test_a_touched_but_unchanged_file_is_a_hit(run_file, tmp_path):
     path = tmp_path / "runs.jsonl"
     shutil.copyfile(run_file, path)

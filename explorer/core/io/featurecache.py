@@ -7,9 +7,11 @@ entry is used only when all of these hold, else the features are computed again 
 replaced (never served stale):
 
 * its manifest is this format, written by this product version, with these settings;
-* every source file has the recorded size, and either the recorded modification time and the same
-  sample hash (1 MB read: the first and last 64 kB and 14 spread blocks), or, when the time
-  changed, the same full sha256 tree hash (the file touched but unchanged);
+* every source file has the recorded size, and either the recorded modification time, inode-change
+  time and inode and the same sample hash (1 MB read: the first and last 64 kB and 14 spread
+  blocks), or, when one of those changed, the same full sha256 tree hash (the file touched,
+  copied or moved but unchanged). A file edited and given back its size and modification time
+  (``touch -r``, ``cp -p``) has a new inode-change time: its whole content is hashed;
 * every part file has the size the manifest lists and opens, every page read passing its
   checksum (a truncated or corrupt entry is ignored and rebuilt). Text pages are read later,
   when a run is shown: one that fails its checksum then raises LoadError (never a wrong text)
@@ -118,7 +120,9 @@ def _source_unchanged(src: dict[str, Any]) -> str | None:
         return f"{path}: {exc.strerror or exc}"
     if st.st_size != src["size"]:
         return f"{path} changed ({st.st_size} bytes, was {src['size']})"
-    if st.st_mtime_ns == src["mtime_ns"]:
+    # the sample hash only when the file is the one featurised, untouched: the same inode, and
+    # the same inode-change time (a write moves it; cp -p, rsync -t or touch -r cannot set it back)
+    if (st.st_mtime_ns, st.st_ctime_ns, st.st_ino) == (src["mtime_ns"], src.get("ctime_ns"), src.get("inode")):
         if sample_hash(path, st.st_size) != src["sample"]:
             return f"{path} changed (same size and time, different content)"
         return None

@@ -184,22 +184,28 @@ def sample_hash(path: str | os.PathLike[str], size: int) -> str:
 @dataclass(frozen=True)
 class SourceFile:
     """A source run file as features record it: the path (as given, and resolved), size in
-    bytes, modification time (ns), :func:`sample_hash` and the full :func:`combine_hashes` hash."""
+    bytes, modification time (ns), :func:`sample_hash`, the full :func:`combine_hashes` hash,
+    and the inode-change time (ns) and inode number: no tool sets those back (``cp -p``,
+    ``rsync -t`` and ``touch -r`` keep a changed file's size and modification time, and the
+    sample hash reads 1 MB of it), so the cache trusts the sample only when both are as recorded."""
 
     path: str
     size: int
     mtime_ns: int
     sample: str
     sha256: str
+    ctime_ns: int = 0
+    inode: int = 0
 
     def to_data(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
 
 
-def stat_source(path: str | os.PathLike[str]) -> tuple[int, int]:
-    """(size, mtime_ns) of ``path``. Raises OSError."""
+def stat_source(path: str | os.PathLike[str]) -> tuple[int, int, int, int]:
+    """(size, mtime_ns, ctime_ns, inode) of ``path``, as :class:`SourceFile` records them.
+    Raises OSError."""
     st = os.stat(path)
-    return st.st_size, st.st_mtime_ns
+    return st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino
 
 
 # --- runs as JSON and as display columns ---------------------------------------------------------

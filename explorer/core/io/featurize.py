@@ -39,7 +39,7 @@ from .bigload import chunk_features, looks_like_flat_jsonl, process_context
 from ..gcpause import collector_paused
 from .errors import LoadError, show
 from .featurestore import (
-    HASH_BLOCK, MANIFEST, RECORD_FLAT, RECORD_RUN_JSON, FeatureSettings, PartColumns, SourceFile, columns_of_features,
+    HASH_BLOCK, MANIFEST, RECORD_FLAT, RECORD_RUN_JSON, FeatureSettings, PartColumns, SourceFile, columns_of_features, stat_source,
     combine_hashes, file_hash, make_manifest, plain_texts, run_to_json, sample_hash, write_manifest, write_part,
 )
 from .reading import file_size
@@ -390,7 +390,7 @@ def featurize(
             progress(min(done_bytes, total), total)
 
     try:
-        stats = [(os.stat(p).st_size, os.stat(p).st_mtime_ns) for p in paths]
+        stats = [stat_source(p) for p in paths]
         results = sorted((runner or local_runner())(parts, str(tmp), settings_data, read_options or {}, done), key=lambda r: r["index"])
         _raise_first_error(parts, results, paths)
         _check_duplicate_ids(parts, results, paths, tmp)
@@ -399,11 +399,12 @@ def featurize(
             mine = [r for r in results if r["source"] == s]
             if sum(r["n_runs"] for r in mine) == 0:
                 raise LoadError(path, "", "file is empty")
-            size, mtime = stats[s]
-            if os.stat(path).st_mtime_ns != mtime or os.stat(path).st_size != size:
+            size, mtime, ctime, inode = stats[s]
+            if stat_source(path) != stats[s]:
                 raise LoadError(path, "", "the file changed while its features were computed; run again")
             sources.append(SourceFile(path=path, size=size, mtime_ns=mtime, sample=sample_hash(path, size),
-                                      sha256=combine_hashes([r["digests"] for r in mine], block_bytes)))
+                                      sha256=combine_hashes([r["digests"] for r in mine], block_bytes),
+                                      ctime_ns=ctime, inode=inode))
             lines_before = 0
             for r in mine:
                 if r.get("part"):
