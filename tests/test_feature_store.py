@@ -310,14 +310,22 @@ def test_an_edit_outside_the_sample_given_back_its_size_and_time_is_a_miss(tmp_p
     assert ("X" + old_id[1:].decode()) in set(build_features(again).run_ids)
 
 
-def test_a_touched_but_unchanged_file_is_a_hit(run_file, tmp_path):
+def test_a_touched_but_unchanged_file_is_a_hit(run_file, tmp_path, monkeypatch):
     path = tmp_path / "runs.jsonl"
     shutil.copyfile(run_file, path)
     _open(path, tmp_path / "c")
     os.utime(path, ns=(time.time_ns(), time.time_ns() + 10**9))
+    hashed = []
+    whole = featurecache.tree_hash
+    monkeypatch.setattr(featurecache, "tree_hash", lambda *a: hashed.append(a) or whole(*a))
     said = []
     _open(path, tmp_path / "c", say=said.append)
-    assert said[-1].startswith("features read from the cache")
+    assert said[-1].startswith("features read from the cache") and len(hashed) == 1
+    # the entry now records the file as it is: the next open reads the 1 MB sample, not the whole file
+    _open(path, tmp_path / "c", say=said.append)
+    assert said[-1].startswith("features read from the cache") and len(hashed) == 1
+    manifest = json.loads((_entry(tmp_path / "c") / "_features.json").read_text())
+    assert manifest["sources"][0]["mtime_ns"] == path.stat().st_mtime_ns and "restamped" not in manifest["sources"][0]
 
 
 def test_another_version_is_computed_again(run_file, tmp_path, monkeypatch):

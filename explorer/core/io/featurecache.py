@@ -37,7 +37,7 @@ from typing import Any, Callable, Sequence
 
 from .errors import LoadError
 from .featurestore import (
-    FORMAT, FeatureSettings, block_bytes_of, open_features, product_version, read_manifest, sample_hash, tree_hash,
+    FORMAT, FeatureSettings, block_bytes_of, open_features, product_version, read_manifest, sample_hash, tree_hash, write_manifest,
     verify_parts,
 )
 from .bigload import looks_like_flat_jsonl
@@ -132,6 +132,9 @@ def _source_unchanged(src: dict[str, Any]) -> str | None:
         return f"{path}: cache entry has no usable hash"
     if tree_hash(path, block) != src["sha256"]:
         return f"{path} changed (modified {time.ctime(st.st_mtime)})"
+    # the same content: the entry records the file as it is now, so the next open takes the
+    # sample path instead of hashing the whole file again
+    src.update(mtime_ns=st.st_mtime_ns, ctime_ns=st.st_ctime_ns, inode=st.st_ino, restamped=True)
     return None
 
 
@@ -167,6 +170,11 @@ def lookup(entry: Path, key: str, paths: Sequence[str]) -> Lookup:
     problem = verify_parts(folder, manifest)
     if problem:
         return Lookup(None, f"cache entry corrupt ({problem})")
+    if any([src.pop("restamped", False) for src in sources]):  # a file touched, copied back or moved, not changed
+        try:
+            write_manifest(entry, manifest)
+        except OSError:  # a cache folder that cannot be written: hashed again next time
+            pass
 
     def forget() -> str:  # a page that fails its checksum later: the next open rebuilds the entry
         try:
