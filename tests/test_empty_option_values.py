@@ -73,3 +73,26 @@ def test_an_id_pattern_matching_the_empty_string_is_refused(pattern, tmp_path, c
         load_case_set(path)
     assert str(info.value) == (f"{path}: key_fields.id_pattern: {json.dumps(pattern)} matches the empty string, "
                                "so every answer would hold an empty booking id")
+
+
+@pytest.mark.parametrize("pattern, size", [("a{1000000000}", "1,000,000,000"), ("((BK{100}){100}){100}", "1,010,000")])
+def test_an_id_pattern_that_repeats_too_much_is_refused_before_it_is_built(pattern, size, tmp_path, capsys):
+    # a trial: key_fields.id_pattern "a{1000000000}" held 4 GB for 13 s in regex.compile, then a
+    # MemoryError traceback. Nested repeats multiply: B and K{100} are 101 items, x 100 x 100.
+    data = json.loads((Path(__file__).parents[1] / "cases" / "booking_agent.json").read_text())
+    data["key_fields"]["id_pattern"] = pattern
+    path = tmp_path / "cases.json"
+    path.write_text(json.dumps(data))
+    assert main(["score", "--cases", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err == (f"metric-explorer: error: {path}: key_fields.id_pattern: {json.dumps(pattern)} repeats too much: it "
+                   f"expands to {size} items, over the 10,000 a booking-id pattern may (a booking id is a few characters long)\n")
+
+
+def test_expanded_size_counts_repeats_times_what_they_repeat():
+    from explorer.core.scoring.fields import DEFAULT_ID_PATTERN, expanded_size
+
+    # \b [A-Z]{2,3} - \d{3,6} \b: 1 + 3 + 1 + 6 + 1
+    assert expanded_size(DEFAULT_ID_PATTERN) == 12
+    assert expanded_size("(ab){10}") == 20 and expanded_size("a{5,}") == 5 and expanded_size("x|y{4}") == 5
+    assert expanded_size("((a{100}){100}){100}") == 1_000_000

@@ -29,7 +29,7 @@ from ..core.io.errors import LoadError
 from ..core.io.featurestore import FeatureSettings
 from ..core.io.loaders import INPUT_FORMATS
 from ..core.scoring.arg_rules import NO_RULES, load_arg_rules
-from ..core.scoring.fields import DEFAULT_ID_PATTERN, IdPatternMatchesEmpty, check_id_pattern
+from ..core.scoring.fields import DEFAULT_ID_PATTERN, UnusableIdPattern, check_id_pattern
 from .common import CliError, name_arg, path_arg, positive_int, print_json, refuse_files_given_twice
 from ..core.io.bigload import looks_like_flat_jsonl
 from ..core.io.loaders.detect import FORMAT_WORDS, file_format
@@ -46,7 +46,7 @@ def _regex(text: str) -> str:
     re.error from a worker; ``''`` or ``[A-Z]*`` would find an empty booking id in every answer)."""
     try:
         check_id_pattern(text)
-    except IdPatternMatchesEmpty as exc:
+    except UnusableIdPattern as exc:
         raise argparse.ArgumentTypeError(f"{text!r} {exc}") from None
     except re.error as exc:
         raise argparse.ArgumentTypeError(f"not a regular expression: {exc}") from None

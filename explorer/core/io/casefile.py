@@ -44,7 +44,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StringConstr
 
 from .errors import LoadError, json_spelling, show
 from ..scoring.arg_rules import arg_rules_from_data
-from ..scoring.fields import DEFAULT_ID_PATTERN, IdPatternMatchesEmpty, check_id_pattern
+from ..scoring.fields import DEFAULT_ID_PATTERN, UnusableIdPattern, check_id_pattern
 from .model import AnnotatorLabel, CaseSet, ExpectedField, Invocation, Run, ToolCall, majority_verdict
 from .reading import parse_json, read_bytes, text_of
 
@@ -228,7 +228,7 @@ def case_set_from_data(data: Any, name: str) -> CaseSet:
             labelled_by[lab.annotator] = j
     try:
         check_id_pattern(parsed.key_fields.id_pattern)
-    except IdPatternMatchesEmpty as exc:
+    except UnusableIdPattern as exc:
         raise LoadError(name, "key_fields.id_pattern", f"{json_spelling(parsed.key_fields.id_pattern)} {exc}") from None
     except re.error as exc:
         raise LoadError(name, "key_fields.id_pattern", f"invalid regex: {exc}") from None

@@ -76,17 +76,62 @@ class TimedIdPattern:
             raise self._slow() from None
 
 
-class IdPatternMatchesEmpty(re.error):
-    """A booking-id pattern that matches the empty string (``""``, ``[A-Z]*``): every answer and
-    reference would hold an empty booking id, so the key-field check would compare nothing."""
+class UnusableIdPattern(re.error):
+    """A booking-id pattern that is a regular expression but cannot serve: it matches the empty
+    string (``""``, ``[A-Z]*``: every answer would hold an empty booking id), or its repeats
+    expand past :data:`MAX_EXPANDED` (``a{1000000000}`` held 4 GB for 13 s in ``regex.compile``
+    and ended in MemoryError)."""
+
+
+MAX_EXPANDED = 10_000
+"""Most pattern items a booking-id regex may expand to, counting each ``{n}`` / ``{n,m}`` repeat
+as its upper bound (its lower bound when unbounded) times what it repeats (nested repeats
+multiply): ``regex`` builds them one by one. A booking id is a few characters long."""
+
+
+def expanded_size(pattern: str) -> int:
+    """Items ``pattern`` expands to: 1 per literal, class or anchor; a repeat ``{lo,hi}`` counts
+    ``hi`` (``lo`` when unbounded, at least 1) times its item; groups, branches and lookarounds
+    the sum of their parts (read from Python's own parse of the pattern, ``re._parser``). Raises
+    ``re.error`` when ``pattern`` is not a regular expression."""
+    from re import _constants as c, _parser  # type: ignore[attr-defined]
+
+    repeats = {c.MAX_REPEAT, c.MIN_REPEAT, getattr(c, "POSSESSIVE_REPEAT", c.MAX_REPEAT)}
+
+    def size(items) -> int:
+        total = 0
+        for op, av in items:
+            if op in repeats:
+                lo, hi, item = av
+                total += max(lo if hi == c.MAXREPEAT else hi, 1) * size(item)
+            elif op is c.SUBPATTERN:
+                total += size(av[-1])
+            elif op is c.BRANCH:
+                total += sum(size(branch) for branch in av[1])
+            elif op in (c.ASSERT, c.ASSERT_NOT):
+                total += size(av[1])
+            elif op is getattr(c, "ATOMIC_GROUP", None):
+                total += size(av)
+            elif op is c.GROUPREF_EXISTS:
+                total += size(av[1]) + (size(av[2]) if av[2] else 0)
+            else:
+                total += 1
+        return total
+
+    return size(_parser.parse(pattern))
 
 
 def check_id_pattern(pattern: str) -> re.Pattern[str]:
     """``pattern`` compiled by ``re``. Raises ``re.error`` (its message) when it is not a regular
-    expression, :class:`IdPatternMatchesEmpty` when it matches the empty string."""
+    expression, :class:`UnusableIdPattern` when it matches the empty string or expands past
+    :data:`MAX_EXPANDED` items (:func:`expanded_size`)."""
     rx = re.compile(pattern)
+    size = expanded_size(pattern)
+    if size > MAX_EXPANDED:
+        raise UnusableIdPattern(f"repeats too much: it expands to {size:,} items, over the {MAX_EXPANDED:,} a booking-id "
+                                "pattern may (a booking id is a few characters long)")
     if rx.fullmatch(""):
-        raise IdPatternMatchesEmpty("matches the empty string, so every answer would hold an empty booking id")
+        raise UnusableIdPattern("matches the empty string, so every answer would hold an empty booking id")
     return rx
 
 
