@@ -644,3 +644,24 @@ def test_a_named_pipe_is_read_as_cat_reads_it(tmp_path, capsys):
         writer.join(timeout=10)
     runs = json.loads(capsys.readouterr().out)["runs"]
     assert [(r["id"], r["verdict"]) for r in runs] == [("r1", "pass")]  # same calls, F1 1.0
+
+
+# --- many extra columns -----------------------------------------------------------------------------
+
+
+def test_thousands_of_extra_fields_are_kept_every_one(tmp_path, capsys):
+    # broke: one JSONL run with 5,000 adk_* keys ran past 60 s (the table took one column at a
+    # time, pandas copying it all each time), and a CSV of 20,000 such columns checked its header
+    # for duplicates with list.count per column (7.6 s). Every value is still in the output.
+    record = {"id": "r1", "expected_calls": [], "actual_calls": [], "answer": "x", "reference": "x"}
+    record.update({f"adk_{i}": i for i in range(5000)})
+    runs = tmp_path / "runs.jsonl"
+    runs.write_text(json.dumps(record) + "\n")
+    assert main(["score", "--cases", str(runs), "--format", "json"]) == 0
+    row = json.loads(capsys.readouterr().out)["runs"][0]
+    assert [row[f"adk_{i}"] for i in range(5000)] == list(range(5000))
+    header = ["id", "expected_calls", "actual_calls", "answer", "reference"] + [f"adk_c{i}" for i in range(3000)]
+    table = tmp_path / "runs.csv"
+    table.write_text(",".join(header + ["adk_c7"]) + "\n" + ",".join(["r1", "[]", "[]", "x", "x"] + ["1"] * 3001) + "\n")
+    assert main(["score", "--cases", str(table)]) == 2
+    assert capsys.readouterr().err == f'metric-explorer: error: {table}: row 1 (header): column "adk_c7" appears twice\n'

@@ -648,6 +648,7 @@ def _result_table(features: Features, ev: Evaluation, rows: Sequence[int] | np.n
             cascade_decided = (ev.decided_by[idx] >= _CASCADE_BASE) & (ev.decided_by[idx] < _CASCADE_BASE + len(STAGES))
             df.loc[cascade_decided, "decided_by"] = stage[idx][cascade_decided]
     extra_keys = sorted({k for run in runs for k in run.extra})
-    for key in extra_keys:
-        df[key] = [run.extra.get(key) for run in runs]
+    if extra_keys:  # joined at once: one column at a time took 12.5 s for 2,000 adk_* columns (pandas re-copies)
+        extras = pd.DataFrame({key: [run.extra.get(key) for run in runs] for key in extra_keys}, index=df.index)
+        df = pd.concat([df, extras], axis=1)
     return df
