@@ -47,6 +47,26 @@ def test_struct_args_drop_the_keys_other_rows_added_and_maps_read_as_objects():
     assert run.extra == {"adk_response_match_score": 0.5}
 
 
+def test_args_as_json_text_in_a_struct_keep_a_null_argument():
+    # docs/formats.md: args "struct or map or JSON text"; a trial: JSON text was refused with
+    # "row 1, expected_calls[0].args: expected an object, got a string"
+    calls = [{"name": "search", "args": '{"q": "LIS", "seat": null}'}]
+    table = pa.table({"id": ["r1"], "expected_calls": [calls], "actual_calls": [[{"name": "search", "args": '{"q": "LIS"}'}]],
+                      "answer": ["x"], "reference": ["x"]})
+    (run,) = loads_runs(parquet_bytes(table), "runs.parquet").runs
+    assert run.invocations[0].expected_calls == (ToolCall("search", {"q": "LIS", "seat": None}),)
+    assert run.invocations[0].actual_calls == (ToolCall("search", {"q": "LIS"}),)  # not equal: no seat
+    invocations = pa.table({"id": ["r2"], "invocations": [[{"expected_calls": calls, "actual_calls": calls, "answer": "x",
+                                                           "reference": "x"}]]})
+    (run,) = loads_runs(parquet_bytes(invocations), "runs.parquet").runs
+    assert run.invocations[0].actual_calls == (ToolCall("search", {"q": "LIS", "seat": None}),)
+    bad = pa.table({"id": ["r3"], "expected_calls": [[{"name": "a", "args": '{"q":'}]], "actual_calls": ["a"],
+                    "answer": ["x"], "reference": ["x"]})
+    with pytest.raises(LoadError) as info:
+        loads_runs(parquet_bytes(bad), "runs.parquet")
+    assert str(info.value) == "runs.parquet: row 1, expected_calls[0].args: invalid JSON text: Expecting value"
+
+
 def test_json_text_columns_and_both_reference_columns():
     table = pa.table({
         "id": ["r1", "r2"], "expected_calls": [json.dumps([{"name": "a", "args": {"n": None}}]), ""],

@@ -21,11 +21,13 @@ from __future__ import annotations
 import datetime
 import decimal
 import io
+import json
 import os
 from typing import Any
 
 from ..errors import LoadError
 from ..model import CaseSet, Run
+from ..reading import json_message, loads_json
 from ._common import Problem, check_unique_ids, make_case_set, show
 from .flat import run_from_record
 
@@ -66,6 +68,29 @@ def _plain(value: Any, arrow_type: Any) -> Any:
     if isinstance(value, decimal.Decimal):  # decimal columns: a JSON number
         return float(value)
     return value
+
+
+def _args_from_text(record: dict[str, Any]) -> None:
+    """In place: each call's ``args`` given as JSON text in a list-of-structs calls column (of the
+    row, or of each of its ``invocations``) parsed, as docs/formats.md says they may be (a struct
+    cannot hold a null argument). Raises Problem naming the call (``expected_calls[0].args``) for
+    text that is not JSON; what the JSON holds is checked as any args are (``run_from_record``)."""
+    groups = [("", record)]
+    if isinstance(record.get("invocations"), list):
+        groups += [(f"invocations[{j}].", inv) for j, inv in enumerate(record["invocations"]) if isinstance(inv, dict)]
+    for prefix, holder in groups:
+        for side in ("expected_calls", "actual_calls"):
+            calls = holder.get(side)
+            if not isinstance(calls, list):
+                continue
+            for i, call in enumerate(calls):
+                if isinstance(call, dict) and isinstance(call.get("args"), str):
+                    try:
+                        call["args"] = loads_json(call["args"])
+                    except json.JSONDecodeError as exc:
+                        raise Problem(f"{prefix}{side}[{i}].args", f"invalid JSON text: {json_message(exc)}") from None
+                    except RecursionError:
+                        raise Problem(f"{prefix}{side}[{i}].args", "invalid JSON text: nested too deeply") from None
 
 
 FEATURES_PART_KEY = b"metric-explorer/features"
@@ -110,6 +135,7 @@ def parquet_from_bytes(data: bytes, name: str) -> CaseSet:
             if key.startswith("adk_") and isinstance(value, bytes):  # binary that is not UTF-8 text
                 raise LoadError(name, f"row {n}, {show(key)}", "expected text, a number, a boolean or null, got binary data")
         try:
+            _args_from_text(record)
             runs.append(run_from_record(record))
         except Problem as p:
             raise LoadError(name, f"row {n}, {p.path}" if p.path else f"row {n}", p.message) from None
