@@ -7,7 +7,7 @@ from explorer.core.io.casefile import load_case_set
 from explorer.core.io.errors import LoadError
 from explorer.core.evaluation.features import build_features
 from explorer.core.io.loaders.labels import (
-    Label, apply_labels, dumps_labels, human_codes, labels_from_codes, labels_from_runs, load_labels, loads_labels,
+    Label, apply_labels, dumps_labels, human_codes, label_file_from_text, labels_from_codes, labels_from_runs, load_labels, loads_labels,
 )
 from explorer.commands.common import BUNDLED_CASES
 
@@ -208,3 +208,22 @@ def test_a_run_id_wins_over_another_runs_example_id():
     out, match = apply_matched_labels(cs, {"E1": Label("unacceptable"), "X": Label("acceptable")})
     assert match.run_of == {"E1": "E1"} and match.unknown == ("X",)
     assert [r.human_verdict for r in out.runs] == ["unacceptable", "acceptable"]  # T2 keeps its own (E2's) verdict
+
+
+@pytest.mark.parametrize("text, problem", [
+    # a trial: "E1" alone cleared E1's label, exit 0 (a row too long was refused)
+    ("run_id,human_verdict,note\nE1\n", "labels.csv: row 2: has 1 cell, the header has 3: no human_verdict cell "
+                                        "(an empty one, as in E7,, clears a label)"),
+    # a trial: a misspelt annotator column was ignored, several annotators' labels read as one each
+    ("run_id,annotater,human_verdict\nE1,ann,acceptable\n", 'labels.csv: row 1 (header): unknown column "annotater" '
+                                                            "(a labels CSV has run_id, human_verdict, and optionally note and annotator)"),
+])
+def test_a_short_row_or_an_unknown_column_is_refused(text, problem):
+    with pytest.raises(LoadError) as info:
+        label_file_from_text(text, "labels.csv")
+    assert str(info.value) == problem
+
+
+def test_a_row_may_leave_off_its_note():
+    labels = label_file_from_text("run_id,human_verdict,note\nE1,acceptable\nE7,,\n", "labels.csv").labels
+    assert (labels["E1"].verdict, labels["E1"].note) == ("acceptable", "") and labels["E7"].verdict is None

@@ -75,6 +75,10 @@ def _label_rows(text: str, name: str):
     dupes = sorted({h for h in header if h and header.count(h) > 1})
     if dupes:  # header.index would read the first and ignore the other
         raise LoadError(name, "row 1 (header)", f'column "{show(dupes[0])}" appears twice')
+    unknown = [h for h in header if h and h not in ANNOTATED_LABEL_COLUMNS]
+    if unknown:  # a misspelt "annotater" read several annotators' labels as single verdicts
+        raise LoadError(name, "row 1 (header)", f'unknown column "{show(unknown[0])}" (a labels CSV has run_id, human_verdict, '
+                        "and optionally note and annotator)")
     i_id, i_verdict = header.index("run_id"), header.index("human_verdict")
     i_note = header.index("note") if "note" in header else None
     i_who = header.index("annotator") if "annotator" in header else None
@@ -85,7 +89,10 @@ def _label_rows(text: str, name: str):
             row_no += 1
             if not any(c.strip() for c in cells):
                 continue
-            if len(cells) < len(header):
+            if len(cells) <= max(i_id, i_verdict):  # "E1" alone cleared E1's label
+                raise LoadError(name, f"row {row_no}", f"has {len(cells)} {'cell' if len(cells) == 1 else 'cells'}, the header has "
+                                f"{len(header)}: no human_verdict cell (an empty one, as in E7,, clears a label)")
+            if len(cells) < len(header):  # the note (or annotator) left off the end
                 cells = cells + [""] * (len(header) - len(cells))
             elif len(cells) > len(header):
                 raise LoadError(name, f"row {row_no}", f"has {len(cells)} cells, the header has {len(header)}")
