@@ -476,6 +476,37 @@ def test_a_corrupt_features_dataset_is_one_line_naming_the_file(run_file, tmp_pa
     assert len(err.splitlines()) == 1 and "cannot read the features file" in err and "CRC checksum" in err
 
 
+@pytest.mark.parametrize("change, problem", [
+    # a trial: one part listed twice read its runs twice (4 runs of 2, duplicate ids, exit 0)
+    (lambda parts: parts + parts[:1], 'parts[{n}].file: "{first}" is listed twice (first at parts[0])'),
+    # and a part outside the dataset's folder was opened
+    (lambda parts: [{**parts[0], "file": "../../../etc/passwd"}] + parts[1:],
+     'parts[0].file: expected the name of a file in the dataset\'s folder, got "../../../etc/passwd"'),
+    (lambda parts: [{**parts[0], "file": "/etc/passwd"}] + parts[1:],
+     'parts[0].file: expected the name of a file in the dataset\'s folder, got "/etc/passwd"'),
+])
+def test_a_manifest_names_each_part_of_its_own_folder_once(run_file, tmp_path, capsys, change, problem):
+    out = tmp_path / "f"
+    featurize([str(run_file)], out, partition_bytes=SMALL_BLOCK, block_bytes=SMALL_BLOCK)
+    manifest = json.loads((out / "_features.json").read_text())
+    parts = manifest["parts"]
+    manifest["parts"] = change(parts)
+    (out / "_features.json").write_text(json.dumps(manifest))
+    assert main(["score", "--cases", str(out)]) == 2
+    want = problem.format(n=len(parts), first=parts[0]["file"])
+    assert capsys.readouterr().err == f"metric-explorer: error: {out}: {want}\n"
+
+
+def test_a_manifest_run_count_that_is_not_a_count_is_refused(run_file, tmp_path, capsys):
+    out = tmp_path / "f"
+    featurize([str(run_file)], out, partition_bytes=SMALL_BLOCK, block_bytes=SMALL_BLOCK)
+    manifest = json.loads((out / "_features.json").read_text())
+    manifest["n_runs"] = -5
+    (out / "_features.json").write_text(json.dumps(manifest))
+    assert main(["score", "--cases", str(out)]) == 2
+    assert capsys.readouterr().err == f"metric-explorer: error: {out}: n_runs: expected a whole number of runs, got -5\n"
+
+
 # --- the CLI -----------------------------------------------------------------------------------
 
 

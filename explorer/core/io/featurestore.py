@@ -54,7 +54,7 @@ from ..scoring.arg_match import ARG_MODES
 from ..scoring.arg_rules import NO_RULES, ArgRules, arg_rules_from_data
 from ..scoring.fields import DEFAULT_ID_PATTERN
 from ..scoring.trajectory_metrics import SCORE_ROWS
-from .errors import LoadError
+from .errors import LoadError, json_spelling, show
 from .reading import orjson_exact
 from .model import AnnotatorLabel, CaseSet, ExpectedField, Invocation, PlainInvocation, Run, ToolCall
 
@@ -576,7 +576,25 @@ def read_manifest(path: str | os.PathLike[str]) -> tuple[Path, dict[str, Any]]:
     parts = manifest.get("parts")
     if not isinstance(parts, list) or not parts:
         raise LoadError(name, "parts", "no parts listed")
+    _check_parts(name, parts)
+    n_runs = manifest.get("n_runs")
+    if n_runs is not None and (isinstance(n_runs, bool) or not isinstance(n_runs, int) or n_runs < 0):
+        raise LoadError(name, "n_runs", f"expected a whole number of runs, got {json_spelling(n_runs)}")
     return folder, manifest
+
+
+def _check_parts(name: str, parts: list[Any]) -> None:
+    """LoadError unless each of a manifest's ``parts`` names a file of the dataset's own folder
+    (a plain file name: no folder, no ``..``), each once. A trial's manifest listed one part twice
+    (its runs read twice) and ``../../../etc/passwd`` (opened; only the size check stopped it)."""
+    first: dict[str, int] = {}
+    for i, part in enumerate(parts):
+        file = part.get("file") if isinstance(part, dict) else None
+        if not isinstance(file, str) or not file or file in (".", "..") or "/" in file or "\\" in file or Path(file).name != file:
+            raise LoadError(name, f"parts[{i}].file", f"expected the name of a file in the dataset's folder, got {json_spelling(file)}")
+        if file in first:
+            raise LoadError(name, f"parts[{i}].file", f'"{show(file)}" is listed twice (first at parts[{first[file]}])')
+        first[file] = i
 
 
 class StoredRuns(Sequence[Run]):
