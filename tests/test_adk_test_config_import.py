@@ -74,6 +74,20 @@ def test_bad_criteria_name_the_file_and_json_path(criteria, where, words):
     assert str(err.value).startswith(f"test_config.json: {where}: ") and words in str(err.value)
 
 
+@pytest.mark.parametrize("criteria, message", [
+    # a trial: the value was JSON-spelt, then escaped again: got \"FUZZY\"
+    ({"tool_trajectory_avg_score": {"threshold": 1.0, "match_type": "FUZZY"}},
+     'criteria.tool_trajectory_avg_score.match_type: expected EXACT, IN_ORDER or ANY_ORDER, got "FUZZY"'),
+    ({"tool_trajectory_avg_score": {"threshold": 1, "ignore_args": "false"}},
+     'criteria.tool_trajectory_avg_score.ignore_args: expected true or false, got "false"'),
+    ({"response_match_score": {"threshold": "high"}}, 'criteria.response_match_score.threshold: expected a number from 0 to 1, got "high"'),
+])
+def test_a_bad_value_is_spelt_once_as_the_file_spells_it(criteria, message):
+    with pytest.raises(LoadError) as err:
+        read({"criteria": criteria})
+    assert str(err.value) == f"test_config.json: {message}"
+
+
 def test_the_rules_reader_takes_it_as_no_rules():
     assert arg_rules_file_from_data(SHARED, "test_config.json").rules == ()
 

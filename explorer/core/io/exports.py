@@ -151,7 +151,7 @@ def _adk_threshold(value: Any, name: str, where: str) -> tuple[float, dict[str, 
         value = fields.pop("threshold")
         where = f"{where}.threshold"
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= value <= 1.0:  # no float(): a 400-digit int overflows
-        raise LoadError(name, where, f"expected a number from 0 to 1, got {show(json.dumps(value))}")
+        raise LoadError(name, where, f"expected a number from 0 to 1, got {json_spelling(value)}")
     return float(value), fields
 
 
@@ -188,10 +188,10 @@ def settings_from_adk_test_config(data: dict[str, Any], name: str) -> Settings:
         match = fields.pop("match_type", fields.pop("matchType", "EXACT"))
         key = match.upper() if isinstance(match, str) else match
         if isinstance(key, bool) or not isinstance(key, (str, int)) or key not in _ADK_MATCH_NAMES:  # a list is unhashable
-            raise LoadError(name, f"{where}.match_type", f"expected EXACT, IN_ORDER or ANY_ORDER, got {show(json.dumps(match))}")
+            raise LoadError(name, f"{where}.match_type", f"expected EXACT, IN_ORDER or ANY_ORDER, got {json_spelling(match)}")
         ignore = fields.pop("ignore_args", fields.pop("ignoreArgs", False))
         if not isinstance(ignore, bool):
-            raise LoadError(name, f"{where}.ignore_args", f"expected true or false, got {show(json.dumps(ignore))}")
+            raise LoadError(name, f"{where}.ignore_args", f"expected true or false, got {json_spelling(ignore)}")
         values.update(trajectory=_ADK_MATCH_NAMES[key], trajectory_threshold=threshold, args="ignore" if ignore else "exact")
         values["compare_args"] = not ignore
     if "response_match_score" in criteria:
