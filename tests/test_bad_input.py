@@ -231,7 +231,7 @@ def test_cli_scores_a_run_whose_argument_overflows_the_number_rule(tmp_path, cap
 # --- a list or an object where a name is expected (unhashable) -------------------------------------
 
 
-@pytest.mark.parametrize("match, shown", [("[]", "[]"), ('{"a": 1}', '{\\"a\\": 1}')])
+@pytest.mark.parametrize("match, shown", [("[]", "[]"), ('{"a": 1}', '{"a": 1}')])  # as the file spells it (was {\"a\": 1})
 def test_adk_match_type_that_is_a_list_or_an_object(match, shown):
     # broke: TypeError "unhashable type" from the lookup of the match type
     text = '{"criteria": {"tool_trajectory_avg_score": {"threshold": 1, "match_type": ' + match + "}}}"
